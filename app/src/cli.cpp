@@ -1,0 +1,124 @@
+// The command line: chooses GUI or CLI, declares the subcommands with CLI11, fills the option
+// structs of commands.h and runs the command.
+#include "earshot/app/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <map>
+#include <ostream>
+#include <string_view>
+
+namespace earshot::app {
+
+namespace {
+
+constexpr std::string_view kModelFlag = "--model";
+// Deeper than any block nesting a model has; only bounds the option.
+constexpr int kMaxExpandDepth = 1000;
+
+// Whether CLI11's exit code means success (help, version) or a usage error.
+int cli_exit_code(int cli11_code) { return cli11_code == 0 ? kExitOk : kExitBadInput; }
+
+}  // namespace
+
+Launch choose_launch(int argc, const char* const* argv) {
+    Launch launch;
+    if (argc < 2) {
+        return launch;  // no arguments: the GUI without a model
+    }
+    const std::string_view first = argv[1];
+    if (first == kModelFlag) {
+        if (argc < 3 || std::string_view(argv[2]).empty()) {
+            launch.mode = LaunchMode::usage_error;
+            launch.error = "--model needs a PATH (a model directory, .safetensors or ggml .bin)";
+            return launch;
+        }
+        launch.model_path = argv[2];
+        return launch;
+    }
+    if (first.substr(0, kModelFlag.size() + 1) == "--model=") {
+        launch.model_path = std::string(first.substr(kModelFlag.size() + 1));
+        if (launch.model_path.empty()) {
+            launch.mode = LaunchMode::usage_error;
+            launch.error = "--model needs a PATH (a model directory, .safetensors or ggml .bin)";
+        }
+        return launch;
+    }
+    // Subcommands, --help, and anything unknown: the CLI parses it and reports errors.
+    launch.mode = LaunchMode::cli;
+    return launch;
+}
+
+CliRequest parse_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+    CliRequest request;
+    CLI::App app{"Earshot: Whisper dictation and transcription, and a look inside the model.",
+                 "earshot"};
+    // At most one; "none given" is reported after parsing, so that an unknown word is named as
+    // unexpected instead of hidden behind "a subcommand is required".
+    app.require_subcommand(0, 1);
+    app.footer("Without a subcommand, `earshot [--model PATH]` starts the graphical interface.");
+
+    CLI::App* inspect = app.add_subcommand(
+        "inspect", "Print the model's entries, generics and blocks, bound to a checkpoint");
+    inspect
+        ->add_option("--model", request.inspect.model_path,
+                     "HF model directory, model.safetensors or whisper.cpp ggml .bin")
+        ->required();
+
+    CLI::App* graph = app.add_subcommand(
+        "graph", "Print the traced graph of one entry, with a type on every edge");
+    std::string format = "json";
+    bool bind = false;
+    graph
+        ->add_option("--model", request.graph.model_path,
+                     "HF model directory, model.safetensors or whisper.cpp ggml .bin")
+        ->required();
+    graph->add_option("--entry", request.graph.entry, "Entry to trace: encode, decode, ...")
+        ->capture_default_str();
+    graph
+        ->add_option("--expand", request.graph.expand_depth,
+                     "Levels of block calls to expand (0: top-level calls only)")
+        ->check(CLI::Range(0, kMaxExpandDepth))
+        ->capture_default_str();
+    graph->add_option("--format", format, "Output format")
+        ->check(CLI::IsMember({"json", "dot"}))
+        ->capture_default_str();
+    graph->add_flag("--bind", bind, "Concrete dims from the checkpoint instead of symbols");
+    graph->add_flag("--params", request.graph.show_params, "Also show param and state nodes");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& error) {
+        request.command = CliCommand::none;
+        request.exit_code = cli_exit_code(app.exit(error, out, err));
+        return request;
+    }
+
+    if (inspect->parsed()) {
+        request.command = CliCommand::inspect;
+    } else if (graph->parsed()) {
+        request.command = CliCommand::graph;
+        request.graph.format = format == "dot" ? GraphFormat::dot : GraphFormat::json;
+        request.graph.types = bind ? GraphTypes::bound : GraphTypes::symbolic;
+    } else {
+        err << "A subcommand is required: inspect or graph\n"
+            << "Run with --help for more information.\n";
+        request.exit_code = kExitBadInput;
+    }
+    return request;
+}
+
+int run_cli(int argc, char** argv) {
+    const CliRequest request = parse_cli(argc, argv, std::cout, std::cerr);
+    switch (request.command) {
+        case CliCommand::inspect:
+            return run_inspect(request.inspect, std::cout, std::cerr);
+        case CliCommand::graph:
+            return run_graph(request.graph, std::cout, std::cerr);
+        case CliCommand::none:
+            break;
+    }
+    return request.exit_code;
+}
+
+}  // namespace earshot::app

@@ -1,0 +1,73 @@
+// The whisper.cpp legacy ggml container (.bin, magic "ggml", not GGUF): hyper-parameters, mel
+// filter block, vocabulary and the tensor directory. Tensor data is located, not read.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace earshot::checkpoint {
+
+// u32 at offset 0, little-endian; the bytes on disk read "lmgg" (whisper.cpp GGML_FILE_MAGIC).
+inline constexpr uint32_t ggml_file_magic = 0x67676d6c;
+
+// The 11 i32 hyper-parameters, in file order (whisper.cpp `whisper_model_load`).
+struct GgmlHparams {
+    int32_t n_vocab = 0;
+    int32_t n_audio_ctx = 0;
+    int32_t n_audio_state = 0;
+    int32_t n_audio_head = 0;
+    int32_t n_audio_layer = 0;
+    int32_t n_text_ctx = 0;
+    int32_t n_text_state = 0;
+    int32_t n_text_head = 0;
+    int32_t n_text_layer = 0;
+    int32_t n_mels = 0;
+    int32_t ftype = 0;  // quantization version * 1000 + ggml_ftype (0 all F32, 1 mostly F16, ...)
+};
+
+// The ggml_type values this reader can size (ggml.h). Other types are rejected when read.
+enum class GgmlType : int32_t {
+    f32 = 0,
+    f16 = 1,
+    q4_0 = 2,
+    q4_1 = 3,
+    q5_0 = 6,
+    q5_1 = 7,
+    q8_0 = 8,
+};
+
+std::string_view ggml_type_name(GgmlType type);  // "f32", "f16", "q4_0", ...
+
+struct GgmlTensorInfo {
+    std::string name;
+    GgmlType ttype = GgmlType::f32;
+    std::vector<int64_t> ne;         // ggml order: innermost (fastest) first = reversed PyTorch
+    uint64_t data_offset_bytes = 0;  // absolute offset of the data in the file
+    uint64_t size_bytes = 0;         // ggml_nbytes: elements x type size, or blocks x block size
+};
+
+struct GgmlFile {
+    GgmlHparams hparams;
+    int32_t mel_count = 0;                // mel bands in the filter block (n_mels)
+    int32_t mel_bins = 0;                 // frequency bins per band (201 = n_fft / 2 + 1)
+    std::vector<float> mel_filters;       // [mel_count, mel_bins], row-major
+    std::vector<std::string> vocab;       // raw token bytes; the id is the position
+    std::vector<GgmlTensorInfo> tensors;  // in file order; empty in whisper.cpp's test models
+    uint64_t file_size_bytes = 0;
+};
+
+// Reads everything up to the tensor data and the directory of the tensors that follow, seeking
+// over their data. Throws CheckpointError, naming the file and the problem, on a bad magic
+// (including a GGUF file), truncation anywhere, a negative hyper-parameter or count, a block
+// larger than what is left of the file, a tensor with n_dims outside 1..4, name_len outside
+// 1..1024, a dimension < 1, an unsupported ggml type, data past the end of the file or a name seen
+// twice.
+GgmlFile read_ggml_file(const std::filesystem::path& path);
+
+// True when the file exists and starts with the ggml magic. Never throws.
+bool is_ggml_file(const std::filesystem::path& path) noexcept;
+
+}  // namespace earshot::checkpoint

@@ -1,0 +1,54 @@
+// GraphView: what the graph command and the UI draw of a traced graph: the call nodes expanded
+// to a chosen depth, groups for calls and loops, and every edge labelled with its type.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "earshot/engine/program/graph.h"
+
+namespace earshot::program {
+
+struct ViewNode {
+    std::string id;
+    std::string kind;      // "input", "output", "op", "call", "param", "state"
+    std::string label;     // "conv1d", "self_attn.forward", "mel : Tensor[B, Mels, Frames; T]"
+    std::string sublabel;  // "whisper", "LayerNorm<D, T>", "" when none
+    std::string group;     // id of the innermost group holding the node, "" at the top
+};
+
+struct ViewGroup {
+    std::string id;
+    std::string kind;      // "call" or "loop"
+    std::string label;     // "encoder_layers[layer].forward", "for layer in encoder_layers"
+    std::string sublabel;  // calls: the callee's type; loops: the repeat count
+    std::string parent;    // "" at the top
+};
+
+struct ViewEdge {
+    std::string from;
+    std::string to;
+    std::string label;  // the value's type: `T[B, Frames, Mels]` or the bound `f16[1, 3000, 128]`
+};
+
+struct GraphView {
+    std::string name;
+    std::vector<ViewNode> nodes;  // program order
+    std::vector<ViewGroup> groups;
+    std::vector<ViewEdge> edges;
+
+    const ViewNode* node_labelled(std::string_view label) const;
+};
+
+struct ViewOptions {
+    int expand_depth = 1;                       // calls nested deeper stay collapsed call nodes
+    bool show_params = false;                   // draw param and state nodes
+    const ConcreteBinding* binding = nullptr;   // set: concrete dims and dtypes on the labels
+};
+
+GraphView build_view(const Graph& graph, const ViewOptions& options);
+
+std::string to_json(const GraphView& view);  // {"name", "nodes", "groups", "edges"}
+std::string to_dot(const GraphView& view);   // Graphviz, top to bottom, groups as dashed clusters
+
+}  // namespace earshot::program

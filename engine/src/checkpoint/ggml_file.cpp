@@ -1,0 +1,320 @@
+// Reader for the whisper.cpp legacy ggml container: a bounds-checked walk over the header blocks
+// and the tensor directory, seeking over tensor data.
+#include "earshot/engine/checkpoint/ggml_file.h"
+
+#include <array>
+#include <bit>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <system_error>
+#include <utility>
+
+#include "earshot/engine/checkpoint/errors.h"
+
+namespace earshot::checkpoint {
+namespace {
+
+// "GGUF" read as a little-endian u32: the successor format, which this reader does not handle.
+constexpr uint32_t gguf_magic = 0x46554747;
+constexpr int32_t max_dims = 4;           // GGML_MAX_DIMS
+constexpr int32_t max_name_bytes = 1024;  // generous: whisper names are under 64 bytes
+
+struct TypeLayout {
+    int32_t type;
+    uint64_t block_elements;
+    uint64_t block_bytes;
+};
+
+// Block layouts from ggml.h / ggml-common.h: QK = 32 elements per block for every legacy quant,
+// a f16 scale d (+ f16 min m for the _1 types, + 4 bytes of high bits for Q5) and packed values.
+constexpr std::array<TypeLayout, 7> type_layouts = {{
+    {0, 1, 4},    // f32
+    {1, 1, 2},    // f16
+    {2, 32, 18},  // q4_0: d + 16 bytes of nibbles
+    {3, 32, 20},  // q4_1: d, m + 16
+    {6, 32, 22},  // q5_0: d + 4 + 16
+    {7, 32, 24},  // q5_1: d, m + 4 + 16
+    {8, 32, 34},  // q8_0: d + 32 bytes
+}};
+
+const TypeLayout* layout_of(int32_t raw_type) {
+    for (const auto& layout : type_layouts) {
+        if (layout.type == raw_type) {
+            return &layout;
+        }
+    }
+    return nullptr;
+}
+
+// Sequential reader that knows the file size, so that every count is checked against what is left
+// before anything is allocated or read.
+class BoundedReader {
+public:
+    explicit BoundedReader(const std::filesystem::path& path) : path_(path) {
+        std::error_code error;
+        const auto status = std::filesystem::status(path, error);
+        if (!std::filesystem::exists(status)) {
+            fail("no such file");
+        }
+        if (!std::filesystem::is_regular_file(status)) {
+            fail("not a regular file");
+        }
+        size_bytes_ = std::filesystem::file_size(path, error);
+        if (error) {
+            fail("cannot read the file size: " + error.message());
+        }
+        in_.rdbuf()->pubsetbuf(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+        in_.open(path, std::ios::binary);
+        if (!in_) {
+            fail("cannot open for reading");
+        }
+    }
+
+    uint64_t offset() const { return offset_; }
+    uint64_t remaining() const { return size_bytes_ - offset_; }
+    uint64_t size_bytes() const { return size_bytes_; }
+
+    void read(void* out, uint64_t bytes, const std::string& what) {
+        require(bytes, what);
+        in_.read(static_cast<char*>(out), static_cast<std::streamsize>(bytes));
+        if (!in_) {
+            fail("read failed at byte " + std::to_string(offset_) + " in " + what);
+        }
+        offset_ += bytes;
+    }
+
+    uint32_t read_u32(const std::string& what) {
+        std::array<unsigned char, 4> bytes{};
+        read(bytes.data(), bytes.size(), what);
+        return static_cast<uint32_t>(bytes[0]) | static_cast<uint32_t>(bytes[1]) << 8 |
+               static_cast<uint32_t>(bytes[2]) << 16 | static_cast<uint32_t>(bytes[3]) << 24;
+    }
+
+    int32_t read_i32(const std::string& what) { return std::bit_cast<int32_t>(read_u32(what)); }
+
+    float read_f32(const std::string& what) { return std::bit_cast<float>(read_u32(what)); }
+
+    void skip(uint64_t bytes, const std::string& what) {
+        require(bytes, what);
+        offset_ += bytes;
+        in_.seekg(static_cast<std::streamoff>(offset_));
+        if (!in_) {
+            fail("seek to byte " + std::to_string(offset_) + " failed in " + what);
+        }
+    }
+
+    // Truncation: `what` needs `bytes` more bytes than the file has left.
+    void require(uint64_t bytes, const std::string& what) const {
+        if (bytes > remaining()) {
+            fail("truncated: " + what + " needs " + std::to_string(bytes) + " bytes at offset " +
+                 std::to_string(offset_) + ", but the file ends at " + std::to_string(size_bytes_));
+        }
+    }
+
+    [[noreturn]] void fail(const std::string& problem) const {
+        throw CheckpointError(path_, problem);
+    }
+    [[noreturn]] void fail(const std::string& tensor, const std::string& problem) const {
+        throw CheckpointError(path_, tensor, problem);
+    }
+
+private:
+    std::filesystem::path path_;
+    std::array<char, 1 << 16> buffer_{};
+    std::ifstream in_;
+    uint64_t size_bytes_ = 0;
+    uint64_t offset_ = 0;
+};
+
+GgmlHparams read_hparams(BoundedReader& reader) {
+    GgmlHparams hp;
+    // File order (whisper.cpp whisper_model_load).
+    const std::array<std::pair<const char*, int32_t*>, 11> fields = {{
+        {"n_vocab", &hp.n_vocab},
+        {"n_audio_ctx", &hp.n_audio_ctx},
+        {"n_audio_state", &hp.n_audio_state},
+        {"n_audio_head", &hp.n_audio_head},
+        {"n_audio_layer", &hp.n_audio_layer},
+        {"n_text_ctx", &hp.n_text_ctx},
+        {"n_text_state", &hp.n_text_state},
+        {"n_text_head", &hp.n_text_head},
+        {"n_text_layer", &hp.n_text_layer},
+        {"n_mels", &hp.n_mels},
+        {"ftype", &hp.ftype},
+    }};
+    for (const auto& [name, slot] : fields) {
+        *slot = reader.read_i32(std::string("hyper-parameter ") + name);
+        if (*slot < 0) {
+            reader.fail(std::string("hyper-parameter ") + name + " is negative (" +
+                        std::to_string(*slot) + ")");
+        }
+    }
+    return hp;
+}
+
+void read_mel_block(BoundedReader& reader, GgmlFile& file) {
+    file.mel_count = reader.read_i32("mel filter count");
+    file.mel_bins = reader.read_i32("mel filter bin count");
+    if (file.mel_count < 0 || file.mel_bins < 0) {
+        reader.fail("mel filter block has a negative size (" + std::to_string(file.mel_count) +
+                    " x " + std::to_string(file.mel_bins) + ")");
+    }
+    const uint64_t count =
+        static_cast<uint64_t>(file.mel_count) * static_cast<uint64_t>(file.mel_bins);
+    const std::string what = "mel filter block of " + std::to_string(file.mel_count) + " x " +
+                             std::to_string(file.mel_bins) + " floats";
+    reader.require(count * 4, what);
+    file.mel_filters.resize(count);
+    for (auto& value : file.mel_filters) {
+        value = reader.read_f32(what);
+    }
+}
+
+void read_vocab_block(BoundedReader& reader, GgmlFile& file) {
+    const int32_t count = reader.read_i32("vocabulary count");
+    if (count < 0) {
+        reader.fail("vocabulary count is negative (" + std::to_string(count) + ")");
+    }
+    // Each token takes at least its 4-byte length.
+    reader.require(static_cast<uint64_t>(count) * 4,
+                   "vocabulary of " + std::to_string(count) + " tokens");
+    file.vocab.reserve(static_cast<std::size_t>(count));
+    for (int32_t id = 0; id < count; ++id) {
+        const std::string what = "vocabulary token " + std::to_string(id);
+        const uint32_t length = reader.read_u32(what);
+        std::string token(length <= reader.remaining() ? length : 0, '\0');
+        reader.read(token.data(), length, what);
+        file.vocab.push_back(std::move(token));
+    }
+}
+
+GgmlTensorInfo read_tensor(BoundedReader& reader) {
+    const std::string where = "tensor header at offset " + std::to_string(reader.offset());
+    const int32_t n_dims = reader.read_i32(where);
+    const int32_t name_len = reader.read_i32(where);
+    const int32_t raw_type = reader.read_i32(where);
+    if (n_dims < 1 || n_dims > max_dims) {
+        reader.fail(where + ": n_dims " + std::to_string(n_dims) + " is outside 1.." +
+                    std::to_string(max_dims));
+    }
+    if (name_len < 1 || name_len > max_name_bytes) {
+        reader.fail(where + ": name length " + std::to_string(name_len) + " is outside 1.." +
+                    std::to_string(max_name_bytes));
+    }
+    GgmlTensorInfo tensor;
+    std::vector<int32_t> dims(static_cast<std::size_t>(n_dims));
+    for (auto& dim : dims) {
+        dim = reader.read_i32(where);
+    }
+    tensor.name.resize(static_cast<std::size_t>(name_len));
+    reader.read(tensor.name.data(), tensor.name.size(), where + " (name)");
+
+    const TypeLayout* layout = layout_of(raw_type);
+    if (layout == nullptr) {
+        reader.fail(tensor.name, "unsupported ggml tensor type " + std::to_string(raw_type) +
+                                     " (supported: f32, f16, q4_0, q4_1, q5_0, q5_1, q8_0)");
+    }
+    tensor.ttype = static_cast<GgmlType>(raw_type);
+    uint64_t elements = 1;
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+        if (dims[i] < 1) {
+            reader.fail(tensor.name, "dimension ne[" + std::to_string(i) +
+                                         "] = " + std::to_string(dims[i]) + " is not positive");
+        }
+        tensor.ne.push_back(dims[i]);
+        // Four dimensions below 2^31 each cannot overflow until the fourth; checked regardless.
+        if (__builtin_mul_overflow(elements, static_cast<uint64_t>(dims[i]), &elements)) {
+            reader.fail(tensor.name, "element count overflows 64 bits");
+        }
+    }
+    if (static_cast<uint64_t>(dims[0]) % layout->block_elements != 0) {
+        reader.fail(tensor.name, "ne[0] = " + std::to_string(dims[0]) + " is not a multiple of " +
+                                     std::to_string(layout->block_elements) + " required by " +
+                                     std::string(ggml_type_name(tensor.ttype)));
+    }
+    if (__builtin_mul_overflow(elements / layout->block_elements, layout->block_bytes,
+                               &tensor.size_bytes)) {
+        reader.fail(tensor.name, "byte size overflows 64 bits");
+    }
+    tensor.data_offset_bytes = reader.offset();
+    if (tensor.size_bytes > reader.remaining()) {
+        reader.fail(tensor.name, "data of " + std::to_string(tensor.size_bytes) +
+                                     " bytes at offset " +
+                                     std::to_string(tensor.data_offset_bytes) +
+                                     " runs past the end of the file (" +
+                                     std::to_string(reader.size_bytes()) + " bytes)");
+    }
+    reader.skip(tensor.size_bytes, "tensor data");
+    return tensor;
+}
+
+}  // namespace
+
+std::string_view ggml_type_name(GgmlType type) {
+    switch (type) {
+        case GgmlType::f32:
+            return "f32";
+        case GgmlType::f16:
+            return "f16";
+        case GgmlType::q4_0:
+            return "q4_0";
+        case GgmlType::q4_1:
+            return "q4_1";
+        case GgmlType::q5_0:
+            return "q5_0";
+        case GgmlType::q5_1:
+            return "q5_1";
+        case GgmlType::q8_0:
+            return "q8_0";
+    }
+    return "unknown";
+}
+
+GgmlFile read_ggml_file(const std::filesystem::path& path) {
+    BoundedReader reader(path);
+    GgmlFile file;
+    file.file_size_bytes = reader.size_bytes();
+
+    const uint32_t magic = reader.read_u32("magic");
+    if (magic == gguf_magic) {
+        reader.fail("this is a GGUF file; only the legacy ggml container (magic \"ggml\") is read");
+    }
+    if (magic != ggml_file_magic) {
+        char text[64];
+        std::snprintf(text, sizeof(text), "bad magic 0x%08x (expected 0x%08x, \"ggml\")",
+                      static_cast<unsigned>(magic), static_cast<unsigned>(ggml_file_magic));
+        reader.fail(text);
+    }
+    file.hparams = read_hparams(reader);
+    read_mel_block(reader, file);
+    read_vocab_block(reader, file);
+
+    std::set<std::string> names;
+    while (reader.remaining() > 0) {
+        GgmlTensorInfo tensor = read_tensor(reader);
+        if (!names.insert(tensor.name).second) {
+            reader.fail(tensor.name, "appears twice in the file");
+        }
+        file.tensors.push_back(std::move(tensor));
+    }
+    return file;
+}
+
+bool is_ggml_file(const std::filesystem::path& path) noexcept {
+    try {
+        std::ifstream in(path, std::ios::binary);
+        std::array<unsigned char, 4> bytes{};
+        if (!in.read(reinterpret_cast<char*>(bytes.data()), bytes.size())) {
+            return false;
+        }
+        const uint32_t magic =
+            static_cast<uint32_t>(bytes[0]) | static_cast<uint32_t>(bytes[1]) << 8 |
+            static_cast<uint32_t>(bytes[2]) << 16 | static_cast<uint32_t>(bytes[3]) << 24;
+        return magic == ggml_file_magic;
+    } catch (...) {
+        return false;
+    }
+}
+
+}  // namespace earshot::checkpoint

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs, only when missing, every Debian 12 package that building and testing Earshot needs.
+set -euo pipefail
+
+# One package a line; later modules add theirs here.
+packages=(
+    build-essential
+    cmake
+    ninja-build
+    pkg-config
+    git
+    qt6-base-dev
+    qt6-svg-dev
+    libgl-dev
+    libcli11-dev
+    nlohmann-json3-dev
+    libgtest-dev
+    libgmock-dev
+    libbenchmark-dev
+    clang-format
+    fonts-dejavu-core
+    xvfb
+    xauth
+)
+
+missing=()
+for package in "${packages[@]}"; do
+    status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
+    if [[ "$status" != "installed" ]]; then
+        missing+=("$package")
+    fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "setup: all ${#packages[@]} packages are installed"
+    exit 0
+fi
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then
+    sudo_cmd=(sudo)
+fi
+
+echo "setup: installing ${missing[*]}"
+"${sudo_cmd[@]}" apt-get update
+"${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"

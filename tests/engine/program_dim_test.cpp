@@ -1,0 +1,120 @@
+// Dim normal form, simplification, printing and evaluation.
+#include <gtest/gtest.h>
+
+#include "earshot/engine/program/dim.h"
+#include "earshot/engine/program/syntax.h"
+
+using earshot::program::Dim;
+using earshot::program::DimError;
+using earshot::program::parse_dim;
+
+namespace {
+
+const Dim kFrames = Dim::symbol("Frames");
+const Dim kX = Dim::symbol("X");
+
+TEST(Dim, ConvOutputLengthPrintsConstantFirst) {
+    EXPECT_EQ(((kFrames - 1) / 2 + 1).str(), "1 + (-1 + Frames) / 2");
+}
+
+TEST(Dim, IdentityConvCollapsesToFrames) {
+    Dim d = (kFrames + 2 - 3) / 1 + 1;
+    EXPECT_EQ(d, kFrames);
+    EXPECT_EQ(d.str(), "Frames");
+}
+
+TEST(Dim, ExactPartOfDivisionSimplifies) {
+    Dim d = (2 * kX + 3) / 2;
+    EXPECT_EQ(d, kX + 1);
+    EXPECT_EQ(d.str(), "1 + X");
+}
+
+TEST(Dim, ProductDividedByFactorIsExact) {
+    Dim heads = Dim::symbol("Heads");
+    Dim dh = Dim::symbol("Dh");
+    EXPECT_EQ((heads * dh) / heads, dh);
+    EXPECT_EQ(((heads * dh) / heads).str(), "Dh");
+}
+
+TEST(Dim, InexactDivisionStaysOpaque) {
+    Dim d = Dim::symbol("D") / Dim::symbol("Heads");
+    EXPECT_EQ(d.str(), "D / Heads");
+    EXPECT_FALSE(d.symbol_name().has_value());
+    EXPECT_EQ(d * Dim::symbol("Heads") == Dim::symbol("D"), false);
+}
+
+TEST(Dim, EvaluatesUnderABinding) {
+    Dim d = (kFrames - 1) / 2 + 1;
+    EXPECT_EQ(d.evaluate({{"Frames", 3000}}), 1500);
+    EXPECT_EQ(d.evaluate({{"Frames", 3001}}), 1501);
+    EXPECT_EQ(d.evaluate({{"Frames", 600}}), 300);
+    EXPECT_THROW((void)d.evaluate({{"D", 3}}), DimError);
+}
+
+TEST(Dim, FloorSemanticsForNegativeValues) {
+    EXPECT_EQ((Dim(-3) / 2).constant(), -2);
+    EXPECT_EQ((Dim(-3) % 2).constant(), 1);
+    EXPECT_EQ((kX - 5).evaluate({{"X", 2}}), -3);
+    EXPECT_EQ(((kX - 5) / 2).evaluate({{"X", 2}}), -2);
+}
+
+TEST(Dim, SameOpaqueAtomIsShared) {
+    Dim a = (kFrames - 1) / 2;
+    Dim b = (kFrames + 1 - 2) / 2;
+    EXPECT_EQ(a, b);
+    EXPECT_EQ(a - b, Dim(0));
+}
+
+TEST(Dim, SubstitutionRenormalizes) {
+    Dim n = Dim::symbol("N");
+    Dim d = (2 * n + 1) / 2;  // N + floor(1 / 2)
+    EXPECT_EQ(d, n);
+    Dim opaque = (n - 1) / 2 + 1;
+    EXPECT_EQ(opaque.substitute({{"N", 2 * kX + 1}}), kX + 1);
+    EXPECT_EQ(opaque.substitute({{"N", kFrames}}).str(), "1 + (-1 + Frames) / 2");
+}
+
+TEST(Dim, ModuloAndMinMax) {
+    Dim d = Dim::symbol("D");
+    Dim heads = Dim::symbol("Heads");
+    EXPECT_EQ((d % heads).str(), "D % Heads");
+    EXPECT_EQ((d % heads).evaluate({{"D", 1280}, {"Heads", 20}}), 0);
+    EXPECT_EQ((d % heads).evaluate({{"D", 1000}, {"Heads", 3}}), 1);
+    EXPECT_EQ(((heads * d) % heads), Dim(0));
+    EXPECT_EQ(((4 * kX + 6) % 2), Dim(0));
+    EXPECT_EQ(Dim::min(kX, kX + 1), kX);
+    EXPECT_EQ(Dim::max(kX, kX + 1), kX + 1);
+    EXPECT_EQ(Dim::min(kX, d).evaluate({{"X", 4}, {"D", 9}}), 4);
+    EXPECT_EQ(Dim::max(kX, d).str(), Dim::max(d, kX).str());
+}
+
+TEST(Dim, PrintsProductsAndParenthesizedDivisions) {
+    Dim d = Dim::symbol("D");
+    Dim heads = Dim::symbol("Heads");
+    EXPECT_EQ((2 * (d / heads)).str(), "2 * (D / Heads)");
+    EXPECT_EQ((d / (heads * 2)).str(), "D / (2 * Heads)");
+    Dim first = Dim::symbol("PrintOrderFirst");  // atoms print in creation order
+    Dim second = Dim::symbol("PrintOrderSecond");
+    EXPECT_EQ((first - second).str(), "PrintOrderFirst - PrintOrderSecond");
+    EXPECT_EQ((second - first).str(), "-PrintOrderFirst + PrintOrderSecond");
+    EXPECT_EQ((-kX).str(), "-X");
+    EXPECT_EQ(Dim(0).str(), "0");
+}
+
+TEST(Dim, ParsesWhatItPrints) {
+    for (const char* text : {"1 + (-1 + Frames) / 2", "D / Heads", "Frames", "3", "-1 + X",
+                             "D % Heads", "2 * (D / Heads)", "min(X, Frames)"}) {
+        EXPECT_EQ(parse_dim(text).str(), text) << text;
+    }
+    EXPECT_EQ(parse_dim("(Frames - 1) / 2 + 1"), (kFrames - 1) / 2 + 1);
+    EXPECT_EQ(parse_dim("(Frames + 2 - 3) / 1 + 1"), kFrames);
+    EXPECT_EQ(parse_dim("(2 * X + 3) / 2"), kX + 1);
+    EXPECT_EQ(parse_dim("(Heads * Dh) / Heads"), Dim::symbol("Dh"));
+}
+
+TEST(Dim, DivisionByZeroConstantIsAnError) {
+    EXPECT_THROW((void)(kX / 0), DimError);
+    EXPECT_THROW((void)(kX / Dim::symbol("Z")).evaluate({{"X", 1}, {"Z", 0}}), DimError);
+}
+
+}  // namespace
