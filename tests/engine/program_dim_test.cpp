@@ -103,7 +103,7 @@ TEST(Dim, PrintsProductsAndParenthesizedDivisions) {
 
 TEST(Dim, ParsesWhatItPrints) {
     for (const char* text : {"1 + (-1 + Frames) / 2", "D / Heads", "Frames", "3", "-1 + X",
-                             "D % Heads", "2 * (D / Heads)", "min(X, Frames)"}) {
+                             "D % Heads", "2 * (D / Heads)", "min(Frames, X)"}) {
         EXPECT_EQ(parse_dim(text).str(), text) << text;
     }
     EXPECT_EQ(parse_dim("(Frames - 1) / 2 + 1"), (kFrames - 1) / 2 + 1);

@@ -33,8 +33,7 @@ const BlockDecl& Attention::declaration() {
     return decl;
 }
 
-Attention::Attention(std::vector<program::GenericArg> args, std::string path,
-                     const BlockDecl& decl)
+Attention::Attention(std::vector<program::GenericArg> args, std::string path, const BlockDecl& decl)
     : BlockInstance(decl, std::move(args), std::move(path)),
       q_proj_(sub_args("q_proj"), sub_path("q_proj")),
       k_proj_(sub_args("k_proj"), sub_path("k_proj")),
@@ -62,7 +61,8 @@ ValueId Attention::attend(GraphBuilder& b, ValueId x, ValueId keys, ValueId valu
                           ValueId mask) const {
     program::Call call(b, *this, "attend", {x, keys, values, mask});
     const auto d = call.dim("D");
-    ValueId q = b.split_heads(q_proj_.forward(b, x), call.dim("Heads"));  // [B, Heads, Q, D / Heads]
+    ValueId q =
+        b.split_heads(q_proj_.forward(b, x), call.dim("Heads"));  // [B, Heads, Q, D / Heads]
     ValueId heads = b.attention(q, keys, values, call.arg(3), d / call.dim("Heads"));
     return call.finish(out_proj_.forward(b, b.merge_heads(heads, d)));  // [B, Q, D]
 }

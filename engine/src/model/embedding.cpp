@@ -19,8 +19,7 @@ const BlockDecl& Embedding::declaration() {
     return decl;
 }
 
-Embedding::Embedding(std::vector<program::GenericArg> args, std::string path,
-                     const BlockDecl& decl)
+Embedding::Embedding(std::vector<program::GenericArg> args, std::string path, const BlockDecl& decl)
     : BlockInstance(decl, std::move(args), std::move(path)) {}
 
 ValueId Embedding::forward(GraphBuilder& b, ValueId ids) const {

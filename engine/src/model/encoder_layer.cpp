@@ -33,7 +33,7 @@ EncoderLayer::EncoderLayer(std::vector<program::GenericArg> args, std::string pa
 
 ValueId EncoderLayer::forward(GraphBuilder& b, ValueId x) const {
     program::Call call(b, *this, "forward", {x});
-    ValueId normed = self_attn_layer_norm_.forward(b, x);                           // [B, N, D]
+    ValueId normed = self_attn_layer_norm_.forward(b, x);                          // [B, N, D]
     ValueId attended = b.add(x, self_attn_.forward(b, normed, normed, kNoValue));  // [B, N, D]
     ValueId mlp_in = final_layer_norm_.forward(b, attended);
     return call.finish(b.add(attended, mlp_.forward(b, mlp_in)));

@@ -24,8 +24,7 @@ const BlockDecl& LayerNorm::declaration() {
     return decl;
 }
 
-LayerNorm::LayerNorm(std::vector<program::GenericArg> args, std::string path,
-                     const BlockDecl& decl)
+LayerNorm::LayerNorm(std::vector<program::GenericArg> args, std::string path, const BlockDecl& decl)
     : BlockInstance(decl, std::move(args), std::move(path)) {}
 
 ValueId LayerNorm::forward(GraphBuilder& b, ValueId x) const {

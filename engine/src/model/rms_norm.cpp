@@ -22,8 +22,7 @@ const BlockDecl& RmsNorm::declaration() {
     return decl;
 }
 
-RmsNorm::RmsNorm(std::vector<program::GenericArg> args, std::string path,
-                     const BlockDecl& decl)
+RmsNorm::RmsNorm(std::vector<program::GenericArg> args, std::string path, const BlockDecl& decl)
     : BlockInstance(decl, std::move(args), std::move(path)) {}
 
 ValueId RmsNorm::forward(GraphBuilder& b, ValueId x) const {
@@ -32,7 +31,7 @@ ValueId RmsNorm::forward(GraphBuilder& b, ValueId x) const {
 }
 
 ValueId RmsNorm::invoke(GraphBuilder& b, std::string_view function,
-                          const std::vector<ValueId>& args) const {
+                        const std::vector<ValueId>& args) const {
     if (function == "forward") return forward(b, args.at(0));
     throw program::TypeError(decl().qualified_name() + " has no function " + std::string(function));
 }

@@ -146,6 +146,22 @@ const std::vector<const BlockDecl*>& whisper_blocks() {
     return blocks;
 }
 
+std::unique_ptr<program::BlockInstance> make_whisper_block(const BlockDecl& decl,
+                                                           std::vector<program::GenericArg> args,
+                                                           std::string path) {
+    const std::string& name = decl.name;
+    if (name == "Model") return std::make_unique<WhisperModel>(std::move(args), decl);
+    if (name == "Attention") return std::make_unique<Attention>(std::move(args), path, decl);
+    if (name == "DecoderLayer") return std::make_unique<DecoderLayer>(std::move(args), path, decl);
+    if (name == "Embedding") return std::make_unique<Embedding>(std::move(args), path, decl);
+    if (name == "EncoderLayer") return std::make_unique<EncoderLayer>(std::move(args), path, decl);
+    if (name == "LayerNorm") return std::make_unique<LayerNorm>(std::move(args), path, decl);
+    if (name == "Linear") return std::make_unique<Linear>(std::move(args), path, decl);
+    if (name == "Mlp") return std::make_unique<Mlp>(std::move(args), path, decl);
+    if (name == "RmsNorm") return std::make_unique<RmsNorm>(std::move(args), path, decl);
+    throw program::TypeError("the Whisper program has no block named " + name);
+}
+
 program::Graph trace_whisper(std::string_view function) {
     WhisperModel model;
     return program::trace_function(model, function);

@@ -247,8 +247,8 @@ Dim operator%(const Dim& a, const Dim& b) {
             if (term.coefficient % *k != 0) remainder.push_back(term);
         }
         if (remainder.empty()) return Dim(floor_mod(a.constant_, *k));
-        return DimAtoms::atom_dim(AtomKind::mod,
-                                  Dim::from_terms(a.constant_, std::move(remainder)), b);
+        return DimAtoms::atom_dim(AtomKind::mod, Dim::from_terms(a.constant_, std::move(remainder)),
+                                  b);
     }
     Dim quotient = a / b;
     if (quotient * b == a) return Dim(0);

@@ -8,7 +8,9 @@ namespace earshot::program {
 
 namespace {
 
-nlohmann::json or_null(const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); }
+nlohmann::ordered_json or_null(const std::string& s) {
+    return s.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(s);
+}
 
 std::string dot_escape(const std::string& s) {
     std::string out;
@@ -22,9 +24,13 @@ std::string dot_escape(const std::string& s) {
 }  // namespace
 
 std::string to_json(const GraphView& view) {
-    nlohmann::json j;
+    nlohmann::ordered_json j;
     j["name"] = view.name;
-    j["nodes"] = nlohmann::json::array();
+    if (!view.binding.empty()) {
+        j["binding"] = nlohmann::ordered_json::object();
+        for (const auto& [name, value] : view.binding) j["binding"][name] = value;
+    }
+    j["nodes"] = nlohmann::ordered_json::array();
     for (const auto& n : view.nodes) {
         j["nodes"].push_back({{"id", n.id},
                               {"kind", n.kind},
@@ -32,7 +38,7 @@ std::string to_json(const GraphView& view) {
                               {"sublabel", or_null(n.sublabel)},
                               {"group", or_null(n.group)}});
     }
-    j["groups"] = nlohmann::json::array();
+    j["groups"] = nlohmann::ordered_json::array();
     for (const auto& g : view.groups) {
         j["groups"].push_back({{"id", g.id},
                                {"kind", g.kind},
@@ -40,7 +46,7 @@ std::string to_json(const GraphView& view) {
                                {"sublabel", or_null(g.sublabel)},
                                {"parent", or_null(g.parent)}});
     }
-    j["edges"] = nlohmann::json::array();
+    j["edges"] = nlohmann::ordered_json::array();
     for (const auto& e : view.edges) {
         j["edges"].push_back({{"from", e.from}, {"to", e.to}, {"label", e.label}});
     }
@@ -54,6 +60,7 @@ std::string to_dot(const GraphView& view) {
     for (const auto& g : view.groups) groups_in[g.parent].push_back(&g);
 
     std::string out = "digraph \"" + dot_escape(view.name) + "\" {\n";
+    for (const auto& [name, value] : view.binding) out += "  // " + name + " = " + value + "\n";
     out += "  rankdir=TB;\n  node [shape=box, fontname=\"DejaVu Sans\", fontsize=10];\n";
     out += "  edge [fontname=\"DejaVu Sans Mono\", fontsize=9];\n";
     auto emit_group = [&](auto&& self, const std::string& group, int depth) -> void {

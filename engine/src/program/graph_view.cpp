@@ -54,8 +54,8 @@ GraphView build_view(const Graph& graph, const ViewOptions& options) {
         g.kind = s.kind == ScopeKind::loop ? "loop" : "call";
         g.label = s.label;
         if (s.kind == ScopeKind::loop) {
-            g.sublabel = options.binding ? std::to_string(options.binding->dim(s.count))
-                                         : s.count.str();
+            g.sublabel =
+                options.binding ? std::to_string(options.binding->dim(s.count)) : s.count.str();
         } else {
             g.sublabel = s.sublabel;
         }

@@ -13,8 +13,9 @@ std::string inspect_report(const BlockDecl& root, const std::vector<const BlockD
     }
     out += "\nGenerics\n\nThe root block's generics as this checkpoint binds them.\n\n";
     for (const auto& [name, value] : generics) out += name + "\t" + value + "\n";
-    out += "\nBlocks\n\nEvery block of the program with its members and functions, as linnet "
-           "inspect prints them.";
+    out +=
+        "\nBlocks\n\nEvery block of the program with its members and functions, as linnet "
+        "inspect prints them.";
     std::vector<const BlockDecl*> sorted = blocks;
     std::sort(sorted.begin(), sorted.end(),
               [](const BlockDecl* a, const BlockDecl* b) { return a->name < b->name; });

@@ -29,8 +29,8 @@ bool unify(const FunctionDecl& f, const Type& declared, const Type& actual, Bind
     if (declared.kind != Type::Kind::tensor) return true;
 
     const auto& items = declared.shape;
-    auto pack = std::find_if(items.begin(), items.end(),
-                             [](const ShapeItem& i) { return i.is_pack(); });
+    auto pack =
+        std::find_if(items.begin(), items.end(), [](const ShapeItem& i) { return i.is_pack(); });
     size_t fixed = items.size() - (pack == items.end() ? 0 : 1);
     if (actual.shape.size() < fixed || (pack == items.end() && actual.shape.size() != fixed)) {
         return false;
@@ -84,8 +84,7 @@ std::vector<GenericArg> symbolic_args(const BlockDecl& decl) {
     return args;
 }
 
-BlockInstance::BlockInstance(const BlockDecl& decl, std::vector<GenericArg> args,
-                             std::string path)
+BlockInstance::BlockInstance(const BlockDecl& decl, std::vector<GenericArg> args, std::string path)
     : decl_(&decl), args_(std::move(args)), path_(std::move(path)) {
     if (args_.size() > decl.generics.size()) {
         throw TypeError(decl.qualified_name() + " takes " + std::to_string(decl.generics.size()) +
@@ -125,8 +124,8 @@ std::string BlockInstance::type_str() const {
 
 std::vector<GenericArg> BlockInstance::sub_args(std::string_view name) const {
     const Member& m = decl_->member(name);
-    if (m.kind != MemberKind::sub) throw TypeError(decl_->qualified_name() + "." +
-                                                   std::string(name) + " is not a sub block");
+    if (m.kind != MemberKind::sub)
+        throw TypeError(decl_->qualified_name() + "." + std::string(name) + " is not a sub block");
     std::vector<GenericArg> out;
     for (const auto& arg : m.sub.args) {
         if (const auto* d = std::get_if<Dim>(&arg)) {
@@ -164,7 +163,10 @@ ValueId BlockInstance::state(GraphBuilder& b, std::string_view name) const {
 
 Call::Call(GraphBuilder& b, const BlockInstance& self, std::string_view function,
            std::vector<ValueId> args)
-    : builder_(b), self_(self), decl_(self.decl().function(function)), args_(std::move(args)),
+    : builder_(b),
+      self_(self),
+      decl_(self.decl().function(function)),
+      args_(std::move(args)),
       bindings_(self.bindings()) {
     const std::string where = self.decl().qualified_name() + "." + decl_.name;
     if (args_.size() != decl_.params.size()) {

@@ -107,8 +107,8 @@ ValueId GraphBuilder::rms_norm(ValueId x, ValueId w, double eps) {
     auto xd = tensor_operand("rms_norm", "x", x).dims();
     auto wd = tensor_operand("rms_norm", "weight", w).dims();
     if (xd.empty() || wd.size() != 1 || !(wd[0] == xd.back())) {
-        fail("rms_norm", "normalizes the last dim of " + type(x).str() + " with weight " +
-                             type(w).str());
+        fail("rms_norm",
+             "normalizes the last dim of " + type(x).str() + " with weight " + type(w).str());
     }
     return emit(OpKind::rms_norm, "rms_norm", "std.nn.norm", {x, w}, type(x), {{"eps", eps}});
 }
@@ -159,8 +159,8 @@ ValueId GraphBuilder::attention(ValueId q, ValueId k, ValueId v, ValueId mask,
     bool ok = qd.size() == 4 && kd.size() == 4 && vd.size() == 4 && qd[0] == kd[0] &&
               qd[1] == kd[1] && qd[3] == kd[3] && kd == vd;
     if (!ok) {
-        fail("attention", "q " + type(q).str() + ", k " + type(k).str() + ", v " +
-                              type(v).str() + " are not [B, H, Q, Dh], [B, H, K, Dh] twice");
+        fail("attention", "q " + type(q).str() + ", k " + type(k).str() + ", v " + type(v).str() +
+                              " are not [B, H, Q, Dh], [B, H, K, Dh] twice");
     }
     if (!(type(q).element == type(k).element) || !(type(k).element == type(v).element)) {
         fail("attention", "element types disagree");
@@ -201,8 +201,8 @@ ValueId GraphBuilder::slice_rows_at(ValueId table, ValueId start_scalar, const D
     auto td = tensor_operand("slice_rows", "table", table).dims();
     const Type& st = type(start_scalar);
     if (td.size() != 2 || st.kind != Type::Kind::scalar || !(st.element == kI32)) {
-        fail("slice_rows", "expects a table [N, D] and an i32 position, got " +
-                               type(table).str() + " and " + st.str());
+        fail("slice_rows", "expects a table [N, D] and an i32 position, got " + type(table).str() +
+                               " and " + st.str());
     }
     return emit(OpKind::slice_rows, "slice_rows", "", {table, start_scalar},
                 Type::tensor({length, td[1]}, type(table).element), {{"length", length}});
@@ -270,9 +270,8 @@ ValueId GraphBuilder::write_at(ValueId state_value, ValueId value, int64_t axis,
         if (i != static_cast<size_t>(axis) && !(sd[i] == vd[i])) ok = false;
     }
     if (!ok || !(type(state_value).element == type(value).element)) {
-        fail("write_at", "cannot write " + type(value).str() + " into " +
-                             type(state_value).str() + " at an i32 position on axis " +
-                             std::to_string(axis));
+        fail("write_at", "cannot write " + type(value).str() + " into " + type(state_value).str() +
+                             " at an i32 position on axis " + std::to_string(axis));
     }
     return emit(OpKind::write_at, "write_at", "", {state_value, value, pos_scalar},
                 type(state_value), {{"axis", axis}});

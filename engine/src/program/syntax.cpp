@@ -14,8 +14,8 @@ public:
         : text_(text), element_vars_(std::move(element_vars)) {}
 
     [[noreturn]] void fail(std::string_view what) const {
-        throw SyntaxError(std::string(what) + " at column " + std::to_string(pos_ + 1) +
-                          " of `" + std::string(text_) + "`");
+        throw SyntaxError(std::string(what) + " at column " + std::to_string(pos_ + 1) + " of `" +
+                          std::string(text_) + "`");
     }
 
     void skip_space() {

@@ -28,7 +28,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
 std::vector<std::string> shape_strings(const std::vector<ShapeItem>& shape) {
     std::vector<std::string> parts;
     parts.reserve(shape.size());
-    for (const auto& item : shape) parts.push_back(item.is_pack() ? "*" + item.pack : item.dim.str());
+    for (const auto& item : shape)
+        parts.push_back(item.is_pack() ? "*" + item.pack : item.dim.str());
     return parts;
 }
 

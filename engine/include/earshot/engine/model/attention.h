@@ -12,8 +12,8 @@ public:
               const program::BlockDecl& decl = declaration());
 
     // x [B, Q, D], source [B, Src, D], mask [Q, Src; bool]? (kNoValue: none) -> [B, Q, D]
-    program::ValueId forward(program::GraphBuilder& b, program::ValueId x,
-                             program::ValueId source, program::ValueId mask) const;
+    program::ValueId forward(program::GraphBuilder& b, program::ValueId x, program::ValueId source,
+                             program::ValueId mask) const;
     // source [B, N, D] -> [B, Heads, N, D / Heads]
     program::ValueId keys(program::GraphBuilder& b, program::ValueId source) const;
     program::ValueId values(program::GraphBuilder& b, program::ValueId source) const;

@@ -22,8 +22,7 @@ public:
     // Positions 0 .. S - 1: writes self_k / self_v there. x [Batch, S, D] -> [Batch, S, D]
     program::ValueId prefill(program::GraphBuilder& b, program::ValueId x) const;
     // One position `pos`: writes self_k / self_v at pos, attends over 0 .. pos.
-    program::ValueId step(program::GraphBuilder& b, program::ValueId x,
-                          program::ValueId pos) const;
+    program::ValueId step(program::GraphBuilder& b, program::ValueId x, program::ValueId pos) const;
     // Cross-attention over the cached audio keys and values, then the MLP.
     program::ValueId cross(program::GraphBuilder& b, program::ValueId attended) const;
 

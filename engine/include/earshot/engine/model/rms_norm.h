@@ -9,7 +9,7 @@ class RmsNorm : public program::BlockInstance {
 public:
     static const program::BlockDecl& declaration();
     RmsNorm(std::vector<program::GenericArg> args, std::string path,
-         const program::BlockDecl& decl = declaration());
+            const program::BlockDecl& decl = declaration());
 
     program::ValueId forward(program::GraphBuilder& b, program::ValueId x) const;
 

@@ -2,6 +2,7 @@
 // what every backend runs; its blocks are what `inspect` prints.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "earshot/engine/model/decoder_layer.h"
@@ -14,9 +15,9 @@ class WhisperModel : public program::BlockInstance {
 public:
     static const program::BlockDecl& declaration();
     // By default every generic is a symbol of its own name (Mels, Frames, ...).
-    explicit WhisperModel(std::vector<program::GenericArg> args =
-                              program::symbolic_args(declaration()),
-                          const program::BlockDecl& decl = declaration());
+    explicit WhisperModel(
+        std::vector<program::GenericArg> args = program::symbolic_args(declaration()),
+        const program::BlockDecl& decl = declaration());
 
     // mel [B, Mels, Frames] -> [B, 1 + (-1 + Frames) / 2, D]
     program::ValueId encode(program::GraphBuilder& b, program::ValueId mel) const;
@@ -47,6 +48,12 @@ private:
 
 // The declarations of every block of the Whisper program, the root (Model) first.
 const std::vector<const program::BlockDecl*>& whisper_blocks();
+
+// A C++ instance of any block of the program, by its declaration's name, traced with `decl`
+// (which may differ from the block's own declaration, to test the signature checks).
+std::unique_ptr<program::BlockInstance> make_whisper_block(const program::BlockDecl& decl,
+                                                           std::vector<program::GenericArg> args,
+                                                           std::string path);
 
 // The traced graph of an entry (or any function of the root) of the symbolic model.
 program::Graph trace_whisper(std::string_view function);

@@ -65,8 +65,8 @@ struct BlockDecl {
     std::string module;  // `whisper`, `std.nn.linear`
     std::string name;    // `Attention`
     std::vector<Generic> generics;
-    std::vector<Member> members;            // declaration order
-    std::vector<FunctionDecl> functions;    // declaration order
+    std::vector<Member> members;          // declaration order
+    std::vector<FunctionDecl> functions;  // declaration order
     std::vector<Constraint> constraints;  // checked in order; earlier ones guard later ones
 
     std::string qualified_name() const { return module + "::" + name; }

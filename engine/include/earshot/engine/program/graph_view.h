@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "earshot/engine/program/graph.h"
@@ -36,14 +37,16 @@ struct GraphView {
     std::vector<ViewNode> nodes;  // program order
     std::vector<ViewGroup> groups;
     std::vector<ViewEdge> edges;
+    // With concrete types: the values every generic was bound to, in order ("Frames", "3000").
+    std::vector<std::pair<std::string, std::string>> binding;
 
     const ViewNode* node_labelled(std::string_view label) const;
 };
 
 struct ViewOptions {
-    int expand_depth = 1;                       // calls nested deeper stay collapsed call nodes
-    bool show_params = false;                   // draw param and state nodes
-    const ConcreteBinding* binding = nullptr;   // set: concrete dims and dtypes on the labels
+    int expand_depth = 1;                      // calls nested deeper stay collapsed call nodes
+    bool show_params = false;                  // draw param and state nodes
+    const ConcreteBinding* binding = nullptr;  // set: concrete dims and dtypes on the labels
 };
 
 GraphView build_view(const Graph& graph, const ViewOptions& options);

@@ -20,7 +20,7 @@ public:
 
 enum class DType { f32, f16, bf16, i32, boolean };
 
-std::string_view dtype_name(DType dtype);             // "f32", "f16", "bf16", "i32", "bool"
+std::string_view dtype_name(DType dtype);            // "f32", "f16", "bf16", "i32", "bool"
 std::optional<DType> parse_dtype(std::string_view);  // inverse of dtype_name
 bool is_float(DType dtype);
 
