@@ -159,6 +159,13 @@ TEST(MainWindow, RendersTextPixels) {
     auto* view = window.findChild<QPlainTextEdit*>(QStringLiteral("inspectView"));
     ASSERT_NE(view, nullptr);
     EXPECT_GT(countInkPixels(view->viewport()->grab().toImage()), 100);
+
+    // For looking at by eye: EARSHOT_SCREENSHOT_DIR=/some/dir keeps the two renderings.
+    const QString shots = qEnvironmentVariable("EARSHOT_SCREENSHOT_DIR");
+    if (!shots.isEmpty()) {
+        EXPECT_TRUE(whole.save(shots + QStringLiteral("/main_window_no_model.png")));
+        EXPECT_TRUE(window.grab().toImage().save(shots + QStringLiteral("/main_window_model.png")));
+    }
 }
 
 TEST(AppIcon, HasNonBlankPixmaps) {
