@@ -19,6 +19,7 @@ packages=(
     libbenchmark-dev
     clang-format
     fonts-dejavu-core
+    graphviz
     xvfb
     xauth
 )

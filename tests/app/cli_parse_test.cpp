@@ -1,20 +1,20 @@
 // Tests for the command line: GUI/CLI dispatch, option parsing into commands.h's structs, and
 // usage errors from the real executable (exit code 2, CLI11's message on stderr).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
-#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "earshot/app/cli.h"
+#include "run_process.h"
 
 namespace earshot::app {
 namespace {
+
+using earshot::test::ProcessResult;
+using earshot::test::run_earshot;
 
 // argv as main() gets it: the program name, then `args`.
 struct Argv {
@@ -35,48 +35,6 @@ CliRequest parse(const std::vector<const char*>& args, std::string* out_text = n
     if (out_text != nullptr) *out_text = out.str();
     if (err_text != nullptr) *err_text = err.str();
     return request;
-}
-
-// Everything left in `file` (stdio rather than iostreams: GCC 12 reports a false
-// -Wnull-dereference inside istreambuf_iterator).
-std::string read_all(FILE* file) {
-    std::string text;
-    std::array<char, 4096> buffer{};
-    std::size_t n = 0;
-    while ((n = std::fread(buffer.data(), 1, buffer.size(), file)) > 0) {
-        text.append(buffer.data(), n);
-    }
-    return text;
-}
-
-struct ProcessResult {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
-
-// Runs the earshot executable with `args` (already shell-quoted), capturing stdout and stderr.
-ProcessResult run_earshot(const std::string& args) {
-    const std::filesystem::path err_path =
-        std::filesystem::temp_directory_path() /
-        ("earshot_cli_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-         "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".err");
-    const std::string command =
-        std::string("'") + EARSHOT_EXE + "' " + args + " 2>'" + err_path.string() + "'";
-    ProcessResult result;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) {
-        return result;
-    }
-    result.out = read_all(pipe);
-    const int status = pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    if (FILE* err_file = std::fopen(err_path.c_str(), "r")) {
-        result.err = read_all(err_file);
-        std::fclose(err_file);
-    }
-    std::filesystem::remove(err_path);
-    return result;
 }
 
 TEST(ChooseLaunch, NoArgumentsStartsGuiWithoutModel) {
