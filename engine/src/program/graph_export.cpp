@@ -15,6 +15,10 @@ nlohmann::ordered_json or_null(const std::string& s) {
 std::string dot_escape(const std::string& s) {
     std::string out;
     for (char c : s) {
+        if (c == '\n') {
+            out += "\\n";  // a centred line break in a Graphviz label
+            continue;
+        }
         if (c == '"' || c == '\\') out += '\\';
         out += c;
     }
