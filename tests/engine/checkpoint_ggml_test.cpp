@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -380,6 +381,36 @@ TEST(CheckpointGgmlTest, MutatedFilesThrowOnlyCheckpointError) {
     }
     EXPECT_GT(rejected, 0);
     EXPECT_EQ(parsed + rejected, 400);
+}
+
+TEST(CheckpointGgmlTest, ParsesBufferAsTheFileReaderDoes) {
+    GgmlWriter writer;
+    writer.header();
+    writer.tensor("encoder.conv1.weight", 1, {3, 2, 4});
+    writer.zeros(48);
+    writer.tensor("encoder.conv1.bias", 0, {1, 4});
+    writer.zeros(16);
+    TempDir dir;
+    const fs::path path = write_bytes(dir.path() / "same.bin", writer.bytes());
+    const GgmlFile from_file = read_ggml_file(path);
+    const auto bytes = std::as_bytes(std::span(writer.bytes()));
+    const GgmlFile from_buffer = parse_ggml_file(bytes, "buffer.bin");
+    EXPECT_EQ(from_buffer.file_size_bytes, from_file.file_size_bytes);
+    EXPECT_EQ(from_buffer.mel_filters, from_file.mel_filters);
+    EXPECT_EQ(from_buffer.vocab, from_file.vocab);
+    ASSERT_EQ(from_buffer.tensors.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+        EXPECT_EQ(from_buffer.tensors[i].name, from_file.tensors[i].name);
+        EXPECT_EQ(from_buffer.tensors[i].ne, from_file.tensors[i].ne);
+        EXPECT_EQ(from_buffer.tensors[i].data_offset_bytes, from_file.tensors[i].data_offset_bytes);
+        EXPECT_EQ(from_buffer.tensors[i].size_bytes, from_file.tensors[i].size_bytes);
+    }
+    // Errors name the buffer, and truncation is caught as in a file.
+    const std::string error =
+        error_of([&] { parse_ggml_file(bytes.first(bytes.size() - 1), "cut.bin"); });
+    EXPECT_TRUE(contains(error, "cut.bin: "));
+    EXPECT_TRUE(contains(error, "runs past the end of the file"));
+    EXPECT_TRUE(contains(error_of([&] { parse_ggml_file({}, "empty.bin"); }), "truncated: magic"));
 }
 
 }  // namespace

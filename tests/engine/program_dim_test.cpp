@@ -1,12 +1,18 @@
 // Dim normal form, simplification, printing and evaluation.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
+
 #include "earshot/engine/program/dim.h"
 #include "earshot/engine/program/syntax.h"
 
 using earshot::program::Dim;
 using earshot::program::DimError;
+using earshot::program::floor_div;
+using earshot::program::floor_mod;
 using earshot::program::parse_dim;
+using earshot::program::SyntaxError;
 
 namespace {
 
@@ -115,6 +121,57 @@ TEST(Dim, ParsesWhatItPrints) {
 TEST(Dim, DivisionByZeroConstantIsAnError) {
     EXPECT_THROW((void)(kX / 0), DimError);
     EXPECT_THROW((void)(kX / Dim::symbol("Z")).evaluate({{"X", 1}, {"Z", 0}}), DimError);
+}
+
+TEST(Dim, NegatedDivisionPrintsParenthesized) {
+    // A leading minus binds tighter than `/` and `%`, so -(X / 2) needs its parentheses.
+    const Dim half = -(kX / 2);
+    EXPECT_EQ(half.str(), "-(X / 2)");
+    EXPECT_EQ(parse_dim(half.str()), half);
+    EXPECT_NE(parse_dim("-X / 2"), half);
+    const Dim rest = -(kX % 3);
+    EXPECT_EQ(rest.str(), "-(X % 3)");
+    EXPECT_EQ(parse_dim(rest.str()), rest);
+    EXPECT_EQ((1 - kX / 2).str(), "1 - X / 2");
+}
+
+TEST(Dim, IntegerLiteralsMustFitInt64) {
+    constexpr int64_t max = std::numeric_limits<int64_t>::max();
+    EXPECT_EQ(parse_dim("9223372036854775807"), Dim(max));
+    EXPECT_EQ(parse_dim("-9223372036854775807"), Dim(-max));
+    EXPECT_THROW(parse_dim("9223372036854775808"), SyntaxError);
+    EXPECT_THROW(parse_dim("99999999999999999999"), SyntaxError);
+    EXPECT_THROW(parse_dim("X * 99999999999999999999"), SyntaxError);
+}
+
+TEST(Dim, ArithmeticOverflowIsADimError) {
+    constexpr int64_t max = std::numeric_limits<int64_t>::max();
+    EXPECT_THROW(parse_dim("9223372036854775807 + 1"), DimError);
+    EXPECT_THROW(parse_dim("9223372036854775807 * 2"), DimError);
+    EXPECT_THROW(parse_dim("4611686018427387904 * X * 2"), DimError);
+    EXPECT_THROW(parse_dim("X * 9223372036854775807 + X"), DimError);
+    // INT64_MIN is outside the range too, so every value negates and prints as a parsable literal.
+    EXPECT_THROW(parse_dim("-9223372036854775807 - 1"), DimError);
+    EXPECT_THROW((void)(Dim(-max) * kX - kX), DimError);
+    EXPECT_THROW((void)(kX * kX).evaluate({{"X", int64_t{1} << 32}}), DimError);
+    EXPECT_THROW((void)(kX + 1).evaluate({{"X", max}}), DimError);
+    EXPECT_EQ((kX * kX).evaluate({{"X", 3037000499}}), 9223372030926249001);
+    // Constants compare without subtracting, which could overflow.
+    EXPECT_EQ(Dim::min(Dim(max), Dim(-max)), Dim(-max));
+    EXPECT_EQ(Dim::max(Dim(max), Dim(-max)), Dim(max));
+}
+
+TEST(Dim, FloorDivisionAndModuloAtTheLimits) {
+    constexpr int64_t max = std::numeric_limits<int64_t>::max();
+    constexpr int64_t min = std::numeric_limits<int64_t>::min();
+    EXPECT_THROW((void)floor_div(min, -1), DimError);
+    EXPECT_EQ(floor_div(max, -1), -max);
+    EXPECT_EQ(floor_div(-7, 2), -4);
+    EXPECT_EQ(floor_mod(-7, 2), 1);
+    EXPECT_EQ(floor_mod(7, -2), -1);
+    EXPECT_EQ(floor_mod(max, -2), -1);  // a - floor_div(a, b) * b would overflow here
+    EXPECT_EQ(floor_mod(min, -1), 0);
+    EXPECT_EQ(floor_mod(min, max), max - 1);
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
 // Reader for the whisper.cpp legacy ggml container: a bounds-checked walk over the header blocks
-// and the tensor directory, seeking over tensor data.
+// and the tensor directory over a file (seeking over tensor data) or a buffer.
 #include "earshot/engine/checkpoint/ggml_file.h"
 
 #include <array>
 #include <bit>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <system_error>
@@ -47,29 +48,94 @@ const TypeLayout* layout_of(int32_t raw_type) {
     return nullptr;
 }
 
-// Sequential reader that knows the file size, so that every count is checked against what is left
-// before anything is allocated or read.
-class BoundedReader {
+// Where the container's bytes come from: a file read piecewise (tensor data is seeked over, never
+// loaded) or a buffer already in memory. Callers have checked every range against size_bytes().
+class ByteSource {
 public:
-    explicit BoundedReader(const std::filesystem::path& path) : path_(path) {
+    virtual ~ByteSource() = default;
+    virtual uint64_t size_bytes() const = 0;
+    // Copies [offset, offset + bytes) into `out`; false when the underlying read fails.
+    virtual bool read_at(uint64_t offset, void* out, uint64_t bytes) = 0;
+};
+
+class FileSource final : public ByteSource {
+public:
+    // Sets `problem` instead of throwing so that the reader reports it with the file's name.
+    FileSource(const std::filesystem::path& path, std::string& problem) {
         std::error_code error;
         const auto status = std::filesystem::status(path, error);
         if (!std::filesystem::exists(status)) {
-            fail("no such file");
+            problem = "no such file";
+            return;
         }
         if (!std::filesystem::is_regular_file(status)) {
-            fail("not a regular file");
+            problem = "not a regular file";
+            return;
         }
         size_bytes_ = std::filesystem::file_size(path, error);
         if (error) {
-            fail("cannot read the file size: " + error.message());
+            problem = "cannot read the file size: " + error.message();
+            return;
         }
         in_.rdbuf()->pubsetbuf(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
         in_.open(path, std::ios::binary);
         if (!in_) {
-            fail("cannot open for reading");
+            problem = "cannot open for reading";
         }
     }
+
+    uint64_t size_bytes() const override { return size_bytes_; }
+
+    bool read_at(uint64_t offset, void* out, uint64_t bytes) override {
+        // Reads are mostly sequential; seek only after a skip over tensor data.
+        if (offset != position_) {
+            in_.seekg(static_cast<std::streamoff>(offset));
+            if (!in_) {
+                return false;
+            }
+            position_ = offset;
+        }
+        in_.read(static_cast<char*>(out), static_cast<std::streamsize>(bytes));
+        if (!in_) {
+            return false;
+        }
+        position_ += bytes;
+        return true;
+    }
+
+private:
+    std::array<char, 1 << 16> buffer_{};
+    std::ifstream in_;
+    uint64_t size_bytes_ = 0;
+    uint64_t position_ = 0;
+};
+
+class SpanSource final : public ByteSource {
+public:
+    explicit SpanSource(std::span<const std::byte> bytes) : bytes_(bytes) {}
+
+    uint64_t size_bytes() const override { return bytes_.size(); }
+
+    bool read_at(uint64_t offset, void* out, uint64_t bytes) override {
+        if (offset > bytes_.size() || bytes > bytes_.size() - offset) {
+            return false;
+        }
+        if (bytes > 0) {
+            std::memcpy(out, bytes_.data() + offset, static_cast<std::size_t>(bytes));
+        }
+        return true;
+    }
+
+private:
+    std::span<const std::byte> bytes_;
+};
+
+// Sequential reader that knows the source size, so that every count is checked against what is
+// left before anything is allocated or read.
+class BoundedReader {
+public:
+    BoundedReader(ByteSource& source, std::filesystem::path name)
+        : source_(source), name_(std::move(name)), size_bytes_(source.size_bytes()) {}
 
     uint64_t offset() const { return offset_; }
     uint64_t remaining() const { return size_bytes_ - offset_; }
@@ -77,8 +143,7 @@ public:
 
     void read(void* out, uint64_t bytes, const std::string& what) {
         require(bytes, what);
-        in_.read(static_cast<char*>(out), static_cast<std::streamsize>(bytes));
-        if (!in_) {
+        if (!source_.read_at(offset_, out, bytes)) {
             fail("read failed at byte " + std::to_string(offset_) + " in " + what);
         }
         offset_ += bytes;
@@ -95,16 +160,13 @@ public:
 
     float read_f32(const std::string& what) { return std::bit_cast<float>(read_u32(what)); }
 
+    // Moves past `bytes` without reading them; a file source seeks on its next read.
     void skip(uint64_t bytes, const std::string& what) {
         require(bytes, what);
         offset_ += bytes;
-        in_.seekg(static_cast<std::streamoff>(offset_));
-        if (!in_) {
-            fail("seek to byte " + std::to_string(offset_) + " failed in " + what);
-        }
     }
 
-    // Truncation: `what` needs `bytes` more bytes than the file has left.
+    // Truncation: `what` needs `bytes` more bytes than the source has left.
     void require(uint64_t bytes, const std::string& what) const {
         if (bytes > remaining()) {
             fail("truncated: " + what + " needs " + std::to_string(bytes) + " bytes at offset " +
@@ -113,16 +175,15 @@ public:
     }
 
     [[noreturn]] void fail(const std::string& problem) const {
-        throw CheckpointError(path_, problem);
+        throw CheckpointError(name_, problem);
     }
     [[noreturn]] void fail(const std::string& tensor, const std::string& problem) const {
-        throw CheckpointError(path_, tensor, problem);
+        throw CheckpointError(name_, tensor, problem);
     }
 
 private:
-    std::filesystem::path path_;
-    std::array<char, 1 << 16> buffer_{};
-    std::ifstream in_;
+    ByteSource& source_;
+    std::filesystem::path name_;
     uint64_t size_bytes_ = 0;
     uint64_t offset_ = 0;
 };
@@ -249,30 +310,7 @@ GgmlTensorInfo read_tensor(BoundedReader& reader) {
     return tensor;
 }
 
-}  // namespace
-
-std::string_view ggml_type_name(GgmlType type) {
-    switch (type) {
-        case GgmlType::f32:
-            return "f32";
-        case GgmlType::f16:
-            return "f16";
-        case GgmlType::q4_0:
-            return "q4_0";
-        case GgmlType::q4_1:
-            return "q4_1";
-        case GgmlType::q5_0:
-            return "q5_0";
-        case GgmlType::q5_1:
-            return "q5_1";
-        case GgmlType::q8_0:
-            return "q8_0";
-    }
-    return "unknown";
-}
-
-GgmlFile read_ggml_file(const std::filesystem::path& path) {
-    BoundedReader reader(path);
+GgmlFile read_container(BoundedReader& reader) {
     GgmlFile file;
     file.file_size_bytes = reader.size_bytes();
 
@@ -299,6 +337,44 @@ GgmlFile read_ggml_file(const std::filesystem::path& path) {
         file.tensors.push_back(std::move(tensor));
     }
     return file;
+}
+
+}  // namespace
+
+std::string_view ggml_type_name(GgmlType type) {
+    switch (type) {
+        case GgmlType::f32:
+            return "f32";
+        case GgmlType::f16:
+            return "f16";
+        case GgmlType::q4_0:
+            return "q4_0";
+        case GgmlType::q4_1:
+            return "q4_1";
+        case GgmlType::q5_0:
+            return "q5_0";
+        case GgmlType::q5_1:
+            return "q5_1";
+        case GgmlType::q8_0:
+            return "q8_0";
+    }
+    return "unknown";
+}
+
+GgmlFile read_ggml_file(const std::filesystem::path& path) {
+    std::string problem;
+    FileSource source(path, problem);
+    if (!problem.empty()) {
+        throw CheckpointError(path, problem);
+    }
+    BoundedReader reader(source, path);
+    return read_container(reader);
+}
+
+GgmlFile parse_ggml_file(std::span<const std::byte> bytes, const std::string& name_for_errors) {
+    SpanSource source(bytes);
+    BoundedReader reader(source, name_for_errors);
+    return read_container(reader);
 }
 
 bool is_ggml_file(const std::filesystem::path& path) noexcept {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <deque>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <unordered_map>
@@ -11,14 +12,50 @@
 
 namespace earshot::program {
 
+namespace {
+
+// Checked integer arithmetic. Dim values live in [-INT64_MAX, INT64_MAX]: INT64_MIN counts as an
+// overflow too, so that negation never overflows and every value prints as a literal that parses.
+int64_t in_range(int64_t value, bool overflowed, const char* operation) {
+    if (overflowed || value == std::numeric_limits<int64_t>::min()) {
+        throw DimError(std::string("integer overflow in dimension ") + operation);
+    }
+    return value;
+}
+
+int64_t checked_add(int64_t a, int64_t b) {
+    int64_t out = 0;
+    const bool overflowed = __builtin_add_overflow(a, b, &out);
+    return in_range(out, overflowed, "addition");
+}
+
+int64_t checked_mul(int64_t a, int64_t b) {
+    int64_t out = 0;
+    const bool overflowed = __builtin_mul_overflow(a, b, &out);
+    return in_range(out, overflowed, "multiplication");
+}
+
+int64_t checked_neg(int64_t a) { return -in_range(a, false, "negation"); }
+
+}  // namespace
+
 int64_t floor_div(int64_t a, int64_t b) {
     if (b == 0) throw DimError("division by zero");
+    // INT64_MIN / -1 is the one quotient that does not fit.
+    if (b == -1) return checked_neg(a);
     int64_t q = a / b;
     if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
     return q;
 }
 
-int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
+int64_t floor_mod(int64_t a, int64_t b) {
+    if (b == 0) throw DimError("modulo by zero");
+    if (b == -1) return 0;
+    // The floor remainder is the truncated one moved into the divisor's sign; it always fits.
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+}
 
 namespace {
 
@@ -99,7 +136,8 @@ Dim Dim::from_terms(int64_t constant, std::vector<Term> terms) {
     d.constant_ = constant;
     for (auto& term : terms) {
         if (!d.terms_.empty() && d.terms_.back().atoms == term.atoms) {
-            d.terms_.back().coefficient += term.coefficient;
+            d.terms_.back().coefficient =
+                checked_add(d.terms_.back().coefficient, term.coefficient);
         } else {
             d.terms_.push_back(std::move(term));
         }
@@ -152,13 +190,13 @@ std::vector<std::string> Dim::symbols() const {
 Dim operator+(const Dim& a, const Dim& b) {
     std::vector<Dim::Term> terms = a.terms_;
     terms.insert(terms.end(), b.terms_.begin(), b.terms_.end());
-    return Dim::from_terms(a.constant_ + b.constant_, std::move(terms));
+    return Dim::from_terms(checked_add(a.constant_, b.constant_), std::move(terms));
 }
 
 Dim operator-(const Dim& a) {
     Dim negated = a;
-    negated.constant_ = -a.constant_;
-    for (auto& term : negated.terms_) term.coefficient = -term.coefficient;
+    negated.constant_ = checked_neg(a.constant_);
+    for (auto& term : negated.terms_) term.coefficient = checked_neg(term.coefficient);
     return negated;
 }
 
@@ -167,17 +205,21 @@ Dim operator-(const Dim& a, const Dim& b) { return a + (-b); }
 Dim operator*(const Dim& a, const Dim& b) {
     // (ca + sum_i ai) * (cb + sum_j bj), distributed term by term.
     std::vector<Dim::Term> terms;
-    for (const auto& ta : a.terms_) terms.push_back({ta.coefficient * b.constant_, ta.atoms});
-    for (const auto& tb : b.terms_) terms.push_back({tb.coefficient * a.constant_, tb.atoms});
+    for (const auto& ta : a.terms_) {
+        terms.push_back({checked_mul(ta.coefficient, b.constant_), ta.atoms});
+    }
+    for (const auto& tb : b.terms_) {
+        terms.push_back({checked_mul(tb.coefficient, a.constant_), tb.atoms});
+    }
     for (const auto& ta : a.terms_) {
         for (const auto& tb : b.terms_) {
             std::vector<uint32_t> atoms = ta.atoms;
             atoms.insert(atoms.end(), tb.atoms.begin(), tb.atoms.end());
             std::sort(atoms.begin(), atoms.end());
-            terms.push_back({ta.coefficient * tb.coefficient, std::move(atoms)});
+            terms.push_back({checked_mul(ta.coefficient, tb.coefficient), std::move(atoms)});
         }
     }
-    return Dim::from_terms(a.constant_ * b.constant_, std::move(terms));
+    return Dim::from_terms(checked_mul(a.constant_, b.constant_), std::move(terms));
 }
 
 namespace {
@@ -200,7 +242,7 @@ Dim operator/(const Dim& a, const Dim& b) {
     if (auto k = b.constant()) {
         if (*k == 0) throw DimError("division by zero in " + a.str() + " / 0");
         if (*k == 1) return a;
-        if (*k < 0) return (-a) / Dim(-*k);
+        if (*k < 0) return (-a) / Dim(checked_neg(*k));
         if (auto c = a.constant()) return Dim(floor_div(*c, *k));
         // Terms whose coefficients k divides come out exactly; the rest stays under the floor.
         std::vector<Dim::Term> quotient;
@@ -256,12 +298,16 @@ Dim operator%(const Dim& a, const Dim& b) {
 }
 
 Dim Dim::min(const Dim& a, const Dim& b) {
+    // Two constants compare directly: their difference may not fit.
+    if (a.is_constant() && b.is_constant()) return a.constant_ <= b.constant_ ? a : b;
     if (auto d = (a - b).constant()) return *d <= 0 ? a : b;
     auto [x, y] = DimAtoms::key_of(a) < DimAtoms::key_of(b) ? std::pair(a, b) : std::pair(b, a);
     return DimAtoms::atom_dim(AtomKind::min, x, y);
 }
 
 Dim Dim::max(const Dim& a, const Dim& b) {
+    // Two constants compare directly: their difference may not fit.
+    if (a.is_constant() && b.is_constant()) return a.constant_ >= b.constant_ ? a : b;
     if (auto d = (a - b).constant()) return *d >= 0 ? a : b;
     auto [x, y] = DimAtoms::key_of(a) < DimAtoms::key_of(b) ? std::pair(a, b) : std::pair(b, a);
     return DimAtoms::atom_dim(AtomKind::max, x, y);
@@ -302,9 +348,9 @@ int64_t Dim::evaluate(const DimValues& values) const {
                     v = std::max(atom.a.evaluate(values), atom.b.evaluate(values));
                     break;
             }
-            product *= v;
+            product = checked_mul(product, v);
         }
-        total += product;
+        total = checked_add(total, product);
     }
     return total;
 }
@@ -382,7 +428,9 @@ std::string Dim::str() const {
             Atom atom = DimAtoms::instance().get(id);
             bool infix = atom.kind == AtomKind::floor_div || atom.kind == AtomKind::mod;
             std::string text = atom_str(atom);
-            if (infix && several_factors) text = "(" + text + ")";
+            // A leading `-` binds tighter than `/` and `%`: -(X / 2) must not print as -X / 2.
+            const bool leading_minus = term.coefficient < 0 && out.empty() && body.empty();
+            if (infix && (several_factors || leading_minus)) text = "(" + text + ")";
             if (!body.empty()) body += " * ";
             body += text;
         }

@@ -100,10 +100,17 @@ public:
         }
         skip_space();
         if (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
+            const size_t start = pos_;
             int64_t value = 0;
+            bool overflowed = false;
             while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
-                value = value * 10 + (text_[pos_] - '0');
+                overflowed = overflowed || __builtin_mul_overflow(value, 10, &value) ||
+                             __builtin_add_overflow(value, text_[pos_] - '0', &value);
                 ++pos_;
+            }
+            if (overflowed) {
+                pos_ = start;
+                fail("integer literal does not fit in 64 bits");
             }
             return Dim(value);
         }

@@ -2,8 +2,10 @@
 // filter block, vocabulary and the tensor directory. Tensor data is located, not read.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +68,10 @@ struct GgmlFile {
 // 1..1024, a dimension < 1, an unsupported ggml type, data past the end of the file or a name seen
 // twice.
 GgmlFile read_ggml_file(const std::filesystem::path& path);
+
+// The same parse and checks on a whole container already in memory (what a fuzzer passes);
+// `name_for_errors` names it in messages. Tensor offsets are relative to the start of `bytes`.
+GgmlFile parse_ggml_file(std::span<const std::byte> bytes, const std::string& name_for_errors);
 
 // True when the file exists and starts with the ggml magic. Never throws.
 bool is_ggml_file(const std::filesystem::path& path) noexcept;

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/<target>/): tiny valid inputs
+built here, plus the block declarations quoted from engine/src/model/*.cpp.
+
+Run from anywhere: python3 tests/fuzz/make_corpus.py. The output is deterministic."""
+
+import json
+import re
+import struct
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+CORPUS = HERE / "corpus"
+
+
+def write(target: str, name: str, data: bytes) -> None:
+    folder = CORPUS / target
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_bytes(data)
+
+
+def safetensors(tensors: dict, data: bytes, metadata: dict | None = None) -> bytes:
+    header = dict(tensors)
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)  # the reference writer pads the header to 8 bytes
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def safetensors_seeds() -> None:
+    two = safetensors(
+        {
+            "encoder.conv1.bias": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+            "encoder.conv1.weight": {"dtype": "F16", "shape": [1, 2], "data_offsets": [8, 12]},
+        },
+        struct.pack("<2f", 0.5, -1.0) + struct.pack("<2e", 1.0, 2.0),
+        {"format": "pt"},
+    )
+    write("safetensors_header", "two_tensors.safetensors", two)
+    scalar = safetensors({"step": {"dtype": "I64", "shape": [], "data_offsets": [0, 8]}},
+                         struct.pack("<q", 7))
+    write("safetensors_header", "scalar.safetensors", scalar)
+    write("safetensors_header", "empty.safetensors", safetensors({}, b""))
+
+
+def ggml(tensors: list) -> bytes:
+    out = struct.pack("<I", 0x67676D6C)  # "ggml" magic, little-endian
+    # n_vocab, n_audio_ctx, n_audio_state, n_audio_head, n_audio_layer, n_text_ctx, n_text_state,
+    # n_text_head, n_text_layer, n_mels, ftype (whisper.cpp order), shrunk to toy sizes
+    out += struct.pack("<11i", 4, 8, 4, 2, 1, 8, 4, 2, 1, 2, 0)
+    out += struct.pack("<ii", 2, 3) + struct.pack("<6f", 0.0, 0.5, 1.0, 1.5, 2.0, 2.5)
+    vocab = [b"a", b"", b"bc", b"\xe2\x96\x81"]
+    out += struct.pack("<i", len(vocab))
+    for token in vocab:
+        out += struct.pack("<I", len(token)) + token
+    for name, ttype, ne, data in tensors:
+        out += struct.pack("<iii", len(ne), len(name), ttype)
+        out += struct.pack(f"<{len(ne)}i", *ne) + name + data
+    return out
+
+
+def ggml_seeds() -> None:
+    bias = (b"encoder.conv1.bias", 0, [2], struct.pack("<2f", 0.25, -0.25))
+    write("ggml_file", "one_tensor.bin", ggml([bias]))
+    write("ggml_file", "no_tensors.bin", ggml([]))
+
+
+def cpp_string_literals(text: str) -> list:
+    """Adjacent C++ string literals joined, in order (no escapes occur in the declarations)."""
+    pieces = []
+    previous_end = None
+    for match in re.finditer(r'"((?:[^"\\]|\\.)*)"', text):
+        between = text[previous_end:match.start()] if previous_end is not None else ","
+        if previous_end is not None and between.strip() == "":
+            pieces[-1] += match.group(1)
+        else:
+            pieces.append(match.group(1))
+        previous_end = match.end()
+    return pieces
+
+
+def syntax_seeds() -> None:
+    for source in sorted((ROOT / "engine" / "src" / "model").glob("*.cpp")):
+        text = source.read_text()
+        for index, match in enumerate(re.finditer(r"parse_block\((.*?)\);", text, re.S)):
+            lines = cpp_string_literals(match.group(1))
+            if lines:
+                name = f"{source.stem}_{index}.txt"
+                write("declaration_syntax", name, ("\n".join(lines) + "\n").encode())
+    write("declaration_syntax", "dims.txt",
+          b"1 + (-1 + Frames) / 2\nmin(A, B) * 2 - max(C, 3)\n(Heads * Dh) / Heads % 4\n"
+          b"-(X / 2) - Y % -3\n")
+    write("declaration_syntax", "types.txt",
+          b"Tensor[*S, H; T]?\ni32\nTensor[B, 1 + (-1 + Frames) / 2, D; f16]\nTensor[; bool]\n")
+
+
+def config_seeds() -> None:
+    config = {
+        "num_mel_bins": 80, "max_source_positions": 1500, "d_model": 384,
+        "encoder_attention_heads": 6, "encoder_layers": 4, "encoder_ffn_dim": 1536,
+        "max_target_positions": 448, "decoder_attention_heads": 6, "decoder_layers": 4,
+        "decoder_ffn_dim": 1536, "vocab_size": 51865, "torch_dtype": "float16",
+    }
+    write("whisper_config", "tiny.json", json.dumps(config, indent=1).encode())
+    config.pop("torch_dtype")
+    config["dtype"] = None
+    write("whisper_config", "no_dtype.json", json.dumps(config).encode())
+
+
+if __name__ == "__main__":
+    safetensors_seeds()
+    ggml_seeds()
+    syntax_seeds()
+    config_seeds()
