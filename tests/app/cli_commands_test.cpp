@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "run_process.h"
+#include "temp_dir.h"
 
 namespace {
 
@@ -22,6 +23,7 @@ using earshot::test::ProcessResult;
 using earshot::test::run_earshot;
 using earshot::test::run_shell;
 using earshot::test::shell_quote;
+using earshot::test::TempDir;
 using json = nlohmann::json;
 
 // The Hugging Face config.json of openai/whisper-large-v3, trimmed to the fields Earshot reads.
@@ -51,36 +53,13 @@ void write_text(const fs::path& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
 }
 
-// A fresh directory under the system temp directory, removed with everything in it.
-class TempDir {
-public:
-    TempDir() {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = fs::temp_directory_path() /
-                ("earshot-cli-" + std::to_string(::getpid()) + "-" + info->name());
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const fs::path& path() const { return path_; }
-
-    // A subdirectory holding `config` as config.json.
-    fs::path hf_dir(const std::string& name, const json& config) const {
-        const fs::path dir = path_ / name;
-        fs::create_directories(dir);
-        write_text(dir / "config.json", config.dump(2));
-        return dir;
-    }
-
-private:
-    fs::path path_;
-};
+// A subdirectory of `temp` holding `config` as config.json.
+fs::path hf_dir(const TempDir& temp, const std::string& name, const json& config) {
+    const fs::path dir = temp.path() / name;
+    fs::create_directories(dir);
+    write_text(dir / "config.json", config.dump(2));
+    return dir;
+}
 
 fs::path ggml_tiny() {
     return fs::path(EARSHOT_SHARED_DIR) / "whisper-assets/for-tests-ggml-tiny.bin";
@@ -133,7 +112,7 @@ TEST(InspectCommand, LargeV3DirectoryPrintsTheGoldenReport) {
         read_text(fs::path(EARSHOT_TEST_GOLDEN_DIR) / "inspect_large_v3.txt");
     ASSERT_FALSE(golden.empty());
     TempDir temp;
-    const fs::path dir = temp.hf_dir("large-v3", large_v3_config());
+    const fs::path dir = hf_dir(temp, "large-v3", large_v3_config());
     const ProcessResult result = inspect(dir);
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_EQ(result.err, "");
@@ -149,7 +128,7 @@ TEST(InspectCommand, SafetensorsHeaderWinsOverConfigDtype) {
     TempDir temp;
     json config = large_v3_config();
     config["torch_dtype"] = "float32";
-    const fs::path dir = temp.hf_dir("st", config);
+    const fs::path dir = hf_dir(temp, "st", config);
     const fs::path file = dir / "model.safetensors";
     // One F16 tensor [2, 3]: 12 bytes of data.
     write_safetensors(file,
@@ -206,7 +185,7 @@ TEST(InspectCommand, ConfigMissingAFieldIsOneLineExitTwo) {
     TempDir temp;
     json config = large_v3_config();
     config.erase("encoder_layers");
-    const ProcessResult result = inspect(temp.hf_dir("missing", config));
+    const ProcessResult result = inspect(hf_dir(temp, "missing", config));
     expect_inspect_error(result, "missing field");
     EXPECT_NE(result.err.find("encoder_layers"), std::string::npos) << result.err;
 }
@@ -239,7 +218,7 @@ TEST(InspectCommand, HeadsThatDoNotDivideTheWidthNameTheConstraint) {
     config["d_model"] = 1000;
     config["encoder_attention_heads"] = 3;
     config["decoder_attention_heads"] = 3;
-    const ProcessResult result = inspect(temp.hf_dir("d1000", config));
+    const ProcessResult result = inspect(hf_dir(temp, "d1000", config));
     expect_inspect_error(result, "D = 1000, Heads = 3");
     EXPECT_NE(result.err.find("D % Heads == 0"), std::string::npos) << result.err;
     EXPECT_NE(result.err.find("D = 1000, Heads = 3"), std::string::npos) << result.err;
@@ -250,7 +229,7 @@ TEST(InspectCommand, ZeroHeadsIsOneLineExitTwo) {
     json config = large_v3_config();
     config["encoder_attention_heads"] = 0;
     config["decoder_attention_heads"] = 0;
-    const ProcessResult result = inspect(temp.hf_dir("heads0", config));
+    const ProcessResult result = inspect(hf_dir(temp, "heads0", config));
     expect_inspect_error(result, "zero heads");
     EXPECT_NE(result.err.find("Heads"), std::string::npos) << result.err;
 }
@@ -280,7 +259,7 @@ bool has_edge(const json& view, const std::string& label) {
 TEST(GraphCommand, EncodeJsonAtDepthOne) {
     TempDir temp;
     const json view =
-        graph_json(temp.hf_dir("large-v3", large_v3_config()), "--entry encode --expand 1");
+        graph_json(hf_dir(temp, "large-v3", large_v3_config()), "--entry encode --expand 1");
     ASSERT_TRUE(view.is_object());
     EXPECT_EQ(view.at("name"), "encode");
     EXPECT_EQ(view.at("nodes").size(), 16U);
@@ -299,7 +278,7 @@ TEST(GraphCommand, EncodeJsonAtDepthOne) {
 
 TEST(GraphCommand, BindShowsConcreteShapesAndTheBinding) {
     TempDir temp;
-    const json view = graph_json(temp.hf_dir("large-v3", large_v3_config()),
+    const json view = graph_json(hf_dir(temp, "large-v3", large_v3_config()),
                                  "--entry encode --expand 1 --format json --bind");
     ASSERT_TRUE(view.is_object());
     EXPECT_TRUE(has_edge(view, "f16[1, 128, 3000]"));
@@ -314,7 +293,7 @@ TEST(GraphCommand, BindShowsConcreteShapesAndTheBinding) {
 
 TEST(GraphCommand, ParamsAddParameterNodes) {
     TempDir temp;
-    const fs::path dir = temp.hf_dir("large-v3", large_v3_config());
+    const fs::path dir = hf_dir(temp, "large-v3", large_v3_config());
     const json plain = graph_json(dir, "--entry step --expand 0");
     const json with_params = graph_json(dir, "--entry step --expand 0 --params");
     ASSERT_TRUE(with_params.is_object());
@@ -324,8 +303,8 @@ TEST(GraphCommand, ParamsAddParameterNodes) {
 
 TEST(GraphCommand, DotHasClusters) {
     TempDir temp;
-    const ProcessResult result =
-        graph(temp.hf_dir("large-v3", large_v3_config()), "--entry encode --expand 1 --format dot");
+    const ProcessResult result = graph(hf_dir(temp, "large-v3", large_v3_config()),
+                                       "--entry encode --expand 1 --format dot");
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_EQ(result.err, "");
     EXPECT_EQ(result.out.rfind("digraph", 0), 0U) << result.out;
@@ -334,7 +313,7 @@ TEST(GraphCommand, DotHasClusters) {
 
 TEST(GraphCommand, EveryEntryAtEveryDepthExitsZero) {
     TempDir temp;
-    const fs::path dir = temp.hf_dir("large-v3", large_v3_config());
+    const fs::path dir = hf_dir(temp, "large-v3", large_v3_config());
     for (const char* entry : {"encode", "decode", "listen", "prefill", "step"}) {
         std::size_t previous_nodes = 0;
         for (int depth = 0; depth <= 3; ++depth) {
@@ -355,7 +334,7 @@ TEST(GraphCommand, EveryEntryAtEveryDepthExitsZero) {
 TEST(GraphCommand, DotRendersWithGraphviz) {
     if (run_shell("command -v dot").exit_code != 0) GTEST_SKIP() << "Graphviz dot not installed";
     TempDir temp;
-    const fs::path dir = temp.hf_dir("large-v3", large_v3_config());
+    const fs::path dir = hf_dir(temp, "large-v3", large_v3_config());
     for (const char* entry : {"encode", "step"}) {
         const ProcessResult result =
             run_shell(shell_quote(EARSHOT_EXE) + " graph --model " + shell_quote(dir.string()) +
@@ -369,7 +348,7 @@ TEST(GraphCommand, DotRendersWithGraphviz) {
 
 TEST(GraphCommand, UnknownEntryListsTheEntries) {
     TempDir temp;
-    const ProcessResult result = graph(temp.hf_dir("large-v3", large_v3_config()), "--entry nope");
+    const ProcessResult result = graph(hf_dir(temp, "large-v3", large_v3_config()), "--entry nope");
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_EQ(result.out, "");
     EXPECT_EQ(result.err.rfind("earshot graph: ", 0), 0U) << result.err;

@@ -2,9 +2,7 @@
 // when absent), truncated and corrupted copies of them, and small synthetic files with tensors.
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <bit>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -17,34 +15,15 @@
 
 #include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/checkpoint/ggml_file.h"
+#include "temp_dir.h"
 
 namespace earshot::checkpoint {
 namespace {
 
 namespace fs = std::filesystem;
+using earshot::test::TempDir;
 
 const fs::path assets_dir = fs::path(EARSHOT_SHARED_DIR) / "whisper-assets";
-
-class TempDir {
-public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-        path_ = fs::temp_directory_path() /
-                ("earshot-ggml-test-" + std::to_string(stamp) + "-" + std::to_string(counter++));
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
 
 testing::AssertionResult contains(const std::string& text, const std::string& part) {
     if (text.find(part) != std::string::npos) {

@@ -2,8 +2,6 @@
 // per rule, each asserting that the message names the file and the tensor.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -13,33 +11,13 @@
 
 #include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/checkpoint/safetensors.h"
+#include "temp_dir.h"
 
 namespace earshot::checkpoint {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh directory under the system temp dir, removed with everything in it at the end.
-class TempDir {
-public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-        path_ = fs::temp_directory_path() / ("earshot-safetensors-test-" + std::to_string(stamp) +
-                                             "-" + std::to_string(counter++));
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
+using earshot::test::TempDir;
 
 // u64 little-endian N, the header text padded with spaces to a multiple of 8 (as the reference
 // writer does), then `data_bytes` bytes of data.

@@ -1,7 +1,6 @@
 // Binding checkpoints to the program's generics, block constraints, and the `inspect` report
 // against the golden large-v3 text (and the seed it was taken from, when present).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -10,6 +9,7 @@
 #include "earshot/engine/checkpoint/whisper_config.h"
 #include "earshot/engine/model/whisper_binding.h"
 #include "earshot/engine/model/whisper_model.h"
+#include "temp_dir.h"
 
 namespace {
 
@@ -77,15 +77,14 @@ TEST(Inspect, LargeV3MatchesTheSeedFromEntriesToTheEnd) {
 }
 
 TEST(Inspect, LargeV3ConfigJsonBindsTheSameGenerics) {
-    fs::path dir = fs::temp_directory_path() / ("earshot-inspect-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
+    earshot::test::TempDir temp("earshot-inspect-test");
+    const fs::path dir = temp.path();
     std::ofstream(dir / "config.json") << R"({"num_mel_bins": 128, "max_source_positions": 1500,
         "d_model": 1280, "encoder_attention_heads": 20, "encoder_layers": 32,
         "encoder_ffn_dim": 5120, "max_target_positions": 448, "decoder_attention_heads": 20,
         "decoder_layers": 32, "decoder_ffn_dim": 5120, "vocab_size": 51866,
         "torch_dtype": "float16"})";
     auto config = earshot::checkpoint::read_whisper_config(dir);
-    fs::remove_all(dir);
     EXPECT_EQ(report(config), report(large_v3()));
 }
 

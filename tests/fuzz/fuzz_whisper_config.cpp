@@ -12,34 +12,10 @@
 
 #include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/checkpoint/whisper_config.h"
-
-namespace {
-
-namespace fs = std::filesystem;
-
-// One directory per process, removed at exit; the fuzzer rewrites config.json for every input.
-class ConfigDir {
-public:
-    ConfigDir()
-        : path_(fs::temp_directory_path() / ("earshot-fuzz-config-" + std::to_string(getpid()))) {
-        fs::create_directories(path_);
-    }
-    ~ConfigDir() {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    ConfigDir(const ConfigDir&) = delete;
-    ConfigDir& operator=(const ConfigDir&) = delete;
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
-
-}  // namespace
+#include "temp_dir.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    static const ConfigDir dir;
+    static const earshot::test::TempDir dir("earshot-fuzz-config");
     {
         std::ofstream out(dir.path() / "config.json", std::ios::binary | std::ios::trunc);
         out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
