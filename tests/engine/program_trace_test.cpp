@@ -186,3 +186,21 @@ TEST(Trace, TypesEvaluateUnderALargeV3Binding) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Trace, UnknownFunctionIsATypeError) {
+    const auto& decl = earshot::model::Mlp::declaration();
+    auto mlp = make_whisper_block(decl, symbolic_args(decl), "mlp");
+    earshot::program::GraphBuilder b("nope");
+    try {
+        (void)mlp->invoke(b, "backward", {});
+        FAIL() << "an undeclared function traced";
+    } catch (const TypeError& e) {
+        EXPECT_NE(std::string(e.what()).find("whisper::Mlp has no function backward"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+}  // namespace

@@ -73,7 +73,7 @@ ValueId Attention::invoke(GraphBuilder& b, std::string_view function,
     if (function == "keys") return keys(b, args.at(0));
     if (function == "values") return values(b, args.at(0));
     if (function == "attend") return attend(b, args.at(0), args.at(1), args.at(2), args.at(3));
-    throw program::TypeError(decl().qualified_name() + " has no function " + std::string(function));
+    unknown_function(function);
 }
 
 }  // namespace earshot::model

@@ -109,7 +109,7 @@ ValueId DecoderLayer::invoke(GraphBuilder& b, std::string_view function,
     if (function == "prefill") return prefill(b, args.at(0));
     if (function == "step") return step(b, args.at(0), args.at(1));
     if (function == "cross") return cross(b, args.at(0));
-    throw program::TypeError(decl().qualified_name() + " has no function " + std::string(function));
+    unknown_function(function);
 }
 
 }  // namespace earshot::model

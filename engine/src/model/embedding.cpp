@@ -30,7 +30,7 @@ ValueId Embedding::forward(GraphBuilder& b, ValueId ids) const {
 ValueId Embedding::invoke(GraphBuilder& b, std::string_view function,
                           const std::vector<ValueId>& args) const {
     if (function == "forward") return forward(b, args.at(0));
-    throw program::TypeError(decl().qualified_name() + " has no function " + std::string(function));
+    unknown_function(function);
 }
 
 }  // namespace earshot::model

@@ -42,7 +42,7 @@ ValueId EncoderLayer::forward(GraphBuilder& b, ValueId x) const {
 ValueId EncoderLayer::invoke(GraphBuilder& b, std::string_view function,
                              const std::vector<ValueId>& args) const {
     if (function == "forward") return forward(b, args.at(0));
-    throw program::TypeError(decl().qualified_name() + " has no function " + std::string(function));
+    unknown_function(function);
 }
 
 }  // namespace earshot::model

@@ -120,8 +120,7 @@ WhisperBinding bind_whisper(const checkpoint::WhisperConfig& config) {
     binding.generics.emplace_back("T", config.weight_dtype);
     binding.values.dims["Batch"] = 1;  // a run-time binding; beam search uses more
 
-    DimValues with_batch = binding.values.dims;
-    check_constraints(WhisperModel::declaration(), with_batch);
+    check_constraints(WhisperModel::declaration(), binding.values.dims);
     return binding;
 }
 

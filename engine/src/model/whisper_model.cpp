@@ -134,7 +134,7 @@ ValueId WhisperModel::invoke(GraphBuilder& b, std::string_view function,
     if (function == "listen") return listen(b, args.at(0));
     if (function == "prefill") return prefill(b, args.at(0));
     if (function == "step") return step(b, args.at(0), args.at(1));
-    throw program::TypeError(decl().qualified_name() + " has no function " + std::string(function));
+    unknown_function(function);
 }
 
 const std::vector<const BlockDecl*>& whisper_blocks() {

@@ -143,6 +143,12 @@ std::string BlockInstance::sub_path(std::string_view name, std::string_view inde
     return out;
 }
 
+void BlockInstance::unknown_function(std::string_view function) const {
+    (void)decl_->function(function);  // throws for an undeclared name
+    throw TypeError(decl_->qualified_name() + "." + std::string(function) +
+                    " is declared but its block has no body for it");
+}
+
 Type BlockInstance::member_type(std::string_view name) const {
     return bindings_.apply(decl_->member(name).type);
 }

@@ -42,6 +42,10 @@ public:
     virtual ValueId invoke(GraphBuilder& b, std::string_view function,
                            const std::vector<ValueId>& args) const = 0;
 
+protected:
+    // What invoke() throws for a name it has no body for: undeclared, or declared without one.
+    [[noreturn]] void unknown_function(std::string_view function) const;
+
 private:
     const BlockDecl* decl_;
     std::vector<GenericArg> args_;
