@@ -65,7 +65,8 @@ std::string to_dot(const GraphView& view) {
 
     std::string out = "digraph \"" + dot_escape(view.name) + "\" {\n";
     for (const auto& [name, value] : view.binding) out += "  // " + name + " = " + value + "\n";
-    out += "  rankdir=TB;\n  node [shape=box, fontname=\"DejaVu Sans\", fontsize=10];\n";
+    out += "  rankdir=TB;\n  graph [fontname=\"DejaVu Sans\", fontsize=11];\n";
+    out += "  node [shape=box, fontname=\"DejaVu Sans\", fontsize=10];\n";
     out += "  edge [fontname=\"DejaVu Sans Mono\", fontsize=9];\n";
     auto emit_group = [&](auto&& self, const std::string& group, int depth) -> void {
         std::string pad(static_cast<size_t>(depth) * 2 + 2, ' ');
