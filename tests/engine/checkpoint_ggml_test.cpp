@@ -331,14 +331,20 @@ TEST(CheckpointGgmlTest, RejectsNegativeAndAbsurdCounts) {
     EXPECT_TRUE(contains(error_of([&] { read_ggml_file(absurd); }), "mel filter block"));
 }
 
-// Random byte mutations of a synthetic file with tensors either parse or throw CheckpointError.
-TEST(CheckpointGgmlTest, MutatedFilesThrowOnlyCheckpointError) {
+// A synthetic file holding an f16 conv1 weight [4, 2, 3] and its f32 bias [4, 1].
+GgmlWriter conv1_file() {
     GgmlWriter writer;
     writer.header();
     writer.tensor("encoder.conv1.weight", 1, {3, 2, 4});
     writer.zeros(48);
     writer.tensor("encoder.conv1.bias", 0, {1, 4});
     writer.zeros(16);
+    return writer;
+}
+
+// Random byte mutations of a synthetic file with tensors either parse or throw CheckpointError.
+TEST(CheckpointGgmlTest, MutatedFilesThrowOnlyCheckpointError) {
+    const GgmlWriter writer = conv1_file();
     TempDir dir;
     std::mt19937 random(99);
     int parsed = 0;
@@ -363,12 +369,7 @@ TEST(CheckpointGgmlTest, MutatedFilesThrowOnlyCheckpointError) {
 }
 
 TEST(CheckpointGgmlTest, ParsesBufferAsTheFileReaderDoes) {
-    GgmlWriter writer;
-    writer.header();
-    writer.tensor("encoder.conv1.weight", 1, {3, 2, 4});
-    writer.zeros(48);
-    writer.tensor("encoder.conv1.bias", 0, {1, 4});
-    writer.zeros(16);
+    const GgmlWriter writer = conv1_file();
     TempDir dir;
     const fs::path path = write_bytes(dir.path() / "same.bin", writer.bytes());
     const GgmlFile from_file = read_ggml_file(path);
