@@ -22,6 +22,24 @@ packages=(
     graphviz
     xvfb
     xauth
+    # CPU backend: BLAS (the pthread build runs sgemm on every core)
+    libopenblas-dev
+    libopenblas0-pthread
+    # audio: FFT, file decoding and resampling, microphone capture
+    libkissfft-dev
+    libavformat-dev
+    libavcodec-dev
+    libavutil-dev
+    libswresample-dev
+    portaudio19-dev
+    # audio tests: a virtual microphone (PulseAudio null sink via ALSA's pulse plugin),
+    # speech and fixture files
+    pulseaudio
+    libasound2-plugins
+    alsa-utils
+    espeak-ng
+    sox
+    ffmpeg
 )
 
 missing=()

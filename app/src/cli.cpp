@@ -3,10 +3,13 @@
 #include "earshot/app/cli.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <ostream>
 #include <string_view>
+
+#include "command_registry.h"
 
 namespace earshot::app {
 
@@ -86,6 +89,9 @@ CliRequest parse_cli(int argc, const char* const* argv, std::ostream& out, std::
     graph->add_flag("--bind", bind, "Concrete dims from the checkpoint instead of symbols");
     graph->add_flag("--params", request.graph.show_params, "Also show param and state nodes");
 
+    std::vector<ExtraCommand> extras;
+    for (CommandAdder add : extra_commands()) extras.push_back(add(app));
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& error) {
@@ -100,6 +106,12 @@ CliRequest parse_cli(int argc, const char* const* argv, std::ostream& out, std::
         request.command = CliCommand::graph;
         request.graph.format = format == "dot" ? GraphFormat::dot : GraphFormat::json;
         request.graph.types = bind ? GraphTypes::bound : GraphTypes::symbolic;
+    } else if (auto chosen =
+                   std::find_if(extras.begin(), extras.end(),
+                                [](const ExtraCommand& c) { return c.subcommand->parsed(); });
+               chosen != extras.end()) {
+        request.command = CliCommand::extra;
+        request.run_extra = chosen->run;
     } else {
         err << "A subcommand is required: inspect or graph\n"
             << "Run with --help for more information.\n";
@@ -115,6 +127,8 @@ int run_cli(int argc, char** argv) {
             return run_inspect(request.inspect, std::cout, std::cerr);
         case CliCommand::graph:
             return run_graph(request.graph, std::cout, std::cerr);
+        case CliCommand::extra:
+            return request.run_extra(std::cout, std::cerr);
         case CliCommand::none:
             break;
     }

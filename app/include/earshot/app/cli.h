@@ -1,6 +1,7 @@
 // The earshot executable's front ends: argument dispatch, the CLI (inspect, graph) and the GUI.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <string>
 
@@ -21,13 +22,15 @@ Launch choose_launch(int argc, const char* const* argv);
 
 // The outcome of parsing a command line; `command` is none when parsing already ended (help was
 // printed: exit_code 0, or a usage error: exit_code kExitBadInput).
-enum class CliCommand { none, inspect, graph };
+enum class CliCommand { none, inspect, graph, extra };
 
 struct CliRequest {
     CliCommand command = CliCommand::none;
     int exit_code = kExitOk;
     InspectOptions inspect;
     GraphOptions graph;
+    // extra: a subcommand from app/src/command_list.cpp, run with the options it parsed.
+    std::function<int(std::ostream& out, std::ostream& err)> run_extra;
 };
 
 // Parses `earshot <subcommand> ...`; help goes to `out`, usage errors to `err`.

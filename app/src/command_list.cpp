@@ -1,0 +1,22 @@
+// The list of extra subcommands: one line per command, each defined in its own file.
+#include "command_registry.h"
+
+namespace earshot::app {
+
+const std::vector<CommandAdder>& extra_commands() {
+    static const std::vector<CommandAdder> adders{};
+    return adders;
+}
+
+CLI::App& debug_group(CLI::App& root) {
+    for (CLI::App* sub :
+         root.get_subcommands([](CLI::App* a) { return a->get_name() == "debug"; })) {
+        return *sub;
+    }
+    CLI::App* debug =
+        root.add_subcommand("debug", "Interop and checking tools (NumPy .npy in and out)");
+    debug->require_subcommand(1);
+    return *debug;
+}
+
+}  // namespace earshot::app
