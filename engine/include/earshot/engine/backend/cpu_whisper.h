@@ -1,0 +1,45 @@
+// CpuWhisper: the CPU backend running the traced Whisper program. Weights become f32 once; each
+// (entry, binding) is planned once (buffer reuse) and replayed; the decoder caches are the
+// program's `state` members and live here between calls.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "earshot/engine/backend/host_tensor.h"
+#include "earshot/engine/model/whisper_binding.h"
+
+namespace earshot::model {
+struct WhisperCheckpoint;
+}
+
+namespace earshot::backend {
+
+class CpuWhisper {
+public:
+    // `batch` binds the program's Batch (the caches' first dim) for listen, prefill and step.
+    explicit CpuWhisper(const model::WhisperCheckpoint& checkpoint, int64_t batch = 1);
+    ~CpuWhisper();
+    CpuWhisper(CpuWhisper&&) noexcept;
+    CpuWhisper& operator=(CpuWhisper&&) noexcept;
+
+    const model::WhisperBinding& binding() const;
+    int64_t batch() const;
+
+    // mel [B, Mels, Frames] f32 -> audio states [B, 1 + (-1 + Frames) / 2, D]
+    HostTensor encode(const HostTensor& mel);
+    // tokens [B, S] i32, audio [B, A, D] -> logits [B, S, Vocab] (stateless, causal)
+    HostTensor decode(const HostTensor& tokens, const HostTensor& audio);
+    // mel [Batch, Mels, Frames] -> audio states; fills every layer's cross_k / cross_v
+    HostTensor listen(const HostTensor& mel);
+    // tokens [Batch, S] at positions 0 .. S - 1 -> logits of position S - 1 [Batch, Vocab]
+    HostTensor prefill(const HostTensor& tokens);
+    // token [Batch, 1] at position pos -> logits [Batch, Vocab]; attends over 0 .. pos
+    HostTensor step(const HostTensor& token, int32_t pos);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace earshot::backend
