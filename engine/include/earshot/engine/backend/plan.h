@@ -1,0 +1,64 @@
+// ExecutionPlan: a traced graph bound to concrete dims, with its loops unrolled, every parameter
+// and state path resolved (`encoder_layers[layer].fc1.weight` -> `encoder_layers.3.mlp...`), and
+// every intermediate value given an offset in one reusable arena. Backends execute its steps.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "earshot/engine/program/graph.h"
+
+namespace earshot::backend {
+
+// Where a step's operand lives.
+enum class SlotKind {
+    none,   // the `none` literal
+    input,  // entry argument `index`
+    param,  // the parameter at `path` (absent optional params are none)
+    state,  // the state tensor at `path`, read and written in place
+    arena,  // intermediate: bytes [offset, offset + size) of the arena
+};
+
+struct Slot {
+    SlotKind kind = SlotKind::none;
+    int64_t index = -1;  // input
+    std::string path;    // param, state
+    int64_t offset_bytes = 0;
+    int64_t size_bytes = 0;
+    std::vector<int64_t> shape;  // concrete
+    program::DType dtype = program::DType::f32;
+    bool scalar = false;  // an i32 scalar input such as `pos`
+};
+
+struct PlanStep {
+    program::OpKind kind = program::OpKind::input;
+    std::vector<int32_t> inputs;  // slot ids
+    int32_t output = -1;          // slot id
+    // Integer attributes evaluated under the binding: stride, padding, axis, start, length,
+    // index, size, heads, model_dim, scale_dim; "axes" for permute.
+    std::map<std::string, int64_t, std::less<>> ints;
+    std::vector<int64_t> axes;
+    double eps = 0.0;
+    std::string scope;  // the call scope's label path, for profiling and errors
+};
+
+struct ExecutionPlan {
+    std::string entry;
+    std::vector<Slot> slots;
+    std::vector<PlanStep> steps;   // in order; only steps that compute something (no reads)
+    std::vector<int32_t> outputs;  // slot ids of the entry's results
+    int64_t arena_bytes = 0;       // the arena every arena slot fits in, with reuse
+    int64_t naive_bytes = 0;       // what the intermediates would take without reuse
+};
+
+// The concrete shape of a type under a binding (packs are an error).
+std::vector<int64_t> concrete_shape(const program::Type& type,
+                                    const program::ConcreteBinding& binding);
+
+// Unrolls loops (the loop index takes 0 .. count - 1 and is substituted into paths as `.i`),
+// evaluates shapes and attributes, and assigns arena offsets by liveness (64-byte aligned).
+ExecutionPlan build_plan(const program::Graph& graph, const program::ConcreteBinding& binding);
+
+}  // namespace earshot::backend

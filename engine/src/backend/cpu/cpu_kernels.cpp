@@ -1,0 +1,252 @@
+// CPU kernels: OpenBLAS for the matrix products, simple loops (written so GCC vectorizes them)
+// for everything else.
+#include "cpu_kernels.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace earshot::backend::cpu {
+
+namespace {
+
+// e^x for x <= 88 with ~1e-7 relative error: x = n ln2 + r, |r| <= ln2 / 2, e^r by its degree-6
+// Taylor polynomial (error below r^7 / 7! = 1.2e-7), 2^n assembled in the exponent bits.
+inline float exp_approx(float x) {
+    x = std::min(std::max(x, -87.0F), 88.0F);
+    const float n = std::floor(x * 1.44269504088896341F + 0.5F);
+    const float r = x - n * 0.693145751953125F - n * 1.428606765330187e-06F;  // Cody-Waite ln 2
+    const float p =
+        1.0F +
+        r * (1.0F +
+             r * (0.5F + r * (1.0F / 6 + r * (1.0F / 24 + r * (1.0F / 120 + r * (1.0F / 720))))));
+    const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+    float scale = 0.0F;
+    std::memcpy(&scale, &bits, sizeof scale);
+    return p * scale;
+}
+
+// erf with absolute error below 1.5e-7 (Abramowitz and Stegun 7.1.26), accurate to f32
+// resolution where GELU's output matters.
+inline float erf_approx(float x) {
+    const float sign = x < 0 ? -1.0F : 1.0F;
+    const float a = std::fabs(x);
+    const float t = 1.0F / (1.0F + 0.3275911F * a);
+    const float poly =
+        t * (0.254829592F +
+             t * (-0.284496736F + t * (1.421413741F + t * (-1.453152027F + t * 1.061405429F))));
+    return sign * (1.0F - poly * exp_approx(-a * a));
+}
+
+}  // namespace
+
+void linear(const float* x, const float* w, const float* bias, float* y, int64_t m, int64_t k,
+            int64_t n) {
+    const auto M = static_cast<blasint>(m);
+    const auto N = static_cast<blasint>(n);
+    const auto K = static_cast<blasint>(k);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0F, x, K, w, K, 0.0F, y, N);
+    if (bias == nullptr) return;
+    for (int64_t row = 0; row < m; ++row) {
+        float* out = y + row * n;
+        for (int64_t j = 0; j < n; ++j) out[j] += bias[j];
+    }
+}
+
+void conv1d(const float* x, const float* w, const float* b, float* y, int64_t batch, int64_t length,
+            int64_t in_channels, int64_t out_channels, int64_t kernel, int64_t stride,
+            int64_t padding, std::vector<float>& scratch) {
+    const int64_t out_length = (length + 2 * padding - kernel) / stride + 1;
+    const int64_t row = in_channels * kernel;  // w [Cout, Cin, K] is [Cout, Cin * K]
+    scratch.resize(static_cast<size_t>(out_length * row));
+    for (int64_t bi = 0; bi < batch; ++bi) {
+        const float* xb = x + bi * length * in_channels;
+        // im2col: cols [Lout, Cin * K], cols[t, c * K + j] = x[t * stride + j - padding, c].
+        for (int64_t t = 0; t < out_length; ++t) {
+            float* col = scratch.data() + t * row;
+            for (int64_t j = 0; j < kernel; ++j) {
+                const int64_t src = t * stride + j - padding;
+                if (src < 0 || src >= length) {
+                    for (int64_t c = 0; c < in_channels; ++c) col[c * kernel + j] = 0.0F;
+                    continue;
+                }
+                const float* xs = xb + src * in_channels;
+                for (int64_t c = 0; c < in_channels; ++c) col[c * kernel + j] = xs[c];
+            }
+        }
+        linear(scratch.data(), w, b, y + bi * out_length * out_channels, out_length, row,
+               out_channels);
+    }
+}
+
+void gelu_erf(const float* x, float* y, int64_t n) {
+    constexpr float kInvSqrt2 = 0.70710678118654752F;
+    for (int64_t i = 0; i < n; ++i) y[i] = 0.5F * x[i] * (1.0F + erf_approx(x[i] * kInvSqrt2));
+}
+
+void add(const float* a, const float* b, float* y, int64_t n, int64_t nb) {
+    for (int64_t start = 0; start < n; start += nb) {
+        const float* as = a + start;
+        float* ys = y + start;
+        for (int64_t j = 0; j < nb; ++j) ys[j] = as[j] + b[j];
+    }
+}
+
+void layer_norm(const float* x, const float* w, const float* b, float* y, int64_t rows, int64_t d,
+                double eps) {
+    for (int64_t r = 0; r < rows; ++r) {
+        const float* xr = x + r * d;
+        float* yr = y + r * d;
+        double sum = 0.0;
+        for (int64_t j = 0; j < d; ++j) sum += static_cast<double>(xr[j]);
+        const double mean = sum / static_cast<double>(d);
+        double squares = 0.0;
+        for (int64_t j = 0; j < d; ++j) {
+            const double c = static_cast<double>(xr[j]) - mean;
+            squares += c * c;
+        }
+        const auto inv =
+            static_cast<float>(1.0 / std::sqrt(squares / static_cast<double>(d) + eps));
+        const auto mean_f = static_cast<float>(mean);
+        for (int64_t j = 0; j < d; ++j) yr[j] = (xr[j] - mean_f) * inv * w[j] + b[j];
+    }
+}
+
+void rms_norm(const float* x, const float* w, float* y, int64_t rows, int64_t d, double eps) {
+    for (int64_t r = 0; r < rows; ++r) {
+        const float* xr = x + r * d;
+        float* yr = y + r * d;
+        double squares = 0.0;
+        for (int64_t j = 0; j < d; ++j)
+            squares += static_cast<double>(xr[j]) * static_cast<double>(xr[j]);
+        const auto inv =
+            static_cast<float>(1.0 / std::sqrt(squares / static_cast<double>(d) + eps));
+        for (int64_t j = 0; j < d; ++j) yr[j] = xr[j] * inv * w[j];
+    }
+}
+
+void permute(const float* x, float* y, std::span<const int64_t> shape,
+             std::span<const int64_t> axes) {
+    const size_t rank = shape.size();
+    if (rank > 6) throw std::invalid_argument("permute supports rank <= 6");
+    int64_t in_strides[6] = {};
+    int64_t stride = 1;
+    for (size_t i = rank; i-- > 0;) {
+        in_strides[i] = stride;
+        stride *= shape[i];
+    }
+    const int64_t total = stride;
+    int64_t out_shape[6] = {};
+    int64_t src_strides[6] = {};  // input stride of each output axis
+    for (size_t i = 0; i < rank; ++i) {
+        out_shape[i] = shape[static_cast<size_t>(axes[i])];
+        src_strides[i] = in_strides[static_cast<size_t>(axes[i])];
+    }
+    int64_t index[6] = {};
+    int64_t src = 0;
+    for (int64_t out = 0; out < total; ++out) {
+        y[out] = x[src];
+        for (size_t i = rank; i-- > 0;) {  // odometer over the output index
+            ++index[i];
+            src += src_strides[i];
+            if (index[i] < out_shape[i]) break;
+            src -= src_strides[i] * out_shape[i];
+            index[i] = 0;
+        }
+    }
+}
+
+void split_heads(const float* x, float* y, int64_t batch, int64_t n, int64_t heads, int64_t dh) {
+    for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t h = 0; h < heads; ++h) {
+            for (int64_t t = 0; t < n; ++t) {
+                const float* src = x + ((b * n + t) * heads + h) * dh;
+                float* dst = y + ((b * heads + h) * n + t) * dh;
+                std::copy(src, src + dh, dst);
+            }
+        }
+    }
+}
+
+void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t n, int64_t dh) {
+    for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t h = 0; h < heads; ++h) {
+            for (int64_t t = 0; t < n; ++t) {
+                const float* src = x + ((b * heads + h) * n + t) * dh;
+                float* dst = y + ((b * n + t) * heads + h) * dh;
+                std::copy(src, src + dh, dst);
+            }
+        }
+    }
+}
+
+namespace {
+
+// Masked scores become -inf; each row turns into probabilities (a fully masked row is zeros).
+void softmax_rows(float* scores, const uint8_t* mask, int64_t rows, int64_t cols) {
+    for (int64_t r = 0; r < rows; ++r) {
+        float* row = scores + r * cols;
+        const uint8_t* visible = mask == nullptr ? nullptr : mask + r * cols;
+        float max = -INFINITY;
+        for (int64_t c = 0; c < cols; ++c) {
+            if (visible != nullptr && visible[c] == 0) row[c] = -INFINITY;
+            max = std::max(max, row[c]);
+        }
+        if (max == -INFINITY) {
+            std::fill(row, row + cols, 0.0F);
+            continue;
+        }
+        float sum = 0.0F;
+        for (int64_t c = 0; c < cols; ++c) {
+            const float p = row[c] == -INFINITY ? 0.0F : exp_approx(row[c] - max);
+            row[c] = p;
+            sum += p;
+        }
+        const float inv = 1.0F / sum;
+        for (int64_t c = 0; c < cols; ++c) row[c] *= inv;
+    }
+}
+
+}  // namespace
+
+void attention(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
+               int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh, float scale,
+               int threads) {
+    (void)threads;
+    std::vector<float> scores(static_cast<size_t>(q_len * k_len));
+    const auto Q = static_cast<blasint>(q_len);
+    const auto K = static_cast<blasint>(k_len);
+    const auto D = static_cast<blasint>(dh);
+    for (int64_t bh = 0; bh < batch * heads; ++bh) {
+        const float* qh = q + bh * q_len * dh;
+        const float* kh = k + bh * k_len * dh;
+        const float* vh = v + bh * k_len * dh;
+        float* yh = y + bh * q_len * dh;
+        // scores [Q, K] = scale * q [Q, Dh] k^T
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Q, K, D, scale, qh, D, kh, D, 0.0F,
+                    scores.data(), K);
+        softmax_rows(scores.data(), mask, q_len, k_len);
+        // y [Q, Dh] = p [Q, K] v [K, Dh]
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Q, D, K, 1.0F, scores.data(), K, vh,
+                    D, 0.0F, yh, D);
+    }
+}
+
+void embedding(const int32_t* ids, const float* table, float* y, int64_t n, int64_t vocab,
+               int64_t width) {
+    for (int64_t i = 0; i < n; ++i) {
+        if (ids[i] < 0 || ids[i] >= vocab) {
+            throw std::out_of_range("token id " + std::to_string(ids[i]) + " is outside [0, " +
+                                    std::to_string(vocab) + ")");
+        }
+        const float* row = table + static_cast<int64_t>(ids[i]) * width;
+        std::copy(row, row + width, y + i * width);
+    }
+}
+
+}  // namespace earshot::backend::cpu

@@ -1,0 +1,49 @@
+// The CPU backend's kernels: plain f32 loops and OpenBLAS GEMMs, one function per named op.
+// Shapes come checked from the plan; these functions only compute.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace earshot::backend::cpu {
+
+// y [M, N] = x [M, K] * w^T (w [N, K]) (+ bias [N] when not null).
+void linear(const float* x, const float* w, const float* bias, float* y, int64_t m, int64_t k,
+            int64_t n);
+
+// Channels-last conv: x [B, L, Cin], w [Cout, Cin, K], b [Cout] -> y [B, Lout, Cout], zero
+// padding; `scratch` holds the im2col matrix [Lout, Cin * K].
+void conv1d(const float* x, const float* w, const float* b, float* y, int64_t batch, int64_t length,
+            int64_t in_channels, int64_t out_channels, int64_t kernel, int64_t stride,
+            int64_t padding, std::vector<float>& scratch);
+
+void gelu_erf(const float* x, float* y, int64_t n);
+
+// y [n] = a [n] + b [n % nb] (b broadcast over the leading dims).
+void add(const float* a, const float* b, float* y, int64_t n, int64_t nb);
+
+// Rows of width d: (x - mean) / sqrt(var + eps) * w + b, statistics in double.
+void layer_norm(const float* x, const float* w, const float* b, float* y, int64_t rows, int64_t d,
+                double eps);
+void rms_norm(const float* x, const float* w, float* y, int64_t rows, int64_t d, double eps);
+
+// General permutation of a tensor of rank <= 6.
+void permute(const float* x, float* y, std::span<const int64_t> shape,
+             std::span<const int64_t> axes);
+
+// [B, N, H * Dh] -> [B, H, N, Dh] and back.
+void split_heads(const float* x, float* y, int64_t batch, int64_t n, int64_t heads, int64_t dh);
+void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t n, int64_t dh);
+
+// q [B, H, Q, Dh], k and v [B, H, K, Dh], mask [Q, K] (1 = visible) or null -> y [B, H, Q, Dh];
+// softmax(q k^T * scale + mask) v, computed per (b, h) on up to `threads` threads.
+void attention(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
+               int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh, float scale,
+               int threads);
+
+// ids [n] into table [V, H] -> y [n, H]; an id outside [0, V) throws std::out_of_range.
+void embedding(const int32_t* ids, const float* table, float* y, int64_t n, int64_t vocab,
+               int64_t width);
+
+}  // namespace earshot::backend::cpu
