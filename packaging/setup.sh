@@ -40,6 +40,8 @@ packages=(
     espeak-ng
     sox
     ffmpeg
+    # tests: zlib inflates the .npz reference files
+    zlib1g-dev
 )
 
 missing=()
