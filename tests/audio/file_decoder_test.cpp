@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <numbers>
 #include <ostream>
@@ -135,31 +136,47 @@ void expect_dominant_tone(const std::vector<float>& x) {
     }
 }
 
-// Shared fixtures: generated once for the whole suite into one temporary directory.
+// The command that makes each fixture from the known signal, given its quoted output path.
+std::string fixture_command(const std::string& name, const std::string& out) {
+    const std::string ffmpeg = "ffmpeg -nostdin -hide_banner -loglevel error -y ";
+    const std::string sine = ffmpeg + "-f lavfi -i \"" + kStereoSine + "\" ";
+    const std::string video = ffmpeg + "-f lavfi -i testsrc=size=64x48:rate=10:duration=1 ";
+    const std::string sine_video = video + "-f lavfi -i \"" + kStereoSine + "\" ";
+    const std::map<std::string, std::string> recipes = {
+        {"s16.wav", sine + "-c:a pcm_s16le"},
+        {"f32.wav", sine + "-c:a pcm_f32le"},
+        {"tone.flac", sine + "-c:a flac"},
+        {"tone.mp3", sine + "-c:a libmp3lame -b:a 128k"},
+        {"tone.ogg", sine + "-c:a libvorbis"},
+        {"tone.opus", sine + "-c:a libopus -b:a 96k"},
+        {"tone.m4a", sine + "-c:a aac -b:a 128k"},
+        {"video.mp4", sine_video + "-c:v mpeg4 -c:a aac -shortest"},
+        {"video.mkv", sine_video + "-c:v mpeg4 -c:a flac -shortest"},
+        {"silent_video.mp4", video + "-c:v mpeg4"},
+        {"five_seconds.flac",
+         ffmpeg + "-f lavfi -i sine=frequency=440:sample_rate=44100:duration=5 -c:a flac"},
+        // 10 minutes of 44.1 kHz stereo, the 1/8-amplitude sine copied to both channels.
+        {"ten_minutes.flac", ffmpeg +
+                                 "-f lavfi -i sine=frequency=440:sample_rate=44100:duration=600 "
+                                 "-af 'pan=stereo|c0=c0|c1=c0' -c:a flac"},
+        // sox: 22.05 kHz mono 24-bit (WAVE_FORMAT_EXTENSIBLE), amplitude 0.2.
+        {"sox24.wav", "sox -n -r 22050 -c 1 -b 24 " + out + " synth 1 sine 440 vol 0.2"},
+    };
+    const auto recipe = recipes.find(name);
+    if (recipe == recipes.end()) {
+        return "";
+    }
+    return name == "sox24.wav" ? recipe->second : recipe->second + " " + out;
+}
+
+// Fixtures are made on first use into one directory per test process (ctest runs each test in
+// its own process, so each makes only what it reads).
 class FileDecoderTest : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
-        if (!have_tool("ffmpeg") || !have_tool("sox")) {
-            return;
+        if (have_tool("ffmpeg") && have_tool("sox")) {
+            dir_ = std::make_unique<test::TempDir>("earshot-file-decoder");
         }
-        dir_ = std::make_unique<test::TempDir>("earshot-file-decoder");
-        const fs::path& d = dir_->path();
-        const std::string sine = "-f lavfi -i \"" + kStereoSine + "\"";
-        const std::string video = "-f lavfi -i testsrc=size=64x48:rate=10:duration=1";
-        generated_ =
-            ffmpeg(sine + " -c:a pcm_s16le", d / "s16.wav") &&
-            ffmpeg(sine + " -c:a pcm_f32le", d / "f32.wav") &&
-            ffmpeg(sine + " -c:a flac", d / "tone.flac") &&
-            ffmpeg(sine + " -c:a libmp3lame -b:a 128k", d / "tone.mp3") &&
-            ffmpeg(sine + " -c:a libvorbis", d / "tone.ogg") &&
-            ffmpeg(sine + " -c:a libopus -b:a 96k", d / "tone.opus") &&
-            ffmpeg(sine + " -c:a aac -b:a 128k", d / "tone.m4a") &&
-            ffmpeg(video + " " + sine + " -c:v mpeg4 -c:a aac -shortest", d / "video.mp4") &&
-            ffmpeg(video + " " + sine + " -c:v mpeg4 -c:a flac -shortest", d / "video.mkv") &&
-            ffmpeg(video + " -c:v mpeg4", d / "silent_video.mp4") &&
-            // sox: 22.05 kHz mono 24-bit (WAVE_FORMAT_EXTENSIBLE), amplitude 0.2.
-            run_quiet("sox -n -r 22050 -c 1 -b 24 " + quoted(d / "sox24.wav") +
-                      " synth 1 sine 440 vol 0.2");
     }
     static void TearDownTestSuite() { dir_.reset(); }
 
@@ -168,17 +185,23 @@ protected:
             GTEST_SKIP() << "the ffmpeg and sox command-line tools are needed to make fixtures "
                             "(packaging/setup.sh installs them)";
         }
-        ASSERT_TRUE(generated_) << "ffmpeg or sox failed to generate the test fixtures";
     }
 
-    static fs::path fixture(const std::string& name) { return dir_->path() / name; }
+    // The fixture's path, made first when it does not exist yet; a failure to make it fails the
+    // test.
+    static fs::path fixture(const std::string& name) {
+        const fs::path path = dir_->path() / name;
+        const std::string command = fixture_command(name, quoted(path));
+        if (!command.empty() && !fs::exists(path) && !run_quiet(command)) {
+            ADD_FAILURE() << "could not make the fixture " << name << " with: " << command;
+        }
+        return path;
+    }
 
     static std::unique_ptr<test::TempDir> dir_;
-    static bool generated_;
 };
 
 std::unique_ptr<test::TempDir> FileDecoderTest::dir_;
-bool FileDecoderTest::generated_ = false;
 
 struct FormatCase {
     const char* file;
@@ -393,8 +416,6 @@ TEST_F(FileDecoderTest, UnsupportedCodecIsAnError) {
 
 TEST_F(FileDecoderTest, ProgressIsMonotonicAndEndsAtOne) {
     const fs::path path = fixture("five_seconds.flac");
-    ASSERT_TRUE(
-        ffmpeg("-f lavfi -i sine=frequency=440:sample_rate=44100:duration=5 -c:a flac", path));
     std::vector<double> reports;
     DecodeOptions options;
     options.chunk_samples = 4000;
@@ -413,9 +434,7 @@ TEST_F(FileDecoderTest, ProgressIsMonotonicAndEndsAtOne) {
 }
 
 TEST_F(FileDecoderTest, CancellationStopsEarlyAndSaysSo) {
-    const fs::path path = fixture("cancel.flac");
-    ASSERT_TRUE(
-        ffmpeg("-f lavfi -i sine=frequency=440:sample_rate=44100:duration=5 -c:a flac", path));
+    const fs::path path = fixture("five_seconds.flac");
     std::atomic<bool> cancel{false};
     DecodeOptions options;
     options.chunk_samples = 4000;
@@ -460,10 +479,6 @@ long peak_rss_kib() {
 TEST_F(FileDecoderTest, TenMinuteFileStreamsInBoundedMemory) {
     // 10 minutes of 44.1 kHz stereo: 211 MB as float PCM, 38.4 MB as 16 kHz mono output.
     const fs::path path = fixture("ten_minutes.flac");
-    ASSERT_TRUE(
-        ffmpeg("-f lavfi -i sine=frequency=440:sample_rate=44100:duration=600 "
-               "-af 'pan=stereo|c0=c0|c1=c0' -c:a flac",
-               path));
     const long rss_before_kib = current_rss_kib();
     const long peak_before_kib = peak_rss_kib();
     long rss_max_kib = rss_before_kib;
