@@ -1,0 +1,79 @@
+// WeightSet: every tensor of a Whisper checkpoint, memory-mapped and named by its program
+// parameter path (`encoder_layers.3.self_attn.q_proj.weight`), and their widening to f32.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "earshot/engine/checkpoint/mapped_file.h"
+#include "earshot/engine/checkpoint/whisper_config.h"
+
+namespace earshot::checkpoint {
+
+enum class WeightDType { f32, f16, bf16 };
+
+std::string_view weight_dtype_name(WeightDType dtype);   // "f32", "f16", "bf16"
+std::size_t weight_dtype_size_bytes(WeightDType dtype);  // 4, 2, 2
+
+struct Weight {
+    // Program parameter path, e.g. "encoder_layers.3.self_attn.q_proj.weight"; empty for a tensor
+    // whose name maps to no parameter (check_weights reports it as extra).
+    std::string path;
+    std::string
+        source_name;  // name in the file, e.g. "model.encoder.layers.3.self_attn.q_proj.weight"
+    std::filesystem::path file;
+    WeightDType dtype = WeightDType::f32;
+    std::vector<int64_t> shape;        // PyTorch order (outermost first); ggml order is reversed
+    std::span<const std::byte> bytes;  // little-endian row-major; valid while the WeightSet lives
+
+    uint64_t element_count() const;  // product of shape (1 for a scalar)
+};
+
+// The weights of one checkpoint and the file mappings they point into. Movable; moving keeps
+// every Weight::bytes valid (the mappings do not move).
+class WeightSet {
+public:
+    WeightSet() = default;
+    WeightSet(WeightSet&&) noexcept = default;
+    WeightSet& operator=(WeightSet&&) noexcept = default;
+    WeightSet(const WeightSet&) = delete;
+    WeightSet& operator=(const WeightSet&) = delete;
+
+    const Weight* find(std::string_view path) const;  // nullptr when absent
+    const std::vector<Weight>& weights() const { return weights_; }
+
+    // Building (read_weights): a mapping to keep alive, and a weight in one of the mappings.
+    const MappedFile& keep(MappedFile file);
+    // Throws CheckpointError when another tensor already took the same (non-empty) path.
+    void add(Weight weight);
+
+private:
+    std::vector<MappedFile> files_;
+    std::vector<Weight> weights_;
+    std::map<std::string, std::size_t, std::less<>> by_path_;
+};
+
+// Maps every weight file of the checkpoint `config` was read from and names its tensors by program
+// path:
+// - HF directory: model.safetensors, else every shard of model.safetensors.index.json (each
+//   weight_map entry must be in the shard it names); a .safetensors path: that file. HF names
+//   with or without the `model.` prefix. `proj_out.weight` is dropped when it holds the same
+//   bytes as the token embedding (tied) and refused otherwise.
+// - ggml: the openai names; shapes reversed to PyTorch order, conv biases [D, 1] squeezed to [D].
+// Throws CheckpointError naming the file and tensor: a dtype other than F32/F16/BF16 (safetensors)
+// or f32/f16 (ggml: quantized tensors are refused), two tensors for one parameter, a tensor named
+// twice across shards, an untied output projection, and every header parse error (truncation).
+// A ggml container without tensors gives an empty WeightSet.
+WeightSet read_weights(const WhisperConfig& config);
+
+// Widens `w` to f32 exactly (IEEE half with subnormals, infinities and NaN; bfloat16 by shifting).
+// `out` must hold exactly w.element_count() values (std::invalid_argument otherwise).
+void convert_to_f32(const Weight& w, std::span<float> out);
+
+}  // namespace earshot::checkpoint
