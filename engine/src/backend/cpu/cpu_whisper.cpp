@@ -1,0 +1,369 @@
+// CpuWhisper: f32 weights and caches, one plan per (entry, binding), and the step interpreter
+// that runs a plan's steps on the CPU kernels.
+#include "earshot/engine/backend/cpu_whisper.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+
+#include "cpu_kernels.h"
+#include "earshot/engine/backend/plan.h"
+#include "earshot/engine/checkpoint/weight_set.h"
+#include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/model/whisper_model.h"
+
+namespace earshot::backend {
+
+using program::OpKind;
+
+namespace {
+
+int64_t product(const std::vector<int64_t>& shape, size_t begin = 0, size_t end = SIZE_MAX) {
+    int64_t n = 1;
+    for (size_t i = begin; i < shape.size() && i < end; ++i) n *= shape[i];
+    return n;
+}
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+    std::string out = "[";
+    for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+}  // namespace
+
+struct CpuWhisper::Impl {
+    model::WhisperBinding binding;
+    int64_t batch = 1;
+    std::unordered_map<std::string, std::vector<float>> params;
+    std::unordered_map<std::string, std::vector<float>> states;
+    std::map<std::string, program::Graph> graphs;  // traced once per entry
+    std::map<std::string, ExecutionPlan> plans;    // planned once per (entry, binding)
+    std::vector<float> arena;                      // intermediates of the running plan
+    std::vector<float> conv_scratch;
+    int threads = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+
+    const ExecutionPlan& plan_for(const std::string& entry, const program::DimValues& extra) {
+        std::string key = entry;
+        for (const auto& [name, value] : extra) key += " " + name + "=" + std::to_string(value);
+        auto found = plans.find(key);
+        if (found != plans.end()) return found->second;
+        auto graph = graphs.find(entry);
+        if (graph == graphs.end()) graph = graphs.emplace(entry, model::trace_whisper(entry)).first;
+        program::ConcreteBinding values = binding.values;
+        values.dims["Batch"] = batch;
+        for (const auto& [name, value] : extra) values.dims[name] = value;
+        ExecutionPlan plan = build_plan(graph->second, values);
+        check_params(plan);
+        return plans.emplace(key, std::move(plan)).first->second;
+    }
+
+    // Every param a plan reads exists with the planned shape (optional ones may be absent).
+    void check_params(const ExecutionPlan& plan) const {
+        for (const Slot& slot : plan.slots) {
+            if (slot.kind != SlotKind::param) continue;
+            auto found = params.find(slot.path);
+            if (found == params.end()) continue;  // absent optional (checked at load)
+            if (static_cast<int64_t>(found->second.size()) != product(slot.shape)) {
+                throw std::runtime_error("parameter " + slot.path + " holds " +
+                                         std::to_string(found->second.size()) +
+                                         " values, the plan expects " + shape_str(slot.shape));
+            }
+        }
+    }
+
+    HostTensor run(const ExecutionPlan& plan, const std::vector<const HostTensor*>& inputs,
+                   int32_t pos) {
+        // Inputs match the planned shapes.
+        for (const Slot& slot : plan.slots) {
+            if (slot.kind != SlotKind::input || slot.scalar) continue;
+            const HostTensor& t = *inputs.at(static_cast<size_t>(slot.index));
+            if (t.shape() != slot.shape) {
+                throw std::invalid_argument(plan.entry + ": input " + std::to_string(slot.index) +
+                                            " is " + t.shape_str() + ", expected " +
+                                            shape_str(slot.shape));
+            }
+        }
+        arena.resize(static_cast<size_t>(plan.arena_bytes / 4 + 16));
+        auto* base = reinterpret_cast<std::byte*>(arena.data());
+        std::vector<void*> ptr(plan.slots.size(), nullptr);
+        for (size_t s = 0; s < plan.slots.size(); ++s) {
+            const Slot& slot = plan.slots[s];
+            switch (slot.kind) {
+                case SlotKind::none:
+                    break;
+                case SlotKind::input: {
+                    if (slot.scalar) {
+                        ptr[s] = &pos;
+                        break;
+                    }
+                    const HostTensor& t = *inputs.at(static_cast<size_t>(slot.index));
+                    const void* data = t.kind() == HostTensor::Kind::f32
+                                           ? static_cast<const void*>(t.f32_values().data())
+                                           : static_cast<const void*>(t.i32_values().data());
+                    // Kernels only read inputs; one pointer table serves every slot kind.
+                    ptr[s] = const_cast<void*>(data);
+                    break;
+                }
+                case SlotKind::param: {
+                    auto found = params.find(slot.path);
+                    ptr[s] = found == params.end() ? nullptr : found->second.data();
+                    break;
+                }
+                case SlotKind::state:
+                    ptr[s] = states.at(slot.path).data();
+                    break;
+                case SlotKind::arena:
+                    ptr[s] = base + slot.offset_bytes;
+                    break;
+            }
+        }
+        for (const PlanStep& step : plan.steps) execute(plan, step, ptr);
+        const Slot& out = plan.slots.at(static_cast<size_t>(plan.outputs.at(0)));
+        HostTensor result = HostTensor::f32(out.shape);
+        std::memcpy(result.f32_values().data(), ptr[static_cast<size_t>(plan.outputs[0])],
+                    static_cast<size_t>(out.size_bytes));
+        return result;
+    }
+
+    void execute(const ExecutionPlan& plan, const PlanStep& step, const std::vector<void*>& ptr) {
+        auto slot = [&](size_t i) -> const Slot& {
+            return plan.slots[static_cast<size_t>(step.inputs.at(i))];
+        };
+        auto in = [&](size_t i) {
+            return static_cast<const float*>(ptr[static_cast<size_t>(step.inputs.at(i))]);
+        };
+        auto in_i32 = [&](size_t i) {
+            return static_cast<const int32_t*>(ptr[static_cast<size_t>(step.inputs.at(i))]);
+        };
+        const Slot& out_slot = plan.slots[static_cast<size_t>(step.output)];
+        void* out_raw = ptr[static_cast<size_t>(step.output)];
+        auto* out = static_cast<float*>(out_raw);
+        const int64_t out_n = product(out_slot.shape);
+        switch (step.kind) {
+            case OpKind::permute:
+                cpu::permute(in(0), out, slot(0).shape, step.axes);
+                return;
+            case OpKind::conv1d: {
+                const auto& xs = slot(0).shape;  // [B, L, Cin]
+                const auto& ws = slot(1).shape;  // [Cout, Cin, K]
+                cpu::conv1d(in(0), in(1), in(2), out, xs[0], xs[1], xs[2], ws[0], ws[2],
+                            step.ints.at("stride"), step.ints.at("padding"), conv_scratch);
+                return;
+            }
+            case OpKind::gelu_erf:
+                cpu::gelu_erf(in(0), out, out_n);
+                return;
+            case OpKind::add:
+                cpu::add(in(0), in(1), out, out_n, product(slot(1).shape));
+                return;
+            case OpKind::layer_norm: {
+                const int64_t d = slot(0).shape.back();
+                cpu::layer_norm(in(0), in(1), in(2), out, out_n / d, d, step.eps);
+                return;
+            }
+            case OpKind::rms_norm: {
+                const int64_t d = slot(0).shape.back();
+                cpu::rms_norm(in(0), in(1), out, out_n / d, d, step.eps);
+                return;
+            }
+            case OpKind::linear: {
+                const int64_t k = slot(0).shape.back();
+                const int64_t n = slot(1).shape.at(0);
+                const float* bias = step.inputs.size() > 2 ? in(2) : nullptr;
+                cpu::linear(in(0), in(1), bias, out, product(slot(0).shape) / k, k, n);
+                return;
+            }
+            case OpKind::split_heads: {
+                const auto& xs = slot(0).shape;  // [B, N, D]
+                const int64_t heads = step.ints.at("heads");
+                cpu::split_heads(in(0), out, xs[0], xs[1], heads, xs[2] / heads);
+                return;
+            }
+            case OpKind::merge_heads: {
+                const auto& xs = slot(0).shape;  // [B, H, N, Dh]
+                cpu::merge_heads(in(0), out, xs[0], xs[1], xs[2], xs[3]);
+                return;
+            }
+            case OpKind::attention: {
+                const auto& qs = slot(0).shape;  // [B, H, Q, Dh]
+                const auto& ks = slot(1).shape;  // [B, H, K, Dh]
+                const auto* mask =
+                    static_cast<const uint8_t*>(ptr[static_cast<size_t>(step.inputs.at(3))]);
+                const float scale = 1.0F / std::sqrt(static_cast<float>(step.ints.at("scale_dim")));
+                cpu::attention(in(0), in(1), in(2), mask, out, qs[0], qs[1], qs[2], ks[2], qs[3],
+                               scale, threads);
+                return;
+            }
+            case OpKind::embedding: {
+                const auto& ts = slot(1).shape;  // [V, H]
+                cpu::embedding(in_i32(0), in(1), out, product(slot(0).shape), ts[0], ts[1]);
+                return;
+            }
+            case OpKind::slice_rows: {
+                const auto& ts = slot(0).shape;  // [N, D]
+                const int64_t start = step.inputs.size() > 1 ? *in_i32(1) : step.ints.at("start");
+                const int64_t length = step.ints.at("length");
+                if (start < 0 || start + length > ts[0]) {
+                    throw std::out_of_range(plan.entry + ": position " + std::to_string(start) +
+                                            " + " + std::to_string(length) + " is outside the " +
+                                            std::to_string(ts[0]) + " positions of the table");
+                }
+                std::memcpy(out, in(0) + start * ts[1],
+                            static_cast<size_t>(length * ts[1]) * sizeof(float));
+                return;
+            }
+            case OpKind::take: {
+                const auto& xs = slot(0).shape;
+                const int64_t axis = step.ints.at("axis");
+                const int64_t index = step.ints.at("index");
+                const int64_t outer = product(xs, 0, static_cast<size_t>(axis));
+                const int64_t inner = product(xs, static_cast<size_t>(axis) + 1);
+                const int64_t n = xs[static_cast<size_t>(axis)];
+                for (int64_t o = 0; o < outer; ++o) {
+                    std::memcpy(out + o * inner, in(0) + (o * n + index) * inner,
+                                static_cast<size_t>(inner) * sizeof(float));
+                }
+                return;
+            }
+            case OpKind::causal_mask: {
+                const int64_t s = step.ints.at("size");
+                auto* mask = static_cast<uint8_t*>(out_raw);
+                for (int64_t i = 0; i < s; ++i) {
+                    for (int64_t j = 0; j < s; ++j) mask[i * s + j] = j <= i ? 1 : 0;
+                }
+                return;
+            }
+            case OpKind::iota: {
+                auto* values = static_cast<int32_t*>(out_raw);
+                for (int64_t i = 0; i < out_n; ++i) values[i] = static_cast<int32_t>(i);
+                return;
+            }
+            case OpKind::less_equal: {
+                const int32_t* x = in_i32(0);
+                const int32_t bound = *in_i32(1);
+                auto* result = static_cast<uint8_t*>(out_raw);
+                for (int64_t i = 0; i < out_n; ++i) result[i] = x[i] <= bound ? 1 : 0;
+                return;
+            }
+            case OpKind::reshape:
+                std::memcpy(out_raw, ptr[static_cast<size_t>(step.inputs.at(0))],
+                            static_cast<size_t>(out_slot.size_bytes));
+                return;
+            case OpKind::write_span:
+            case OpKind::write_at: {
+                const auto& ss = slot(0).shape;
+                const auto& vs = slot(1).shape;
+                const auto axis = static_cast<size_t>(step.ints.at("axis"));
+                const int64_t start =
+                    step.kind == OpKind::write_at ? *in_i32(2) : step.ints.at("start");
+                if (start < 0 || start + vs[axis] > ss[axis]) {
+                    throw std::out_of_range(plan.entry + ": writing positions " +
+                                            std::to_string(start) + " .. " +
+                                            std::to_string(start + vs[axis] - 1) +
+                                            " of a cache with " + std::to_string(ss[axis]));
+                }
+                const int64_t outer = product(ss, 0, axis);
+                const int64_t inner = product(ss, axis + 1);
+                auto* state = static_cast<float*>(out_raw);
+                for (int64_t o = 0; o < outer; ++o) {
+                    std::memcpy(state + (o * ss[axis] + start) * inner,
+                                in(1) + o * vs[axis] * inner,
+                                static_cast<size_t>(vs[axis] * inner) * sizeof(float));
+                }
+                return;
+            }
+            case OpKind::input:
+            case OpKind::param:
+            case OpKind::state:
+            case OpKind::none:
+                break;
+        }
+        throw std::logic_error("the CPU backend has no kernel for " +
+                               std::string(program::op_kind_name(step.kind)));
+    }
+};
+
+CpuWhisper::CpuWhisper(const model::WhisperCheckpoint& checkpoint, int64_t batch)
+    : impl_(std::make_unique<Impl>()) {
+    if (batch < 1) throw std::invalid_argument("batch must be at least 1");
+    impl_->binding = checkpoint.binding;
+    impl_->batch = batch;
+    impl_->binding.values.dims["Batch"] = batch;
+    for (const auto& weight : checkpoint.weights.weights()) {
+        std::vector<float> values(static_cast<size_t>(product(weight.shape)));
+        checkpoint::convert_to_f32(weight, values);
+        impl_->params.emplace(weight.path, std::move(values));
+    }
+    // The decoder caches: [Batch, Heads, MaxTokens | Audio, D / Heads] per layer.
+    const auto& dims = impl_->binding.values.dims;
+    const int64_t heads = dims.at("Heads");
+    const int64_t dh = dims.at("D") / heads;
+    const int64_t audio = model::WhisperModel::declaration()
+                              .member("encoder_positions")
+                              .type.dims()
+                              .at(0)
+                              .evaluate(dims);
+    for (int64_t layer = 0; layer < dims.at("DecoderLayers"); ++layer) {
+        const std::string prefix = "decoder_layers." + std::to_string(layer) + ".";
+        const auto self = static_cast<size_t>(batch * heads * dims.at("MaxTokens") * dh);
+        const auto cross = static_cast<size_t>(batch * heads * audio * dh);
+        impl_->states[prefix + "self_k"].assign(self, 0.0F);
+        impl_->states[prefix + "self_v"].assign(self, 0.0F);
+        impl_->states[prefix + "cross_k"].assign(cross, 0.0F);
+        impl_->states[prefix + "cross_v"].assign(cross, 0.0F);
+    }
+}
+
+CpuWhisper::~CpuWhisper() = default;
+CpuWhisper::CpuWhisper(CpuWhisper&&) noexcept = default;
+CpuWhisper& CpuWhisper::operator=(CpuWhisper&&) noexcept = default;
+
+const model::WhisperBinding& CpuWhisper::binding() const { return impl_->binding; }
+int64_t CpuWhisper::batch() const { return impl_->batch; }
+
+namespace {
+
+void require_rank(const HostTensor& t, size_t rank, const char* what) {
+    if (t.shape().size() != rank) {
+        throw std::invalid_argument(std::string(what) + " must have rank " + std::to_string(rank) +
+                                    ", got " + t.shape_str());
+    }
+}
+
+}  // namespace
+
+HostTensor CpuWhisper::encode(const HostTensor& mel) {
+    require_rank(mel, 3, "encode: mel [B, Mels, Frames]");
+    const auto& plan = impl_->plan_for("encode", {{"B", mel.dim(0)}});
+    return impl_->run(plan, {&mel}, 0);
+}
+
+HostTensor CpuWhisper::decode(const HostTensor& tokens, const HostTensor& audio) {
+    require_rank(tokens, 2, "decode: tokens [B, S]");
+    require_rank(audio, 3, "decode: audio [B, A, D]");
+    const auto& plan = impl_->plan_for(
+        "decode", {{"B", tokens.dim(0)}, {"S", tokens.dim(1)}, {"A", audio.dim(1)}});
+    return impl_->run(plan, {&tokens, &audio}, 0);
+}
+
+HostTensor CpuWhisper::listen(const HostTensor& mel) {
+    require_rank(mel, 3, "listen: mel [Batch, Mels, Frames]");
+    return impl_->run(impl_->plan_for("listen", {}), {&mel}, 0);
+}
+
+HostTensor CpuWhisper::prefill(const HostTensor& tokens) {
+    require_rank(tokens, 2, "prefill: tokens [Batch, S]");
+    const auto& plan = impl_->plan_for("prefill", {{"S", tokens.dim(1)}});
+    return impl_->run(plan, {&tokens}, 0);
+}
+
+HostTensor CpuWhisper::step(const HostTensor& token, int32_t pos) {
+    require_rank(token, 2, "step: token [Batch, 1]");
+    return impl_->run(impl_->plan_for("step", {}), {&token}, pos);
+}
+
+}  // namespace earshot::backend
