@@ -26,8 +26,10 @@ struct CaptureOptions {
     double ring_seconds = 2.0;
     // How often the audio thread drains the ring and checks the stream.
     std::chrono::milliseconds poll_interval{10};
-    // A running stream whose callback delivers nothing for this long counts as lost.
-    std::chrono::milliseconds silence_timeout{2000};
+    // A running stream whose callback delivers nothing for this long counts as lost (a device
+    // that hangs instead of failing). PulseAudio's monitor of an idle sink delivers in bursts
+    // up to about 2 s apart, hence the margin.
+    std::chrono::milliseconds silence_timeout{5000};
 };
 
 // Counters since the last start(); readable from any thread.
