@@ -3,8 +3,12 @@
 
 namespace earshot::app {
 
+ExtraCommand add_make_checkpoint(CLI::App& root);  // command_make_checkpoint.cpp
+
 const std::vector<CommandAdder>& extra_commands() {
-    static const std::vector<CommandAdder> adders{};
+    static const std::vector<CommandAdder> adders{
+        add_make_checkpoint,
+    };
     return adders;
 }
 
