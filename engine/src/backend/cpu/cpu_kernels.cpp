@@ -5,11 +5,20 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <thread>
+
+// The elementwise and row loops are compiled twice, for AVX2 and for baseline x86-64, and
+// the loader picks one per machine (GCC function multiversioning); the math is identical.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define EARSHOT_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define EARSHOT_VECTOR_CLONES
+#endif
 
 namespace earshot::backend::cpu {
 
@@ -17,8 +26,11 @@ namespace {
 
 // e^x for x <= 88 with ~1e-7 relative error: x = n ln2 + r, |r| <= ln2 / 2, e^r by its degree-6
 // Taylor polynomial (error below r^7 / 7! = 1.2e-7), 2^n assembled in the exponent bits.
-inline float exp_approx(float x) {
-    x = std::min(std::max(x, -87.0F), 88.0F);
+[[gnu::always_inline]] inline float exp_approx(float x) {
+    // Plain selects, not std::min/max: those are out-of-line templates the AVX2 clone cannot
+    // inline.
+    x = x < -87.0F ? -87.0F : x;
+    x = x > 88.0F ? 88.0F : x;
     const float n = std::floor(x * 1.44269504088896341F + 0.5F);
     const float r = x - n * 0.693145751953125F - n * 1.428606765330187e-06F;  // Cody-Waite ln 2
     const float p =
@@ -26,21 +38,18 @@ inline float exp_approx(float x) {
         r * (1.0F +
              r * (0.5F + r * (1.0F / 6 + r * (1.0F / 24 + r * (1.0F / 120 + r * (1.0F / 720))))));
     const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-    float scale = 0.0F;
-    std::memcpy(&scale, &bits, sizeof scale);
-    return p * scale;
+    return p * std::bit_cast<float>(bits);
 }
 
 // erf with absolute error below 1.5e-7 (Abramowitz and Stegun 7.1.26), accurate to f32
 // resolution where GELU's output matters.
-inline float erf_approx(float x) {
-    const float sign = x < 0 ? -1.0F : 1.0F;
+[[gnu::always_inline]] inline float erf_approx(float x) {
     const float a = std::fabs(x);
     const float t = 1.0F / (1.0F + 0.3275911F * a);
     const float poly =
         t * (0.254829592F +
              t * (-0.284496736F + t * (1.421413741F + t * (-1.453152027F + t * 1.061405429F))));
-    return sign * (1.0F - poly * exp_approx(-a * a));
+    return std::copysign(1.0F - poly * exp_approx(-a * a), x);
 }
 
 }  // namespace
@@ -50,7 +59,12 @@ void linear(const float* x, const float* w, const float* bias, float* y, int64_t
     const auto M = static_cast<blasint>(m);
     const auto N = static_cast<blasint>(n);
     const auto K = static_cast<blasint>(k);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0F, x, K, w, K, 0.0F, y, N);
+    if (m == 1) {
+        // One row (a decoder step): a matrix-vector product streams w once, with no GEMM packing.
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, N, K, 1.0F, w, K, x, 1, 0.0F, y, 1);
+    } else {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1.0F, x, K, w, K, 0.0F, y, N);
+    }
     if (bias == nullptr) return;
     for (int64_t row = 0; row < m; ++row) {
         float* out = y + row * n;
@@ -84,12 +98,13 @@ void conv1d(const float* x, const float* w, const float* b, float* y, int64_t ba
     }
 }
 
-void gelu_erf(const float* x, float* y, int64_t n) {
+EARSHOT_VECTOR_CLONES void gelu_erf(const float* x, float* y, int64_t n) {
     constexpr float kInvSqrt2 = 0.70710678118654752F;
+#pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] = 0.5F * x[i] * (1.0F + erf_approx(x[i] * kInvSqrt2));
 }
 
-void add(const float* a, const float* b, float* y, int64_t n, int64_t nb) {
+EARSHOT_VECTOR_CLONES void add(const float* a, const float* b, float* y, int64_t n, int64_t nb) {
     for (int64_t start = 0; start < n; start += nb) {
         const float* as = a + start;
         float* ys = y + start;
@@ -188,26 +203,31 @@ void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t
 namespace {
 
 // Masked scores become -inf; each row turns into probabilities (a fully masked row is zeros).
-void softmax_rows(float* scores, const uint8_t* mask, int64_t rows, int64_t cols) {
+EARSHOT_VECTOR_CLONES void softmax_rows(float* scores, const uint8_t* mask, int64_t rows,
+                                        int64_t cols) {
     for (int64_t r = 0; r < rows; ++r) {
         float* row = scores + r * cols;
-        const uint8_t* visible = mask == nullptr ? nullptr : mask + r * cols;
-        float max = -INFINITY;
-        for (int64_t c = 0; c < cols; ++c) {
-            if (visible != nullptr && visible[c] == 0) row[c] = -INFINITY;
-            max = std::max(max, row[c]);
+        if (mask != nullptr) {
+            const uint8_t* visible = mask + r * cols;
+#pragma omp simd
+            for (int64_t c = 0; c < cols; ++c) row[c] = visible[c] != 0 ? row[c] : -INFINITY;
         }
+        float max = -INFINITY;
+#pragma omp simd reduction(max : max)
+        for (int64_t c = 0; c < cols; ++c) max = row[c] > max ? row[c] : max;
         if (max == -INFINITY) {
             std::fill(row, row + cols, 0.0F);
             continue;
         }
         float sum = 0.0F;
+#pragma omp simd reduction(+ : sum)
         for (int64_t c = 0; c < cols; ++c) {
-            const float p = row[c] == -INFINITY ? 0.0F : exp_approx(row[c] - max);
-            row[c] = p;
-            sum += p;
+            const float e = exp_approx(row[c] - max);
+            row[c] = row[c] > -INFINITY ? e : 0.0F;  // masked keys get exactly zero weight
+            sum += row[c];
         }
         const float inv = 1.0F / sum;
+#pragma omp simd
         for (int64_t c = 0; c < cols; ++c) row[c] *= inv;
     }
 }

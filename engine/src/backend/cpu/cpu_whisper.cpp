@@ -2,6 +2,7 @@
 // that runs a plan's steps on the CPU kernels.
 #include "earshot/engine/backend/cpu_whisper.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -45,6 +46,8 @@ struct CpuWhisper::Impl {
     std::vector<float> arena;                      // intermediates of the running plan
     std::vector<float> conv_scratch;
     int threads = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+    bool profiling = false;
+    std::vector<StepTiming> timings;
 
     const ExecutionPlan& plan_for(const std::string& entry, const program::DimValues& extra) {
         std::string key = entry;
@@ -121,7 +124,19 @@ struct CpuWhisper::Impl {
                     break;
             }
         }
-        for (const PlanStep& step : plan.steps) execute(plan, step, ptr);
+        timings.clear();
+        for (const PlanStep& step : plan.steps) {
+            if (!profiling) {
+                execute(plan, step, ptr);
+                continue;
+            }
+            const auto start = std::chrono::steady_clock::now();
+            execute(plan, step, ptr);
+            const std::chrono::duration<double, std::milli> took =
+                std::chrono::steady_clock::now() - start;
+            timings.push_back(
+                {step.scope, std::string(program::op_kind_name(step.kind)), took.count()});
+        }
         const Slot& out = plan.slots.at(static_cast<size_t>(plan.outputs.at(0)));
         HostTensor result = HostTensor::f32(out.shape);
         std::memcpy(result.f32_values().data(), ptr[static_cast<size_t>(plan.outputs[0])],
@@ -321,6 +336,12 @@ CpuWhisper::CpuWhisper(const model::WhisperCheckpoint& checkpoint, int64_t batch
 CpuWhisper::~CpuWhisper() = default;
 CpuWhisper::CpuWhisper(CpuWhisper&&) noexcept = default;
 CpuWhisper& CpuWhisper::operator=(CpuWhisper&&) noexcept = default;
+
+void CpuWhisper::set_profiling(bool on) { impl_->profiling = on; }
+
+const std::vector<CpuWhisper::StepTiming>& CpuWhisper::last_timings() const {
+    return impl_->timings;
+}
 
 const model::WhisperBinding& CpuWhisper::binding() const { return impl_->binding; }
 int64_t CpuWhisper::batch() const { return impl_->batch; }

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/model/whisper_binding.h"
@@ -36,6 +38,16 @@ public:
     HostTensor prefill(const HostTensor& tokens);
     // token [Batch, 1] at position pos -> logits [Batch, Vocab]; attends over 0 .. pos
     HostTensor step(const HostTensor& token, int32_t pos);
+
+    // Time spent in each step of the last call, when profiling is on: the op and the call scope
+    // it ran in (`encoder_layers.2.forward > self_attn.forward`). Measured, not estimated.
+    struct StepTiming {
+        std::string scope;
+        std::string op;
+        double ms = 0.0;
+    };
+    void set_profiling(bool on);
+    const std::vector<StepTiming>& last_timings() const;
 
 private:
     struct Impl;

@@ -1,0 +1,172 @@
+// CPU backend benchmarks on random tiny- and base-shaped checkpoints: the encoder on one 30 s
+// window and a decoder step at positions 8 and 200, each against baselines measured in the same
+// process: the machine's sgemm rate, and the encoder's own GEMMs run alone through OpenBLAS.
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+#include <sys/resource.h>
+
+#include <map>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "earshot/engine/backend/cpu_whisper.h"
+#include "earshot/engine/model/random_checkpoint.h"
+#include "earshot/engine/model/whisper_checkpoint.h"
+#include "temp_dir.h"
+
+namespace {
+
+using earshot::backend::CpuWhisper;
+using earshot::backend::HostTensor;
+
+struct Shape {
+    const char* name;
+    int64_t d;
+    int64_t heads;
+    int64_t layers;  // encoder and decoder each
+};
+
+constexpr Shape kTiny{"tiny", 384, 6, 4};
+constexpr Shape kBase{"base", 512, 8, 6};
+constexpr int64_t kMels = 80;
+constexpr int64_t kFrames = 3000;  // one 30 s window
+constexpr int64_t kAudio = 1500;   // 1 + (-1 + Frames) / 2
+
+double peak_rss_mib() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+// One loaded model per shape for the whole process (writing and loading takes seconds).
+CpuWhisper& model(const Shape& shape) {
+    static std::map<const Shape*, std::unique_ptr<CpuWhisper>> models;
+    static earshot::test::TempDir dir("earshot-bench");
+    auto& slot = models[&shape];
+    if (!slot) {
+        earshot::model::RandomCheckpointOptions options;
+        options.d = shape.d;
+        options.heads = shape.heads;
+        options.enc_layers = shape.layers;
+        options.dec_layers = shape.layers;
+        options.dtype = "f16";
+        const auto path = dir.path() / shape.name;
+        earshot::model::write_random_checkpoint(path, options);
+        slot = std::make_unique<CpuWhisper>(earshot::model::load_whisper_checkpoint(path));
+    }
+    return *slot;
+}
+
+HostTensor random_mel() {
+    std::mt19937 random(7);
+    std::normal_distribution<float> normal(0.0F, 0.5F);
+    HostTensor mel = HostTensor::f32({1, kMels, kFrames});
+    for (float& v : mel.f32_values()) v = normal(random);
+    return mel;
+}
+
+// The encoder's matrix products, in its order: (M, N, K) with y [M, N] = x [M, K] w^T.
+struct Gemm {
+    int64_t m, n, k, count;
+};
+
+std::vector<Gemm> encoder_gemms(const Shape& s) {
+    const int64_t dh = s.d / s.heads;
+    return {
+        {kFrames, s.d, kMels * 3, 1},              // conv1 (im2col)
+        {kAudio, s.d, s.d * 3, 1},                 // conv2
+        {kAudio, s.d, s.d, 4 * s.layers},          // q, k, v, out projections
+        {kAudio, kAudio, dh, s.heads * s.layers},  // scores q k^T per head
+        {kAudio, dh, kAudio, s.heads * s.layers},  // probabilities times v per head
+        {kAudio, 4 * s.d, s.d, s.layers},          // fc1
+        {kAudio, s.d, 4 * s.d, s.layers},          // fc2
+    };
+}
+
+double flops(const std::vector<Gemm>& gemms) {
+    double total = 0;
+    for (const auto& g : gemms)
+        total += 2.0 * double(g.m) * double(g.n) * double(g.k) * double(g.count);
+    return total;
+}
+
+void run_gemms(const std::vector<Gemm>& gemms, std::vector<float>& a, std::vector<float>& b,
+               std::vector<float>& c) {
+    for (const auto& g : gemms) {
+        for (int64_t i = 0; i < g.count; ++i) {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(g.m), blasint(g.n),
+                        blasint(g.k), 1.0F, a.data(), blasint(g.k), b.data(), blasint(g.k), 0.0F,
+                        c.data(), blasint(g.n));
+        }
+    }
+}
+
+// The machine's sgemm rate on a large square product: the ceiling every ratio is read against.
+void BM_SgemmRate(benchmark::State& state) {
+    const int64_t n = 1536;
+    std::vector<float> a(size_t(n * n), 0.5F), b(size_t(n * n), 0.25F), c(size_t(n * n));
+    for (auto _ : state) {
+        run_gemms({{n, n, n, 1}}, a, b, c);
+        benchmark::DoNotOptimize(c.data());
+    }
+    state.counters["GFLOPs"] = benchmark::Counter(2.0 * double(n) * double(n) * double(n),
+                                                  benchmark::Counter::kIsIterationInvariantRate,
+                                                  benchmark::Counter::kIs1000);
+}
+BENCHMARK(BM_SgemmRate)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void encoder_gemms_alone(benchmark::State& state, const Shape& shape) {
+    const auto gemms = encoder_gemms(shape);
+    size_t a_size = 0, b_size = 0, c_size = 0;
+    for (const auto& g : gemms) {
+        a_size = std::max(a_size, size_t(g.m * g.k));
+        b_size = std::max(b_size, size_t(g.n * g.k));
+        c_size = std::max(c_size, size_t(g.m * g.n));
+    }
+    std::vector<float> a(a_size, 0.5F), b(b_size, 0.25F), c(c_size);
+    for (auto _ : state) {
+        run_gemms(gemms, a, b, c);
+        benchmark::DoNotOptimize(c.data());
+    }
+    state.counters["GFLOPs"] = benchmark::Counter(
+        flops(gemms), benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+}
+
+void encode(benchmark::State& state, const Shape& shape) {
+    CpuWhisper& whisper = model(shape);
+    const HostTensor mel = random_mel();
+    benchmark::DoNotOptimize(whisper.encode(mel));  // plans once, outside the timing
+    for (auto _ : state) benchmark::DoNotOptimize(whisper.encode(mel));
+    state.counters["GFLOPs"] = benchmark::Counter(flops(encoder_gemms(shape)),
+                                                  benchmark::Counter::kIsIterationInvariantRate,
+                                                  benchmark::Counter::kIs1000);
+    state.counters["peak_rss_MiB"] = peak_rss_mib();
+}
+
+void step(benchmark::State& state, const Shape& shape) {
+    CpuWhisper& whisper = model(shape);
+    const auto pos = static_cast<int32_t>(state.range(0));
+    benchmark::DoNotOptimize(whisper.listen(random_mel()));
+    const HostTensor token = HostTensor::i32({1, 1}, 50364);
+    benchmark::DoNotOptimize(whisper.step(token, pos));
+    for (auto _ : state) benchmark::DoNotOptimize(whisper.step(token, pos));
+    state.counters["peak_rss_MiB"] = peak_rss_mib();
+}
+
+BENCHMARK_CAPTURE(encoder_gemms_alone, tiny, kTiny)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(encode, tiny, kTiny)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(step, tiny, kTiny)
+    ->Arg(8)
+    ->Arg(200)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(encoder_gemms_alone, base, kBase)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(encode, base, kBase)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(step, base, kBase)
+    ->Arg(8)
+    ->Arg(200)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+}  // namespace
