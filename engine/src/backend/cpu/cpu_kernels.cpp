@@ -12,6 +12,8 @@
 #include <string>
 #include <thread>
 
+#include "cpu_threads.h"
+
 // The elementwise and row loops are compiled twice, for AVX2 and for baseline x86-64, and
 // the loader picks one per machine (GCC function multiversioning); the math is identical.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -98,10 +100,20 @@ void conv1d(const float* x, const float* w, const float* b, float* y, int64_t ba
     }
 }
 
-EARSHOT_VECTOR_CLONES void gelu_erf(const float* x, float* y, int64_t n) {
+namespace {
+
+EARSHOT_VECTOR_CLONES void gelu_span(const float* x, float* y, int64_t n) {
     constexpr float kInvSqrt2 = 0.70710678118654752F;
 #pragma omp simd
     for (int64_t i = 0; i < n; ++i) y[i] = 0.5F * x[i] * (1.0F + erf_approx(x[i] * kInvSqrt2));
+}
+
+}  // namespace
+
+void gelu_erf(const float* x, float* y, int64_t n) {
+    ThreadPool::shared().parallel_for(n, 1 << 14, [&](int64_t begin, int64_t end) {
+        gelu_span(x + begin, y + begin, end - begin);
+    });
 }
 
 EARSHOT_VECTOR_CLONES void add(const float* a, const float* b, float* y, int64_t n, int64_t nb) {
@@ -235,9 +247,8 @@ EARSHOT_VECTOR_CLONES void softmax_rows(float* scores, const uint8_t* mask, int6
 }  // namespace
 
 void attention(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
-               int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh, float scale,
-               int threads) {
-    (void)threads;
+               int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh,
+               float scale) {
     std::vector<float> scores(static_cast<size_t>(q_len * k_len));
     const auto Q = static_cast<blasint>(q_len);
     const auto K = static_cast<blasint>(k_len);
@@ -250,7 +261,11 @@ void attention(const float* q, const float* k, const float* v, const uint8_t* ma
         // scores [Q, K] = scale * q [Q, Dh] k^T
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Q, K, D, scale, qh, D, kh, D, 0.0F,
                     scores.data(), K);
-        softmax_rows(scores.data(), mask, q_len, k_len);
+        // Rows are independent: split them over the pool (GEMMs use OpenBLAS's own threads).
+        ThreadPool::shared().parallel_for(q_len, 16, [&](int64_t begin, int64_t end) {
+            softmax_rows(scores.data() + begin * k_len,
+                         mask == nullptr ? nullptr : mask + begin * k_len, end - begin, k_len);
+        });
         // y [Q, Dh] = p [Q, K] v [K, Dh]
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Q, D, K, 1.0F, scores.data(), K, vh,
                     D, 0.0F, yh, D);

@@ -37,10 +37,9 @@ void split_heads(const float* x, float* y, int64_t batch, int64_t n, int64_t hea
 void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t n, int64_t dh);
 
 // q [B, H, Q, Dh], k and v [B, H, K, Dh], mask [Q, K] (1 = visible) or null -> y [B, H, Q, Dh];
-// softmax(q k^T * scale + mask) v, computed per (b, h) on up to `threads` threads.
+// softmax(q k^T * scale + mask) v per (b, h); softmax rows run on the shared thread pool.
 void attention(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
-               int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh, float scale,
-               int threads);
+               int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh, float scale);
 
 // ids [n] into table [V, H] -> y [n, H]; an id outside [0, V) throws std::out_of_range.
 void embedding(const int32_t* ids, const float* table, float* y, int64_t n, int64_t vocab,

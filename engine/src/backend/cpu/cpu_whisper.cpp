@@ -45,7 +45,6 @@ struct CpuWhisper::Impl {
     std::map<std::string, ExecutionPlan> plans;    // planned once per (entry, binding)
     std::vector<float> arena;                      // intermediates of the running plan
     std::vector<float> conv_scratch;
-    int threads = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
     bool profiling = false;
     std::vector<StepTiming> timings;
 
@@ -210,7 +209,7 @@ struct CpuWhisper::Impl {
                     static_cast<const uint8_t*>(ptr[static_cast<size_t>(step.inputs.at(3))]);
                 const float scale = 1.0F / std::sqrt(static_cast<float>(step.ints.at("scale_dim")));
                 cpu::attention(in(0), in(1), in(2), mask, out, qs[0], qs[1], qs[2], ks[2], qs[3],
-                               scale, threads);
+                               scale);
                 return;
             }
             case OpKind::embedding: {
