@@ -4,12 +4,14 @@
 namespace earshot::app {
 
 ExtraCommand add_make_checkpoint(CLI::App& root);  // command_make_checkpoint.cpp
+ExtraCommand add_debug_mel(CLI::App& root);        // command_debug_mel.cpp
 ExtraCommand add_devices(CLI::App& root);          // command_devices.cpp
 ExtraCommand add_debug_record(CLI::App& root);     // command_debug_record.cpp
 
 const std::vector<CommandAdder>& extra_commands() {
     static const std::vector<CommandAdder> adders{
         add_make_checkpoint,
+        add_debug_mel,
         add_devices,
         add_debug_record,
     };
