@@ -94,6 +94,7 @@ struct Capture::Impl {
     }
 
     CaptureEvent start(const CaptureOptions& options);
+    CaptureEvent open_and_start(const CaptureOptions& options);
     void stop();
     void run(std::stop_token stop_token);
     // Audio thread: is the stream still delivering? Posts device_lost or stream_error if not.
@@ -112,6 +113,8 @@ struct Capture::Impl {
     std::vector<CaptureEvent> events;  // guarded by events_mutex
 
     std::optional<PortAudioSession> session;
+    // Replaced by start() on the owner's thread; stats() may read it from any thread.
+    mutable std::mutex callback_state_mutex;
     std::unique_ptr<CallbackState> callback_state;
     std::unique_ptr<StreamResampler> resampler;  // used by the audio thread only
     std::optional<InputDevice> device;
@@ -131,6 +134,15 @@ struct Capture::Impl {
 };
 
 CaptureEvent Capture::Impl::start(const CaptureOptions& start_options) {
+    try {
+        return open_and_start(start_options);
+    } catch (...) {
+        session.reset();  // PortAudio stays up only while a stream is open
+        throw;
+    }
+}
+
+CaptureEvent Capture::Impl::open_and_start(const CaptureOptions& start_options) {
     options = start_options;
     session.emplace();  // keeps PortAudio up from enumeration to the end of the stream
     const std::vector<InputDevice> devices = list_input_devices();
@@ -145,7 +157,8 @@ CaptureEvent Capture::Impl::start(const CaptureOptions& start_options) {
     PaStreamParameters parameters{};
     parameters.device = chosen.index;
     parameters.sampleFormat = paFloat32;
-    parameters.suggestedLatency = Pa_GetDeviceInfo(chosen.index)->defaultHighInputLatency;
+    const PaDeviceInfo* info = Pa_GetDeviceInfo(chosen.index);
+    parameters.suggestedLatency = info != nullptr ? info->defaultHighInputLatency : 0.1;
     parameters.hostApiSpecificStreamInfo = nullptr;
     // Mono when the device offers it; many hardware devices only open in stereo.
     int channel_count = 1;
@@ -179,7 +192,10 @@ CaptureEvent Capture::Impl::start(const CaptureOptions& start_options) {
         return open_error("start");
     }
 
-    callback_state = std::move(state);
+    {
+        std::lock_guard lock(callback_state_mutex);
+        callback_state = std::move(state);
+    }
     resampler = std::move(stream_resampler);
     device = chosen;
     rate_hz = static_cast<int>(std::lround(rate));
@@ -321,8 +337,8 @@ std::vector<CaptureEvent> Capture::take_events() {
     return taken;
 }
 
-CaptureStats Capture::stats() const noexcept {
-    // callback_state changes only in start(), on the owner's thread, while no thread reads it.
+CaptureStats Capture::stats() const {
+    std::lock_guard lock(impl_->callback_state_mutex);
     const CallbackState* state = impl_->callback_state.get();
     if (state == nullptr) return {};
     return {state->device_frames.load(std::memory_order_relaxed), state->ring.overrun_samples(),

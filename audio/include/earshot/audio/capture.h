@@ -71,7 +71,7 @@ public:
     // The events queued since the last call, oldest first.
     std::vector<CaptureEvent> take_events();
 
-    CaptureStats stats() const noexcept;
+    CaptureStats stats() const;
 
     // The device the last successful start() opened, its rate and the channels opened.
     std::optional<InputDevice> device() const;
