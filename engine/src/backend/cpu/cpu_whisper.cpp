@@ -10,6 +10,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "cpu_gemv_f16.h"
 #include "cpu_kernels.h"
 #include "earshot/engine/backend/plan.h"
 #include "earshot/engine/checkpoint/weight_set.h"
@@ -21,6 +22,9 @@ namespace earshot::backend {
 using program::OpKind;
 
 namespace {
+
+// Products with at most this many rows read f16 weights directly (memory-bound GEMV).
+constexpr int64_t kHalfWeightRows = 2;
 
 int64_t product(const std::vector<int64_t>& shape, size_t begin = 0, size_t end = SIZE_MAX) {
     int64_t n = 1;
@@ -41,6 +45,8 @@ struct CpuWhisper::Impl {
     int64_t batch = 1;
     std::unordered_map<std::string, std::vector<float>> params;
     std::unordered_map<std::string, std::vector<float>> states;
+    // The weights the checkpoint stores as f16, also kept as f16 for single-row products.
+    std::unordered_map<std::string, std::vector<uint16_t>> params_f16;
     std::map<std::string, program::Graph> graphs;  // traced once per entry
     std::map<std::string, ExecutionPlan> plans;    // planned once per (entry, binding)
     std::vector<float> arena;                      // intermediates of the running plan
@@ -187,8 +193,15 @@ struct CpuWhisper::Impl {
             case OpKind::linear: {
                 const int64_t k = slot(0).shape.back();
                 const int64_t n = slot(1).shape.at(0);
+                const int64_t m = product(slot(0).shape) / k;
                 const float* bias = step.inputs.size() > 2 ? in(2) : nullptr;
-                cpu::linear(in(0), in(1), bias, out, product(slot(0).shape) / k, k, n);
+                // A decoder step streams every weight once per token: read the f16 copy.
+                auto half = m <= kHalfWeightRows ? params_f16.find(slot(1).path) : params_f16.end();
+                if (half != params_f16.end()) {
+                    cpu::linear_f16(in(0), half->second.data(), bias, out, m, k, n);
+                } else {
+                    cpu::linear(in(0), in(1), bias, out, m, k, n);
+                }
                 return;
             }
             case OpKind::split_heads: {
@@ -311,6 +324,11 @@ CpuWhisper::CpuWhisper(const model::WhisperCheckpoint& checkpoint, int64_t batch
         std::vector<float> values(static_cast<size_t>(product(weight.shape)));
         checkpoint::convert_to_f32(weight, values);
         impl_->params.emplace(weight.path, std::move(values));
+        if (weight.dtype == checkpoint::WeightDType::f16 && weight.shape.size() == 2) {
+            std::vector<uint16_t> bits(static_cast<size_t>(weight.element_count()));
+            std::memcpy(bits.data(), weight.bytes.data(), bits.size() * sizeof(uint16_t));
+            impl_->params_f16.emplace(weight.path, std::move(bits));
+        }
     }
     // The decoder caches: [Batch, Heads, MaxTokens | Audio, D / Heads] per layer.
     const auto& dims = impl_->binding.values.dims;

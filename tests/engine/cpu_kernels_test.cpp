@@ -1,0 +1,119 @@
+// The CPU kernels one by one against straightforward double-precision loops: the fast exp/erf,
+// masked softmax, the f16-weight GEMV (tails included) and conv1d's padding.
+#include "backend/cpu/cpu_kernels.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "backend/cpu/cpu_gemv_f16.h"
+#include "earshot/engine/checkpoint/half_float.h"
+
+namespace {
+
+namespace cpu = earshot::backend::cpu;
+
+std::vector<float> random_values(size_t n, uint32_t seed, float scale = 1.0F) {
+    std::mt19937 random(seed);
+    std::normal_distribution<float> normal(0.0F, scale);
+    std::vector<float> v(n);
+    for (float& x : v) x = normal(random);
+    return v;
+}
+
+TEST(CpuKernels, GeluMatchesTheErfForm) {
+    std::vector<float> x;
+    for (int i = -4000; i <= 4000; ++i) x.push_back(static_cast<float>(i) / 400.0F);  // [-10, 10]
+    std::vector<float> y(x.size());
+    cpu::gelu_erf(x.data(), y.data(), static_cast<int64_t>(x.size()));
+    double worst = 0.0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        const double xd = x[i];
+        const double exact = 0.5 * xd * (1.0 + std::erf(xd / std::sqrt(2.0)));
+        worst = std::max(worst, std::fabs(double(y[i]) - exact));
+    }
+    EXPECT_LT(worst, 2e-6);  // absolute, over |x| <= 10
+}
+
+TEST(CpuKernels, AttentionMatchesDoublePrecisionWithAMask) {
+    const int64_t heads = 2, q_len = 5, k_len = 7, dh = 16;
+    auto q = random_values(size_t(heads * q_len * dh), 1, 2.0F);
+    auto k = random_values(size_t(heads * k_len * dh), 2, 2.0F);
+    auto v = random_values(size_t(heads * k_len * dh), 3);
+    std::vector<uint8_t> mask(size_t(q_len * k_len));
+    for (int64_t i = 0; i < q_len; ++i) {
+        for (int64_t j = 0; j < k_len; ++j) mask[size_t(i * k_len + j)] = (j <= i + 1) ? 1 : 0;
+    }
+    mask[0] = mask[1] = 0;  // row 0 sees nothing: its output must be zeros
+    std::vector<float> y(size_t(heads * q_len * dh));
+    const float scale = 1.0F / std::sqrt(float(dh));
+    cpu::attention(q.data(), k.data(), v.data(), mask.data(), y.data(), 1, heads, q_len, k_len, dh,
+                   scale);
+    for (int64_t h = 0; h < heads; ++h) {
+        for (int64_t i = 0; i < q_len; ++i) {
+            std::vector<double> p(size_t(k_len), 0.0);
+            double max = -INFINITY, sum = 0.0;
+            for (int64_t j = 0; j < k_len; ++j) {
+                if (!mask[size_t(i * k_len + j)]) continue;
+                double s = 0;
+                for (int64_t d = 0; d < dh; ++d) {
+                    s += double(q[size_t((h * q_len + i) * dh + d)]) *
+                         double(k[size_t((h * k_len + j) * dh + d)]);
+                }
+                p[size_t(j)] = s * double(scale);
+                max = std::max(max, p[size_t(j)]);
+            }
+            for (int64_t j = 0; j < k_len; ++j) {
+                p[size_t(j)] = mask[size_t(i * k_len + j)] ? std::exp(p[size_t(j)] - max) : 0.0;
+                sum += p[size_t(j)];
+            }
+            for (int64_t d = 0; d < dh; ++d) {
+                double want = 0;
+                for (int64_t j = 0; j < k_len; ++j) {
+                    if (sum > 0)
+                        want += p[size_t(j)] / sum * double(v[size_t((h * k_len + j) * dh + d)]);
+                }
+                EXPECT_NEAR(y[size_t((h * q_len + i) * dh + d)], want, 2e-6)
+                    << "head " << h << " row " << i << " dim " << d;
+            }
+        }
+    }
+}
+
+TEST(CpuKernels, HalfWeightProductEqualsTheF32Product) {
+    for (int64_t k : {16, 37, 64, 385}) {  // multiples of the vector width and tails
+        const int64_t m = 2, n = 300;
+        auto x = random_values(size_t(m * k), 4);
+        auto w = random_values(size_t(n * k), 5, 0.1F);
+        auto bias = random_values(size_t(n), 6);
+        std::vector<uint16_t> w16(w.size());
+        for (size_t i = 0; i < w.size(); ++i) {
+            w16[i] = earshot::checkpoint::f32_to_f16(w[i]);
+            w[i] = earshot::checkpoint::f16_to_f32(w16[i]);  // both sides see the same values
+        }
+        std::vector<float> want(size_t(m * n)), got(size_t(m * n));
+        cpu::linear(x.data(), w.data(), bias.data(), want.data(), m, k, n);
+        cpu::linear_f16(x.data(), w16.data(), bias.data(), got.data(), m, k, n);
+        for (size_t i = 0; i < got.size(); ++i) {
+            EXPECT_NEAR(got[i], want[i], 1e-5F * (1.0F + std::fabs(want[i]))) << "k " << k;
+        }
+    }
+}
+
+TEST(CpuKernels, Conv1dPadsWithZerosAndStrides) {
+    // One channel in and out, kernel [1, 2, 3] on a ramp 1..5, stride 2, padding 1:
+    // outputs at t = 0, 1, 2 read x[-1..1], x[1..3], x[3..5].
+    const std::vector<float> x{1, 2, 3, 4, 5};
+    const std::vector<float> w{1, 2, 3};
+    const std::vector<float> b{0.5F};
+    std::vector<float> y(3);
+    std::vector<float> scratch;
+    cpu::conv1d(x.data(), w.data(), b.data(), y.data(), 1, 5, 1, 1, 3, 2, 1, scratch);
+    EXPECT_FLOAT_EQ(y[0], 0 * 1 + 1 * 2 + 2 * 3 + 0.5F);
+    EXPECT_FLOAT_EQ(y[1], 2 * 1 + 3 * 2 + 4 * 3 + 0.5F);
+    EXPECT_FLOAT_EQ(y[2], 4 * 1 + 5 * 2 + 0 * 3 + 0.5F);
+}
+
+}  // namespace
