@@ -32,6 +32,8 @@ packages=(
     libavutil-dev
     libswresample-dev
     portaudio19-dev
+    libasound2-dev
+    libjack-jackd2-dev
     # audio tests: a virtual microphone (PulseAudio null sink via ALSA's pulse plugin),
     # speech and fixture files
     pulseaudio
