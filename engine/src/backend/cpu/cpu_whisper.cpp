@@ -55,7 +55,7 @@ struct CpuWhisper::Impl {
     std::vector<StepTiming> timings;
 
     const ExecutionPlan& plan_for(const std::string& entry, const program::DimValues& extra) {
-        std::string key = entry;
+        std::string key = entry + " Batch=" + std::to_string(batch);
         for (const auto& [name, value] : extra) key += " " + name + "=" + std::to_string(value);
         auto found = plans.find(key);
         if (found != plans.end()) return found->second;
@@ -81,6 +81,48 @@ struct CpuWhisper::Impl {
                                          " values, the plan expects " + shape_str(slot.shape));
             }
         }
+    }
+
+    // The decoder caches: [Batch, Heads, MaxTokens | Audio, D / Heads] per layer, all zero.
+    void allocate_states() {
+        const auto& dims = binding.values.dims;
+        const int64_t heads = dims.at("Heads");
+        const int64_t dh = dims.at("D") / heads;
+        const int64_t audio = model::WhisperModel::declaration()
+                                  .member("encoder_positions")
+                                  .type.dims()
+                                  .at(0)
+                                  .evaluate(dims);
+        states.clear();
+        for (int64_t layer = 0; layer < dims.at("DecoderLayers"); ++layer) {
+            const std::string prefix = "decoder_layers." + std::to_string(layer) + ".";
+            const auto self = static_cast<size_t>(batch * heads * dims.at("MaxTokens") * dh);
+            const auto cross = static_cast<size_t>(batch * heads * audio * dh);
+            states[prefix + "self_k"].assign(self, 0.0F);
+            states[prefix + "self_v"].assign(self, 0.0F);
+            states[prefix + "cross_k"].assign(cross, 0.0F);
+            states[prefix + "cross_v"].assign(cross, 0.0F);
+        }
+    }
+
+    // Every cache becomes `rows` rows, row r copying row source[r] of the current caches.
+    void gather_rows(std::span<const int64_t> source, int64_t rows) {
+        for (auto& [path, values] : states) {
+            const auto row = static_cast<int64_t>(values.size()) / batch;
+            std::vector<float> next(static_cast<size_t>(row * rows));
+            for (int64_t r = 0; r < rows; ++r) {
+                const int64_t from = source[static_cast<size_t>(r)];
+                if (from < 0 || from >= batch) {
+                    throw std::out_of_range("row " + std::to_string(from) + " of a batch of " +
+                                            std::to_string(batch));
+                }
+                std::memcpy(next.data() + r * row, values.data() + from * row,
+                            static_cast<size_t>(row) * sizeof(float));
+            }
+            values = std::move(next);
+        }
+        batch = rows;
+        binding.values.dims["Batch"] = rows;
     }
 
     HostTensor run(const ExecutionPlan& plan, const std::vector<const HostTensor*>& inputs,
@@ -330,24 +372,27 @@ CpuWhisper::CpuWhisper(const model::WhisperCheckpoint& checkpoint, int64_t batch
             impl_->params_f16.emplace(weight.path, std::move(bits));
         }
     }
-    // The decoder caches: [Batch, Heads, MaxTokens | Audio, D / Heads] per layer.
-    const auto& dims = impl_->binding.values.dims;
-    const int64_t heads = dims.at("Heads");
-    const int64_t dh = dims.at("D") / heads;
-    const int64_t audio = model::WhisperModel::declaration()
-                              .member("encoder_positions")
-                              .type.dims()
-                              .at(0)
-                              .evaluate(dims);
-    for (int64_t layer = 0; layer < dims.at("DecoderLayers"); ++layer) {
-        const std::string prefix = "decoder_layers." + std::to_string(layer) + ".";
-        const auto self = static_cast<size_t>(batch * heads * dims.at("MaxTokens") * dh);
-        const auto cross = static_cast<size_t>(batch * heads * audio * dh);
-        impl_->states[prefix + "self_k"].assign(self, 0.0F);
-        impl_->states[prefix + "self_v"].assign(self, 0.0F);
-        impl_->states[prefix + "cross_k"].assign(cross, 0.0F);
-        impl_->states[prefix + "cross_v"].assign(cross, 0.0F);
+    impl_->allocate_states();
+}
+
+void CpuWhisper::resize_batch(int64_t batch) {
+    if (batch < 1) throw std::invalid_argument("batch must be at least 1");
+    impl_->batch = batch;
+    impl_->binding.values.dims["Batch"] = batch;
+    impl_->allocate_states();
+}
+
+void CpuWhisper::expand_batch(int64_t rows) {
+    if (rows < 1) throw std::invalid_argument("batch must be at least 1");
+    const std::vector<int64_t> source(static_cast<size_t>(rows), 0);
+    impl_->gather_rows(source, rows);
+}
+
+void CpuWhisper::reorder_batch(std::span<const int64_t> source_rows) {
+    if (static_cast<int64_t>(source_rows.size()) != impl_->batch) {
+        throw std::invalid_argument("reorder_batch needs one source row per row of the batch");
     }
+    impl_->gather_rows(source_rows, impl_->batch);
 }
 
 CpuWhisper::~CpuWhisper() = default;

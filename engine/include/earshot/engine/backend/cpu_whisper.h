@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,14 @@ public:
     HostTensor prefill(const HostTensor& tokens);
     // token [Batch, 1] at position pos -> logits [Batch, Vocab]; attends over 0 .. pos
     HostTensor step(const HostTensor& token, int32_t pos);
+
+    // Rebinds Batch: every cache gets `batch` rows, all zero.
+    void resize_batch(int64_t batch);
+    // Rebinds Batch to `rows`, every row of every cache a copy of row 0 (one window's audio
+    // shared by the rows of a beam search or best-of sampling).
+    void expand_batch(int64_t rows);
+    // Row i of every cache takes the contents of row source_rows[i] (beam reordering).
+    void reorder_batch(std::span<const int64_t> source_rows);
 
     // Time spent in each step of the last call, when profiling is on: the op and the call scope
     // it ran in (`encoder_layers.2.forward > self_attn.forward`). Measured, not estimated.

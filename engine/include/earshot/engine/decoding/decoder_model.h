@@ -1,0 +1,42 @@
+// DecoderModel: what decoding needs from a backend — one window's audio, a batch of token rows
+// with their self-attention caches, and the cache moves beam search makes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "earshot/engine/backend/host_tensor.h"
+
+namespace earshot::model {
+struct WhisperCheckpoint;
+}
+
+namespace earshot::decoding {
+
+class DecoderModel {
+public:
+    virtual ~DecoderModel() = default;
+
+    virtual int64_t vocab() const = 0;       // logits width
+    virtual int64_t max_tokens() const = 0;  // decoder positions (448)
+    virtual int64_t mels() const = 0;        // a window is mel [1, mels, frames]
+    virtual int64_t frames() const = 0;
+
+    // Encodes one window and fills the cross caches; afterwards there is one token row.
+    virtual void listen(const backend::HostTensor& mel) = 0;
+    // Copies row 0 of every cache into `rows` rows (beam search, best-of sampling).
+    virtual void expand(int64_t rows) = 0;
+    virtual int64_t rows() const = 0;
+    // tokens [rows, S] at positions 0 .. S - 1 -> logits of the last position [rows, vocab]
+    virtual backend::HostTensor prefill(const backend::HostTensor& tokens) = 0;
+    // tokens [rows, 1] at position pos -> logits [rows, vocab]
+    virtual backend::HostTensor step(const backend::HostTensor& tokens, int32_t pos) = 0;
+    // Self-attention caches: row i takes the contents of row source_rows[i] (beam reordering).
+    virtual void reorder(std::span<const int64_t> source_rows) = 0;
+};
+
+// The CPU backend as a DecoderModel.
+std::unique_ptr<DecoderModel> make_cpu_decoder_model(const model::WhisperCheckpoint& checkpoint);
+
+}  // namespace earshot::decoding

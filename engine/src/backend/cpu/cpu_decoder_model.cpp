@@ -1,0 +1,55 @@
+// The CPU backend as decoding's DecoderModel: a CpuWhisper whose Batch follows the decoder's rows.
+#include "earshot/engine/backend/cpu_whisper.h"
+#include "earshot/engine/decoding/decoder_model.h"
+#include "earshot/engine/model/whisper_checkpoint.h"
+
+namespace earshot::decoding {
+
+namespace {
+
+class CpuDecoderModel final : public DecoderModel {
+public:
+    explicit CpuDecoderModel(const model::WhisperCheckpoint& checkpoint) : whisper_(checkpoint) {
+        const auto& dims = whisper_.binding().values.dims;
+        vocab_ = dims.at("Vocab");
+        max_tokens_ = dims.at("MaxTokens");
+        mels_ = dims.at("Mels");
+        frames_ = dims.at("Frames");
+    }
+
+    int64_t vocab() const override { return vocab_; }
+    int64_t max_tokens() const override { return max_tokens_; }
+    int64_t mels() const override { return mels_; }
+    int64_t frames() const override { return frames_; }
+
+    void listen(const backend::HostTensor& mel) override {
+        if (whisper_.batch() != 1) whisper_.resize_batch(1);
+        whisper_.listen(mel);
+    }
+    void expand(int64_t rows) override { whisper_.expand_batch(rows); }
+    int64_t rows() const override { return whisper_.batch(); }
+    backend::HostTensor prefill(const backend::HostTensor& tokens) override {
+        return whisper_.prefill(tokens);
+    }
+    backend::HostTensor step(const backend::HostTensor& tokens, int32_t pos) override {
+        return whisper_.step(tokens, pos);
+    }
+    void reorder(std::span<const int64_t> source_rows) override {
+        whisper_.reorder_batch(source_rows);
+    }
+
+private:
+    backend::CpuWhisper whisper_;
+    int64_t vocab_ = 0;
+    int64_t max_tokens_ = 0;
+    int64_t mels_ = 0;
+    int64_t frames_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<DecoderModel> make_cpu_decoder_model(const model::WhisperCheckpoint& checkpoint) {
+    return std::make_unique<CpuDecoderModel>(checkpoint);
+}
+
+}  // namespace earshot::decoding
