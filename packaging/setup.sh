@@ -44,6 +44,8 @@ packages=(
     ffmpeg
     # tests: zlib inflates the .npz reference files
     zlib1g-dev
+    # tokenizer: the GPT-2 pre-tokenizer regex (UTF-8, Unicode properties)
+    libpcre2-dev
 )
 
 missing=()
