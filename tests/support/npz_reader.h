@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "file_bytes.h"
+
 namespace earshot::test {
 
 struct NpyArray {
@@ -35,22 +37,6 @@ struct NpyArray {
 };
 
 namespace npz_detail {
-
-// The whole file at `path` (stdio rather than iostreams: GCC 12 reports a false
-// -Wnull-dereference inside istreambuf_iterator).
-inline std::vector<unsigned char> read_file_bytes(const std::filesystem::path& path,
-                                                  const char* what) {
-    std::FILE* file = std::fopen(path.c_str(), "rb");
-    if (file == nullptr)
-        throw std::runtime_error(std::string(what) + ": cannot open " + path.string());
-    std::vector<unsigned char> bytes;
-    unsigned char buffer[65536];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0)
-        bytes.insert(bytes.end(), buffer, buffer + n);
-    std::fclose(file);
-    return bytes;
-}
 
 inline std::uint32_t le(const unsigned char* p, int bytes) {
     std::uint32_t v = 0;
@@ -121,7 +107,7 @@ inline NpyArray parse_npy(const std::vector<unsigned char>& bytes, const std::st
 // Every entry of the .npz at `path`, keyed by name without ".npy".
 inline std::map<std::string, NpyArray> read_npz(const std::filesystem::path& path) {
     using npz_detail::le;
-    const std::vector<unsigned char> zip = npz_detail::read_file_bytes(path, "npz");
+    const std::vector<unsigned char> zip = read_file_bytes(path, "npz");
     std::map<std::string, NpyArray> entries;
     std::size_t at = 0;
     // Local file header: signature PK\3\4, then fixed fields (30 bytes), name, extra, data.

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "file_bytes.h"
+
 namespace earshot::test {
 
 struct WavPcm16 {
@@ -18,28 +20,8 @@ struct WavPcm16 {
     std::vector<float> samples;  // [Samples * Channels], interleaved, in [-1, 1)
 };
 
-namespace wav_detail {
-
-// The whole file at `path` (stdio rather than iostreams: GCC 12 reports a false
-// -Wnull-dereference inside istreambuf_iterator).
-inline std::vector<unsigned char> read_file_bytes(const std::filesystem::path& path,
-                                                  const char* what) {
-    std::FILE* file = std::fopen(path.c_str(), "rb");
-    if (file == nullptr)
-        throw std::runtime_error(std::string(what) + ": cannot open " + path.string());
-    std::vector<unsigned char> bytes;
-    unsigned char buffer[65536];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0)
-        bytes.insert(bytes.end(), buffer, buffer + n);
-    std::fclose(file);
-    return bytes;
-}
-
-}  // namespace wav_detail
-
 inline WavPcm16 read_wav_pcm16(const std::filesystem::path& path) {
-    const std::vector<unsigned char> bytes = wav_detail::read_file_bytes(path, "wav");
+    const std::vector<unsigned char> bytes = read_file_bytes(path, "wav");
     auto le = [&bytes](std::size_t at, int n) {
         std::uint32_t v = 0;
         for (int i = n - 1; i >= 0; --i) v = (v << 8) | bytes[at + static_cast<std::size_t>(i)];
