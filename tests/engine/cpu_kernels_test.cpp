@@ -37,8 +37,11 @@ TEST(CpuKernels, GeluMatchesTheErfForm) {
     EXPECT_LT(worst, 2e-6);  // absolute, over |x| <= 10
 }
 
-TEST(CpuKernels, AttentionMatchesDoublePrecisionWithAMask) {
-    const int64_t heads = 2, q_len = 5, k_len = 7, dh = 16;
+// q_len 1 takes the decoder-step path (plain loops), longer queries the GEMM path.
+class CpuAttention : public ::testing::TestWithParam<int64_t> {};
+
+TEST_P(CpuAttention, MatchesDoublePrecisionWithAMask) {
+    const int64_t heads = 2, q_len = GetParam(), k_len = 7, dh = 16;
     auto q = random_values(size_t(heads * q_len * dh), 1, 2.0F);
     auto k = random_values(size_t(heads * k_len * dh), 2, 2.0F);
     auto v = random_values(size_t(heads * k_len * dh), 3);
@@ -46,7 +49,8 @@ TEST(CpuKernels, AttentionMatchesDoublePrecisionWithAMask) {
     for (int64_t i = 0; i < q_len; ++i) {
         for (int64_t j = 0; j < k_len; ++j) mask[size_t(i * k_len + j)] = (j <= i + 1) ? 1 : 0;
     }
-    mask[0] = mask[1] = 0;  // row 0 sees nothing: its output must be zeros
+    if (q_len > 1) mask[0] = mask[1] = 0;  // row 0 sees nothing: its output must be zeros
+    if (q_len == 1) mask[3] = 0;           // a hole in the middle
     std::vector<float> y(size_t(heads * q_len * dh));
     const float scale = 1.0F / std::sqrt(float(dh));
     cpu::attention(q.data(), k.data(), v.data(), mask.data(), y.data(), 1, heads, q_len, k_len, dh,
@@ -81,6 +85,8 @@ TEST(CpuKernels, AttentionMatchesDoublePrecisionWithAMask) {
         }
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(QueryLengths, CpuAttention, ::testing::Values(1, 5));
 
 TEST(CpuKernels, HalfWeightProductEqualsTheF32Product) {
     for (int64_t k : {16, 37, 64, 385}) {  // multiples of the vector width and tails

@@ -246,9 +246,46 @@ EARSHOT_VECTOR_CLONES void softmax_rows(float* scores, const uint8_t* mask, int6
 
 }  // namespace
 
+namespace {
+
+// One query row against k_len keys: scores, softmax and the weighted sum of values, in plain
+// loops (a decoder step reads each cache once; GEMM packing would cost more than the math).
+EARSHOT_VECTOR_CLONES void attend_one(const float* q, const float* k, const float* v,
+                                      const uint8_t* mask, float* y, float* scores, int64_t k_len,
+                                      int64_t dh, float scale) {
+    for (int64_t j = 0; j < k_len; ++j) {
+        const float* kj = k + j * dh;
+        float dot = 0.0F;
+#pragma omp simd reduction(+ : dot)
+        for (int64_t d = 0; d < dh; ++d) dot += q[d] * kj[d];
+        scores[j] = dot * scale;
+    }
+    softmax_rows(scores, mask, 1, k_len);
+    for (int64_t d = 0; d < dh; ++d) y[d] = 0.0F;
+    for (int64_t j = 0; j < k_len; ++j) {
+        const float p = scores[j];
+        if (p == 0.0F) continue;  // masked cache slots
+        const float* vj = v + j * dh;
+#pragma omp simd
+        for (int64_t d = 0; d < dh; ++d) y[d] += p * vj[d];
+    }
+}
+
+}  // namespace
+
 void attention(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
                int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh,
                float scale) {
+    if (q_len == 1) {
+        ThreadPool::shared().parallel_for(batch * heads, 1, [&](int64_t begin, int64_t end) {
+            std::vector<float> scores(static_cast<size_t>(k_len));
+            for (int64_t bh = begin; bh < end; ++bh) {
+                attend_one(q + bh * dh, k + bh * k_len * dh, v + bh * k_len * dh, mask, y + bh * dh,
+                           scores.data(), k_len, dh, scale);
+            }
+        });
+        return;
+    }
     std::vector<float> scores(static_cast<size_t>(q_len * k_len));
     const auto Q = static_cast<blasint>(q_len);
     const auto K = static_cast<blasint>(k_len);
@@ -258,17 +295,28 @@ void attention(const float* q, const float* k, const float* v, const uint8_t* ma
         const float* kh = k + bh * k_len * dh;
         const float* vh = v + bh * k_len * dh;
         float* yh = y + bh * q_len * dh;
-        // scores [Q, K] = scale * q [Q, Dh] k^T
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Q, K, D, scale, qh, D, kh, D, 0.0F,
-                    scores.data(), K);
+        if (q_len == 1) {
+            // A decoder step: matrix-vector products stream k and v once, without GEMM packing.
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, K, D, scale, kh, D, qh, 1, 0.0F, scores.data(),
+                        1);
+        } else {
+            // scores [Q, K] = scale * q [Q, Dh] k^T
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Q, K, D, scale, qh, D, kh, D, 0.0F,
+                        scores.data(), K);
+        }
         // Rows are independent: split them over the pool (GEMMs use OpenBLAS's own threads).
         ThreadPool::shared().parallel_for(q_len, 16, [&](int64_t begin, int64_t end) {
             softmax_rows(scores.data() + begin * k_len,
                          mask == nullptr ? nullptr : mask + begin * k_len, end - begin, k_len);
         });
         // y [Q, Dh] = p [Q, K] v [K, Dh]
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Q, D, K, 1.0F, scores.data(), K, vh,
-                    D, 0.0F, yh, D);
+        if (q_len == 1) {
+            cblas_sgemv(CblasRowMajor, CblasTrans, K, D, 1.0F, vh, D, scores.data(), 1, 0.0F, yh,
+                        1);
+        } else {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Q, D, K, 1.0F, scores.data(), K,
+                        vh, D, 0.0F, yh, D);
+        }
     }
 }
 
