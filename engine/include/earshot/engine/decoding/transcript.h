@@ -1,0 +1,30 @@
+// Transcript and Segment: the plain result of long-form transcription, what the output writers
+// (TXT, SRT, VTT, JSON) and the UI read. No model or tokenizer types here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace earshot::decoding {
+
+// One timed piece of text, as openai transcribe() reports it (reference §5.8).
+struct Segment {
+    double start_s = 0.0;  // from the start of the file
+    double end_s = 0.0;
+    std::string text;             // decode of the segment's text tokens, leading space kept
+    std::vector<int32_t> tokens;  // the segment's sampled tokens, timestamps included, no EOT
+    // Of the window the segment came from (reference §5.3, §5.4, §5.7).
+    double avg_logprob = 0.0;
+    double no_speech_prob = 0.0;
+    double temperature = 0.0;
+    double compression_ratio = 0.0;
+};
+
+struct Transcript {
+    std::string language;  // "en", ...; the requested or the detected one
+    std::vector<Segment> segments;
+    std::string text;  // every segment's text concatenated, as openai's result["text"]
+};
+
+}  // namespace earshot::decoding

@@ -1,0 +1,183 @@
+// openai transcribe()'s seek loop (reference §5.5, §5.6, §5.8).
+#include "earshot/engine/decoding/seek_loop.h"
+
+#include <algorithm>
+#include <string>
+#include <stdexcept>
+#include <string_view>
+
+namespace earshot::decoding {
+namespace {
+
+using backend::HostTensor;
+
+constexpr double kSecondsPerFrame = 0.01;   // hop 160 at 16 kHz (reference §1.1)
+constexpr int64_t kFramesPerTimestamp = 2;  // one encoder position = 0.02 s (§1.1)
+constexpr double kSecondsPerTimestamp = 0.02;
+
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+bool is_blank(std::string_view text) { return std::all_of(text.begin(), text.end(), is_space); }
+
+// mel [Mels, N] frames [seek, seek + size) -> [1, Mels, frames], the rest 0.0 (§9.1).
+HostTensor cut_window(const HostTensor& mel, int64_t seek, int64_t size, int64_t frames) {
+    const int64_t mels = mel.dim(0);
+    const int64_t total = mel.dim(1);
+    HostTensor window = HostTensor::f32({1, mels, frames}, 0.0F);
+    const std::span<const float> source = mel.f32_values();
+    const std::span<float> target = window.f32_values();
+    const int64_t count = std::min(size, total - seek);
+    for (int64_t m = 0; m < mels; ++m) {
+        const auto from = source.begin() + m * total + seek;
+        std::copy(from, from + count, target.begin() + m * frames);
+    }
+    return window;
+}
+
+class SeekLoop {
+public:
+    SeekLoop(const SegmentVocabulary& vocabulary, const SeekLoopOptions& options)
+        : vocabulary_(vocabulary), options_(options), all_tokens_(options.prompt_tokens) {}
+
+    bool is_timestamp(int32_t token) const { return token >= vocabulary_.timestamp_begin; }
+
+    Segment make_segment(double start_s, double end_s, std::span<const int32_t> tokens,
+                         const DecodedWindow& result) const {
+        Segment segment;
+        segment.start_s = start_s;
+        segment.end_s = end_s;
+        segment.tokens.assign(tokens.begin(), tokens.end());
+        std::vector<int32_t> text_tokens;
+        for (int32_t token : tokens) {
+            if (token < vocabulary_.eot) text_tokens.push_back(token);
+        }
+        segment.text = vocabulary_.decode_text(text_tokens);
+        segment.avg_logprob = result.avg_logprob;
+        segment.no_speech_prob = result.no_speech_prob;
+        segment.temperature = result.temperature;
+        segment.compression_ratio = result.compression_ratio;
+        return segment;
+    }
+
+    // One decoded window at `seek` holding `size` frames of audio: appends its segments and
+    // returns how far seek advances, in [1, size].
+    int64_t take_window(const DecodedWindow& result, int64_t seek, int64_t size,
+                        std::vector<Segment>& segments) {
+        const double time_offset_s = static_cast<double>(seek) * kSecondsPerFrame;
+        const double window_end_s = time_offset_s + static_cast<double>(size) * kSecondsPerFrame;
+        const bool skip = result.no_speech_prob > options_.no_speech_threshold &&
+                          !(result.avg_logprob > options_.logprob_threshold);
+        if (skip) return size;
+
+        const std::vector<int32_t>& tokens = result.tokens;
+        const auto count = tokens.size();
+        auto ts_pos = [&](int32_t token) {
+            return static_cast<int64_t>(token) - vocabulary_.timestamp_begin;
+        };
+        auto clamp_time = [&](double t) { return std::clamp(t, time_offset_s, window_end_s); };
+        const bool single_ending =
+            count >= 2 && !is_timestamp(tokens[count - 2]) && is_timestamp(tokens[count - 1]);
+        std::vector<size_t> slices;
+        for (size_t i = 1; i < count; ++i) {
+            if (is_timestamp(tokens[i - 1]) && is_timestamp(tokens[i])) slices.push_back(i);
+        }
+
+        std::vector<Segment> current;
+        int64_t advance = size;
+        if (!slices.empty()) {
+            if (single_ending) slices.push_back(count);
+            size_t last_slice = 0;
+            for (size_t slice : slices) {
+                const std::span<const int32_t> part(tokens.data() + last_slice, slice - last_slice);
+                const double start_s = time_offset_s + static_cast<double>(ts_pos(part.front())) *
+                                                           kSecondsPerTimestamp;
+                const double end_s =
+                    time_offset_s + static_cast<double>(ts_pos(part.back())) * kSecondsPerTimestamp;
+                current.push_back(
+                    make_segment(clamp_time(start_s), clamp_time(end_s), part, result));
+                last_slice = slice;
+            }
+            if (!single_ending) {
+                advance = ts_pos(tokens[last_slice - 1]) * kFramesPerTimestamp;
+            }
+        } else {
+            double duration_s = static_cast<double>(size) * kSecondsPerFrame;
+            for (size_t i = count; i-- > 0;) {
+                if (is_timestamp(tokens[i])) {
+                    if (ts_pos(tokens[i]) != 0) {
+                        duration_s = static_cast<double>(ts_pos(tokens[i])) * kSecondsPerTimestamp;
+                    }
+                    break;
+                }
+            }
+            current.push_back(make_segment(time_offset_s, clamp_time(time_offset_s + duration_s),
+                                           tokens, result));
+        }
+        // Guard (see long_form.h): §5.8 never moves back, but a pair at <|0.00|> would stall.
+        if (advance < 1) advance = size;
+        advance = std::min(advance, size);
+
+        for (Segment& segment : current) {
+            if (segment.start_s == segment.end_s || is_blank(segment.text)) {
+                segment.text.clear();
+                segment.tokens.clear();
+            }
+            all_tokens_.insert(all_tokens_.end(), segment.tokens.begin(), segment.tokens.end());
+            segments.push_back(std::move(segment));
+        }
+        if (!options_.condition_on_previous_text || result.temperature > 0.5) {
+            prompt_reset_since_ = all_tokens_.size();
+        }
+        return advance;
+    }
+
+    std::span<const int32_t> prompt() const {
+        return std::span<const int32_t>(all_tokens_).subspan(prompt_reset_since_);
+    }
+
+private:
+    const SegmentVocabulary& vocabulary_;
+    const SeekLoopOptions& options_;
+    std::vector<int32_t> all_tokens_;  // initial prompt, then every kept segment's tokens
+    size_t prompt_reset_since_ = 0;
+};
+
+}  // namespace
+
+std::vector<Segment> run_seek_loop(const HostTensor& mel, int64_t content_frames,
+                                   const SegmentVocabulary& vocabulary,
+                                   const SeekLoopOptions& options,
+                                   const WindowDecodeFn& decode_window,
+                                   const std::function<void(double fraction)>& progress,
+                                   const std::atomic<bool>* cancel) {
+    if (mel.shape().size() != 2) {
+        throw std::invalid_argument("run_seek_loop: mel must be [Mels, N], got " + mel.shape_str());
+    }
+    if (options.frames < 1) throw std::invalid_argument("run_seek_loop: frames must be >= 1");
+    content_frames = std::clamp<int64_t>(content_frames, 0, mel.dim(1));
+
+    SeekLoop loop(vocabulary, options);
+    std::vector<Segment> segments;
+    int64_t seek = 0;
+    while (seek < content_frames) {
+        if (cancel != nullptr && cancel->load()) break;
+        const int64_t size = std::min(options.frames, content_frames - seek);
+        const HostTensor window = cut_window(mel, seek, size, options.frames);
+        const DecodedWindow result = decode_window(window, loop.prompt());
+        const int64_t advance = loop.take_window(result, seek, size, segments);
+        if (advance < 1) {  // the loop's termination (see the guard in take_window)
+            throw std::logic_error("run_seek_loop: seek did not advance at frame " +
+                                   std::to_string(seek));
+        }
+        seek += advance;
+        if (progress) {
+            progress(static_cast<double>(std::min(seek, content_frames)) /
+                     static_cast<double>(content_frames));
+        }
+    }
+    return segments;
+}
+
+}  // namespace earshot::decoding

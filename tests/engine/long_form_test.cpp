@@ -1,0 +1,297 @@
+// The long-form seek loop (reference §5.5, §5.6, §5.8) driven by scripted window results: segments
+// and seek for timestamp pairs, a single timestamp ending, no timestamps, the no-speech skip, the
+// prompt carried and reset, padding of the last window, and termination on a 10-minute input.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "earshot/engine/decoding/seek_loop.h"
+
+namespace earshot::decoding {
+namespace {
+
+using backend::HostTensor;
+
+constexpr int32_t kEot = 999;
+constexpr int32_t kTb = 1000;  // <|0.00|>
+constexpr int64_t kMels = 4;
+
+int32_t ts(int32_t index) { return kTb + index; }  // <|index * 0.02|>
+
+// Text ids decode to " w<id>"; id 1 decodes to blank text.
+SegmentVocabulary vocabulary() {
+    SegmentVocabulary v;
+    v.timestamp_begin = kTb;
+    v.eot = kEot;
+    v.decode_text = [](std::span<const int32_t> ids) {
+        std::string text;
+        for (int32_t id : ids) text += id == 1 ? std::string("  ") : " w" + std::to_string(id);
+        return text;
+    };
+    return v;
+}
+
+// mel [kMels, n] with every value = frame index + 1, so a window shows where it was cut and the
+// 0.0 padding stands out.
+HostTensor ramp_mel(int64_t n) {
+    HostTensor mel = HostTensor::f32({kMels, n});
+    auto values = mel.f32_values();
+    for (int64_t m = 0; m < kMels; ++m) {
+        for (int64_t f = 0; f < n; ++f) values[static_cast<size_t>(m * n + f)] = float(f + 1);
+    }
+    return mel;
+}
+
+DecodedWindow result(std::vector<int32_t> tokens, double temperature = 0.0,
+                     double no_speech_prob = 0.1, double avg_logprob = -0.3) {
+    DecodedWindow r;
+    r.tokens = std::move(tokens);
+    r.temperature = temperature;
+    r.no_speech_prob = no_speech_prob;
+    r.avg_logprob = avg_logprob;
+    r.compression_ratio = 1.5;
+    return r;
+}
+
+// Plays scripted results in order and records each call's window start, real frames and prompt.
+struct Script {
+    std::vector<DecodedWindow> results;
+    std::vector<int64_t> seeks;
+    std::vector<int64_t> real_frames;  // frames before the 0.0 padding
+    std::vector<std::vector<int32_t>> prompts;
+
+    WindowDecodeFn fn() {
+        return [this](const HostTensor& window, std::span<const int32_t> prompt) {
+            EXPECT_EQ(window.shape().size(), 3u);
+            const int64_t frames = window.dim(2);
+            const auto values = window.f32_values();
+            seeks.push_back(int64_t(values[0]) - 1);
+            int64_t real = 0;
+            while (real < frames && values[size_t(real)] != 0.0F) ++real;
+            for (int64_t f = real; f < frames; ++f) EXPECT_EQ(values[size_t(f)], 0.0F);
+            // The last mel row is cut at the same frames.
+            EXPECT_EQ(values[size_t((kMels - 1) * frames)], values[0]);
+            real_frames.push_back(real);
+            prompts.emplace_back(prompt.begin(), prompt.end());
+            const size_t i = seeks.size() - 1;
+            return i < results.size() ? results[i] : result({});
+        };
+    }
+};
+
+TEST(SeekLoop, PairsSingleEndingAndNoTimestamps) {
+    Script script;
+    // Window 1: two complete segments, then an unfinished tail [T410, 12] that is re-decoded.
+    script.results.push_back(result({ts(0), 10, ts(150), ts(150), 11, ts(400), ts(410), 12}));
+    // Window 2 at 8 s: a pair, then a single timestamp ending: the whole window is consumed.
+    script.results.push_back(result({ts(0), 20, ts(100), ts(100), 21, ts(200)}));
+    // Window 3 at 38 s, 12 s of audio: no timestamps, one segment over the window.
+    script.results.push_back(result({30, 31}));
+    std::vector<double> fractions;
+    SeekLoopOptions options;
+    const std::vector<Segment> segments = run_seek_loop(
+        ramp_mel(5000 + 3000), 5000, vocabulary(), options, script.fn(),
+        [&](double f) { fractions.push_back(f); }, nullptr);
+
+    EXPECT_EQ(script.seeks, (std::vector<int64_t>{0, 800, 3800}));
+    EXPECT_EQ(script.real_frames, (std::vector<int64_t>{3000, 3000, 1200}));
+    EXPECT_EQ(fractions, (std::vector<double>{800.0 / 5000, 3800.0 / 5000, 1.0}));
+    ASSERT_EQ(segments.size(), 5u);
+    EXPECT_DOUBLE_EQ(segments[0].start_s, 0.0);
+    EXPECT_DOUBLE_EQ(segments[0].end_s, 3.0);
+    EXPECT_EQ(segments[0].text, " w10");
+    EXPECT_EQ(segments[0].tokens, (std::vector<int32_t>{ts(0), 10, ts(150)}));
+    EXPECT_DOUBLE_EQ(segments[1].start_s, 3.0);
+    EXPECT_DOUBLE_EQ(segments[1].end_s, 8.0);
+    EXPECT_EQ(segments[1].text, " w11");
+    EXPECT_DOUBLE_EQ(segments[2].start_s, 8.0);
+    EXPECT_DOUBLE_EQ(segments[2].end_s, 10.0);
+    EXPECT_DOUBLE_EQ(segments[3].start_s, 10.0);
+    EXPECT_DOUBLE_EQ(segments[3].end_s, 12.0);
+    EXPECT_EQ(segments[3].tokens, (std::vector<int32_t>{ts(100), 21, ts(200)}));
+    EXPECT_DOUBLE_EQ(segments[4].start_s, 38.0);
+    EXPECT_DOUBLE_EQ(segments[4].end_s, 50.0);
+    EXPECT_EQ(segments[4].text, " w30 w31");
+    EXPECT_DOUBLE_EQ(segments[4].compression_ratio, 1.5);
+    EXPECT_DOUBLE_EQ(segments[4].avg_logprob, -0.3);
+
+    // The prompt grows by each window's kept tokens.
+    ASSERT_EQ(script.prompts.size(), 3u);
+    EXPECT_TRUE(script.prompts[0].empty());
+    EXPECT_EQ(script.prompts[1], (std::vector<int32_t>{ts(0), 10, ts(150), ts(150), 11, ts(400)}));
+    EXPECT_EQ(script.prompts[2].size(), 12u);
+}
+
+TEST(SeekLoop, WithoutPairsTheSegmentEndsAtTheLastTimestamp) {
+    Script script;
+    // A single ending without any pair: one segment to <|5.00|>, seek moves a whole window.
+    script.results.push_back(result({ts(0), 5, ts(250)}));
+    // The last timestamp is <|0.00|>: the segment spans the window's audio (10 s).
+    script.results.push_back(result({ts(0), 6, 7}));
+    const std::vector<Segment> segments =
+        run_seek_loop(ramp_mel(4000 + 3000), 4000, vocabulary(), {}, script.fn(), nullptr, nullptr);
+    EXPECT_EQ(script.seeks, (std::vector<int64_t>{0, 3000}));
+    ASSERT_EQ(segments.size(), 2u);
+    EXPECT_DOUBLE_EQ(segments[0].end_s, 5.0);
+    EXPECT_DOUBLE_EQ(segments[1].start_s, 30.0);
+    EXPECT_DOUBLE_EQ(segments[1].end_s, 40.0);
+    EXPECT_EQ(segments[1].text, " w6 w7");
+}
+
+TEST(SeekLoop, ZeroLengthAndBlankSegmentsKeepTimesButLoseTextAndTokens) {
+    Script script;
+    script.results.push_back(result({ts(0), ts(0), 10, ts(20), ts(20), 1, ts(30), ts(30)}));
+    const std::vector<Segment> segments =
+        run_seek_loop(ramp_mel(60 + 3000), 60, vocabulary(), {}, script.fn(), nullptr, nullptr);
+    ASSERT_EQ(segments.size(), 3u);
+    EXPECT_EQ(script.seeks, (std::vector<int64_t>{0}));  // seek += 30 * 2 = 60: done
+    EXPECT_DOUBLE_EQ(segments[0].start_s, 0.0);          // [T0] alone: start == end
+    EXPECT_DOUBLE_EQ(segments[0].end_s, 0.0);
+    EXPECT_EQ(segments[0].text, "");
+    EXPECT_TRUE(segments[0].tokens.empty());
+    EXPECT_EQ(segments[1].text, " w10");
+    EXPECT_DOUBLE_EQ(segments[1].end_s, 0.4);
+    EXPECT_EQ(segments[2].text, "");  // blank text
+    EXPECT_TRUE(segments[2].tokens.empty());
+    EXPECT_DOUBLE_EQ(segments[2].start_s, 0.4);
+    EXPECT_DOUBLE_EQ(segments[2].end_s, 0.6);
+}
+
+TEST(SeekLoop, NoSpeechSkipUnlessConfident) {
+    Script script;
+    // no_speech 0.9 and avg_logprob -1.5: skipped (no segment, prompt unchanged).
+    script.results.push_back(result({ts(0), 10, ts(50), ts(50)}, 0.0, 0.9, -1.5));
+    // no_speech 0.9 but avg_logprob -0.5 > -1: kept.
+    script.results.push_back(result({ts(0), 11, ts(50), ts(50)}, 0.0, 0.9, -0.5));
+    // no_speech exactly 0.6 is not above the threshold: kept.
+    script.results.push_back(result({ts(0), 12, ts(50)}, 0.0, 0.6, -2.0));
+    SeekLoopOptions options;
+    options.prompt_tokens = {7, 8};
+    const std::vector<Segment> segments = run_seek_loop(ramp_mel(6100 + 3000), 6100, vocabulary(),
+                                                        options, script.fn(), nullptr, nullptr);
+    EXPECT_EQ(script.seeks, (std::vector<int64_t>{0, 3000, 3100}));
+    ASSERT_EQ(segments.size(), 2u);
+    EXPECT_EQ(segments[0].text, " w11");
+    EXPECT_DOUBLE_EQ(segments[0].start_s, 30.0);
+    EXPECT_EQ(segments[1].text, " w12");
+    EXPECT_EQ(script.prompts[0], (std::vector<int32_t>{7, 8}));
+    EXPECT_EQ(script.prompts[1], (std::vector<int32_t>{7, 8}));
+    EXPECT_EQ(script.prompts[2], (std::vector<int32_t>{7, 8, ts(0), 11, ts(50)}));
+}
+
+TEST(SeekLoop, PromptResetsAfterTemperatureAboveHalf) {
+    Script script;
+    script.results.push_back(result({ts(0), 10, ts(100)}, 0.4));  // kept in the prompt
+    script.results.push_back(result({ts(0), 11, ts(100)}, 0.6));  // resets the prompt
+    script.results.push_back(result({ts(0), 12, ts(100)}, 0.0));
+    script.results.push_back(result({ts(0), 13, ts(100)}, 0.0));
+    SeekLoopOptions options;
+    options.prompt_tokens = {7};
+    const std::vector<Segment> segments = run_seek_loop(ramp_mel(12000 + 3000), 12000, vocabulary(),
+                                                        options, script.fn(), nullptr, nullptr);
+    ASSERT_EQ(script.prompts.size(), 4u);
+    EXPECT_EQ(script.prompts[0], (std::vector<int32_t>{7}));
+    EXPECT_EQ(script.prompts[1], (std::vector<int32_t>{7, ts(0), 10, ts(100)}));
+    EXPECT_TRUE(script.prompts[2].empty());
+    EXPECT_EQ(script.prompts[3], (std::vector<int32_t>{ts(0), 12, ts(100)}));
+    EXPECT_DOUBLE_EQ(segments[1].temperature, 0.6);
+}
+
+TEST(SeekLoop, WithoutConditioningOnlyTheFirstWindowSeesThePrompt) {
+    Script script;
+    script.results.assign(3, result({ts(0), 10, ts(100)}));
+    SeekLoopOptions options;
+    options.prompt_tokens = {7};
+    options.condition_on_previous_text = false;
+    run_seek_loop(ramp_mel(9000 + 3000), 9000, vocabulary(), options, script.fn(), nullptr,
+                  nullptr);
+    ASSERT_EQ(script.prompts.size(), 3u);
+    EXPECT_EQ(script.prompts[0], (std::vector<int32_t>{7}));
+    EXPECT_TRUE(script.prompts[1].empty());
+    EXPECT_TRUE(script.prompts[2].empty());
+}
+
+TEST(SeekLoop, SmallModelWindowsUseTheirOwnFrames) {
+    Script script;
+    script.results.push_back(result({ts(0), 10, ts(100), ts(100)}));  // seek += 200
+    SeekLoopOptions options;
+    options.frames = 600;
+    run_seek_loop(ramp_mel(1000 + 600), 1000, vocabulary(), options, script.fn(), nullptr, nullptr);
+    EXPECT_EQ(script.seeks, (std::vector<int64_t>{0, 200, 800}));
+    EXPECT_EQ(script.real_frames, (std::vector<int64_t>{600, 600, 200}));
+}
+
+TEST(SeekLoop, TimesStayInsideTheWindowsAudio) {
+    Script script;
+    // 2 s of audio, but the decoder puts timestamps at 10 s and 20 s (in the padding).
+    script.results.push_back(result({ts(0), 10, ts(500), ts(500), 11, ts(1000)}));
+    const std::vector<Segment> segments =
+        run_seek_loop(ramp_mel(200 + 3000), 200, vocabulary(), {}, script.fn(), nullptr, nullptr);
+    ASSERT_EQ(segments.size(), 2u);
+    EXPECT_DOUBLE_EQ(segments[0].end_s, 2.0);
+    EXPECT_DOUBLE_EQ(segments[1].start_s, 2.0);
+    EXPECT_DOUBLE_EQ(segments[1].end_s, 2.0);
+    EXPECT_EQ(script.seeks.size(), 1u);
+}
+
+TEST(SeekLoop, CancelStopsBeforeTheNextWindow) {
+    Script script;
+    std::atomic<bool> cancel{false};
+    script.results.assign(5, result({ts(0), 10, ts(100)}));
+    const std::vector<Segment> segments = run_seek_loop(
+        ramp_mel(12000 + 3000), 12000, vocabulary(), {}, script.fn(),
+        [&](double) { cancel = true; }, &cancel);
+    EXPECT_EQ(script.seeks.size(), 1u);
+    EXPECT_EQ(segments.size(), 1u);
+}
+
+// 10 minutes of frames and a decoder that mixes well-formed windows with degenerate ones (a pair
+// at <|0.00|>, which §5.8 would not advance past, an immediate EOT, timestamps past the audio):
+// seek always moves forward and the loop ends.
+TEST(SeekLoop, TenMinutesTerminateWithSeekAlwaysAdvancing) {
+    constexpr int64_t kContent = 60000;
+    std::mt19937 rng(42);
+    std::vector<int64_t> seeks;
+    WindowDecodeFn decode = [&](const HostTensor& window, std::span<const int32_t>) {
+        seeks.push_back(int64_t(window.f32_values()[0]) - 1);
+        switch (rng() % 4) {
+            case 0:
+                return result({ts(0), ts(0), 10});
+            case 1:
+                return result({});
+            case 2: {
+                const auto a = int32_t(rng() % 1500);
+                return result({ts(0), 10, ts(a), ts(a), 11});
+            }
+            default:
+                return result({ts(0), 10, ts(1500)});
+        }
+    };
+    const std::vector<Segment> segments = run_seek_loop(ramp_mel(kContent + 3000), kContent,
+                                                        vocabulary(), {}, decode, nullptr, nullptr);
+    ASSERT_GE(seeks.size(), 20u);  // at least 600 s / 30 s
+    ASSERT_LE(seeks.size(), size_t(kContent));
+    EXPECT_EQ(seeks.front(), 0);
+    for (size_t i = 1; i < seeks.size(); ++i) ASSERT_GT(seeks[i], seeks[i - 1]) << i;
+    EXPECT_LT(seeks.back(), kContent);
+    double previous_end = 0.0;
+    for (const Segment& s : segments) {
+        EXPECT_LE(s.start_s, s.end_s);
+        EXPECT_GE(s.start_s, previous_end - 1e-9);
+        EXPECT_LE(s.end_s, 600.0 + 1e-9);
+        previous_end = s.end_s;
+    }
+}
+
+TEST(SeekLoop, RejectsAMelThatIsNotTwoDimensional) {
+    Script script;
+    EXPECT_THROW(run_seek_loop(HostTensor::f32({1, kMels, 10}), 10, vocabulary(), {}, script.fn(),
+                               nullptr, nullptr),
+                 std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace earshot::decoding
