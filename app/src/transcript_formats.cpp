@@ -1,0 +1,167 @@
+// TXT, SRT, WebVTT and JSON writers of a Transcript (formats as openai's whisper writes them).
+#include "transcript_formats.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace earshot::app {
+namespace {
+
+constexpr int64_t kMsPerHour = 3'600'000;
+constexpr int64_t kMsPerMinute = 60'000;
+constexpr int64_t kMsPerSecond = 1'000;
+
+// Whitespace as Python's str.strip() sees it in ASCII.
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+std::string strip(std::string_view text) {
+    size_t begin = 0;
+    size_t end = text.size();
+    while (begin < end && is_space(text[begin])) ++begin;
+    while (end > begin && is_space(text[end - 1])) --end;
+    return std::string(text.substr(begin, end - begin));
+}
+
+// Stripped text with every "-->" written as "->", so that a cue's text never reads as a timing.
+std::string cue_text(std::string_view text) {
+    std::string stripped = strip(text);
+    std::string out;
+    out.reserve(stripped.size());
+    for (size_t i = 0; i < stripped.size(); ++i) {
+        if (stripped.compare(i, 3, "-->") == 0) {
+            out += "->";
+            i += 2;
+        } else {
+            out += stripped[i];
+        }
+    }
+    return out;
+}
+
+int64_t to_milliseconds(double seconds) {
+    if (!(seconds > 0.0)) return 0;  // negative and NaN print as 0
+    return static_cast<int64_t>(std::floor(seconds * 1000.0 + 0.5));
+}
+
+enum class Hours { always, when_nonzero };
+
+std::string timestamp(double seconds, Hours hours_rule, char decimal_marker) {
+    int64_t ms = to_milliseconds(seconds);
+    const int64_t hours = ms / kMsPerHour;
+    ms -= hours * kMsPerHour;
+    const int64_t minutes = ms / kMsPerMinute;
+    ms -= minutes * kMsPerMinute;
+    const int64_t secs = ms / kMsPerSecond;
+    ms -= secs * kMsPerSecond;
+    char buffer[64];
+    if (hours_rule == Hours::always || hours > 0) {
+        std::snprintf(buffer, sizeof buffer, "%02lld:%02lld:%02lld%c%03lld",
+                      static_cast<long long>(hours), static_cast<long long>(minutes),
+                      static_cast<long long>(secs), decimal_marker, static_cast<long long>(ms));
+    } else {
+        std::snprintf(buffer, sizeof buffer, "%02lld:%02lld%c%03lld",
+                      static_cast<long long>(minutes), static_cast<long long>(secs), decimal_marker,
+                      static_cast<long long>(ms));
+    }
+    return buffer;
+}
+
+}  // namespace
+
+std::optional<TranscriptFormat> parse_transcript_format(std::string_view name) {
+    if (name == "txt") return TranscriptFormat::txt;
+    if (name == "srt") return TranscriptFormat::srt;
+    if (name == "vtt") return TranscriptFormat::vtt;
+    if (name == "json") return TranscriptFormat::json;
+    return std::nullopt;
+}
+
+std::string_view transcript_format_name(TranscriptFormat format) {
+    switch (format) {
+        case TranscriptFormat::txt:
+            return "txt";
+        case TranscriptFormat::srt:
+            return "srt";
+        case TranscriptFormat::vtt:
+            return "vtt";
+        case TranscriptFormat::json:
+            return "json";
+    }
+    return "txt";
+}
+
+std::string srt_timestamp(double seconds) { return timestamp(seconds, Hours::always, ','); }
+
+std::string vtt_timestamp(double seconds) { return timestamp(seconds, Hours::when_nonzero, '.'); }
+
+std::string render_txt(const decoding::Transcript& transcript) {
+    std::string out;
+    for (const decoding::Segment& segment : transcript.segments) {
+        out += strip(segment.text);
+        out += '\n';
+    }
+    return out;
+}
+
+std::string render_srt(const decoding::Transcript& transcript) {
+    std::string out;
+    size_t number = 1;
+    for (const decoding::Segment& segment : transcript.segments) {
+        out += std::to_string(number++) + "\n";
+        out += srt_timestamp(segment.start_s) + " --> " + srt_timestamp(segment.end_s) + "\n";
+        out += cue_text(segment.text) + "\n\n";
+    }
+    return out;
+}
+
+std::string render_vtt(const decoding::Transcript& transcript) {
+    std::string out = "WEBVTT\n\n";
+    for (const decoding::Segment& segment : transcript.segments) {
+        out += vtt_timestamp(segment.start_s) + " --> " + vtt_timestamp(segment.end_s) + "\n";
+        out += cue_text(segment.text) + "\n\n";
+    }
+    return out;
+}
+
+std::string render_json(const decoding::Transcript& transcript) {
+    nlohmann::ordered_json segments = nlohmann::ordered_json::array();
+    int64_t id = 0;
+    for (const decoding::Segment& segment : transcript.segments) {
+        nlohmann::ordered_json item;
+        item["id"] = id++;
+        item["start"] = segment.start_s;
+        item["end"] = segment.end_s;
+        item["text"] = segment.text;
+        item["tokens"] = segment.tokens;
+        item["avg_logprob"] = segment.avg_logprob;
+        item["no_speech_prob"] = segment.no_speech_prob;
+        item["temperature"] = segment.temperature;
+        item["compression_ratio"] = segment.compression_ratio;
+        segments.push_back(std::move(item));
+    }
+    nlohmann::ordered_json root;
+    root["text"] = transcript.text;
+    root["language"] = transcript.language;
+    root["segments"] = std::move(segments);
+    return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::string render_transcript(const decoding::Transcript& transcript, TranscriptFormat format) {
+    switch (format) {
+        case TranscriptFormat::txt:
+            return render_txt(transcript);
+        case TranscriptFormat::srt:
+            return render_srt(transcript);
+        case TranscriptFormat::vtt:
+            return render_vtt(transcript);
+        case TranscriptFormat::json:
+            return render_json(transcript);
+    }
+    return render_txt(transcript);
+}
+
+}  // namespace earshot::app

@@ -1,0 +1,44 @@
+// Writers of a finished transcript in the four output formats of `earshot transcribe`: plain text,
+// SubRip (SRT), WebVTT and JSON, each rendered to a string.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "earshot/engine/decoding/transcript.h"
+
+namespace earshot::app {
+
+enum class TranscriptFormat { txt, srt, vtt, json };
+
+// "txt", "srt", "vtt", "json" (lower case); empty for anything else.
+std::optional<TranscriptFormat> parse_transcript_format(std::string_view name);
+// The file extension without the dot, the same words parse_transcript_format reads.
+std::string_view transcript_format_name(TranscriptFormat format);
+
+// Times are rounded to the nearest millisecond (halves up; negative times print as 0).
+// SRT: always hours, comma before the milliseconds: 3725.5 -> "01:02:05,500".
+std::string srt_timestamp(double seconds);
+// WebVTT: "mm:ss.mmm" under an hour and "hh:mm:ss.mmm" from an hour on, decided per timestamp as
+// openai's writer does (both forms are valid WebVTT): 65.25 -> "01:05.250",
+// 3725.5 -> "01:02:05.500".
+std::string vtt_timestamp(double seconds);
+
+// One line per segment: its text with surrounding whitespace stripped (an empty segment gives an
+// empty line), each line ending in '\n'.
+std::string render_txt(const decoding::Transcript& transcript);
+// Cues numbered from 1, one per segment (empty texts included, so cue n is segment n - 1):
+// "n\nSTART --> END\ntext\n\n" with the stripped text, "-->" in it written as "->".
+std::string render_srt(const decoding::Transcript& transcript);
+// "WEBVTT\n\n", then per segment "START --> END\ntext\n\n" (stripped, "-->" written as "->").
+std::string render_vtt(const decoding::Transcript& transcript);
+// {"text", "language", "segments": [{"id", "start", "end", "text", "tokens", "avg_logprob",
+// "no_speech_prob", "temperature", "compression_ratio"}]}, keys in that order, indented by 2,
+// UTF-8 written as is; invalid UTF-8 bytes (a partial character decoded from noise) become
+// U+FFFD instead of failing the write.
+std::string render_json(const decoding::Transcript& transcript);
+
+std::string render_transcript(const decoding::Transcript& transcript, TranscriptFormat format);
+
+}  // namespace earshot::app
