@@ -1,0 +1,165 @@
+// Beam search with patience over one window (reference §5.3, openai's BeamSearchDecoder).
+#include "earshot/engine/decoding/beam_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "earshot/engine/decoding/token_selection.h"
+
+namespace earshot::decoding {
+
+namespace {
+
+// NaN (a row with every token suppressed) ranks as -inf.
+double rank_value(double logprob) {
+    return std::isnan(logprob) ? -std::numeric_limits<double>::infinity() : logprob;
+}
+
+}  // namespace
+
+BeamSearch::BeamSearch(int beam_size, double patience, int32_t eot)
+    : beam_size_(beam_size), eot_(eot) {
+    if (beam_size < 1) {
+        throw std::invalid_argument("beam search: beam_size " + std::to_string(beam_size));
+    }
+    if (!(patience > 0.0)) {
+        throw std::invalid_argument("beam search: patience must be > 0, got " +
+                                    std::to_string(patience));
+    }
+    // Python's round(): half to even under the default rounding mode.
+    max_candidates_ = static_cast<int>(std::nearbyint(double(beam_size) * patience));
+    if (max_candidates_ < 1) {
+        throw std::invalid_argument("beam search: round(beam_size * patience) must be >= 1");
+    }
+    live_.assign(static_cast<size_t>(beam_size), Beam{});
+}
+
+std::vector<int64_t> BeamSearch::update(std::span<const double> logprobs, int64_t vocab) {
+    const size_t n_live = live_.size();
+    if (vocab < 1 || logprobs.size() != n_live * static_cast<size_t>(vocab)) {
+        throw std::invalid_argument("beam search: logprobs hold " +
+                                    std::to_string(logprobs.size()) + " values, not " +
+                                    std::to_string(n_live) + " beams x " + std::to_string(vocab));
+    }
+    struct Scored {
+        std::vector<int32_t> tokens;  // the beam's tokens + the new one
+        double score = 0;
+        int64_t source = 0;
+    };
+    // Keyed by sequence as openai's dict: a repeated sequence (the identical beams of the first
+    // step) keeps its first place and takes the later source.
+    std::vector<Scored> candidates;
+    std::map<std::vector<int32_t>, size_t> seen;
+    const auto offer = static_cast<size_t>(std::min<int64_t>(beam_size_ + 1, vocab));
+    std::vector<int32_t> ids(static_cast<size_t>(vocab));
+    for (size_t r = 0; r < n_live; ++r) {
+        const auto row =
+            logprobs.subspan(r * static_cast<size_t>(vocab), static_cast<size_t>(vocab));
+        std::iota(ids.begin(), ids.end(), 0);
+        // top beam_size + 1, larger first, lower id first on ties
+        std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(offer), ids.end(),
+                          [&](int32_t a, int32_t b) {
+                              const double va = rank_value(row[static_cast<size_t>(a)]);
+                              const double vb = rank_value(row[static_cast<size_t>(b)]);
+                              return va > vb || (va == vb && a < b);
+                          });
+        for (size_t k = 0; k < offer; ++k) {
+            const int32_t token = ids[k];
+            std::vector<int32_t> sequence = live_[r].tokens;
+            sequence.push_back(token);
+            const double score = live_[r].sum_logprob + rank_value(row[static_cast<size_t>(token)]);
+            const auto [it, inserted] = seen.try_emplace(sequence, candidates.size());
+            if (inserted) {
+                candidates.push_back({std::move(sequence), score, static_cast<int64_t>(r)});
+            } else {
+                candidates[it->second].score = score;
+                candidates[it->second].source = static_cast<int64_t>(r);
+            }
+        }
+    }
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Scored& a, const Scored& b) { return a.score > b.score; });
+
+    std::vector<Beam> next_live;
+    std::vector<int64_t> sources;
+    std::vector<Candidate> newly_finished;
+    for (auto& c : candidates) {
+        if (c.tokens.back() == eot_) {
+            c.tokens.pop_back();
+            newly_finished.push_back({std::move(c.tokens), c.score});
+        } else {
+            next_live.push_back({std::move(c.tokens), c.score});
+            sources.push_back(c.source);
+            if (next_live.size() == static_cast<size_t>(beam_size_)) break;
+        }
+    }
+    for (auto& f : newly_finished) {  // already best first
+        if (static_cast<int>(finished_.size()) >= max_candidates_) break;
+        finished_.push_back(std::move(f));
+    }
+    if (next_live.size() != n_live) {
+        throw std::logic_error("beam search: " + std::to_string(next_live.size()) +
+                               " live beams after a step, expected " + std::to_string(n_live));
+    }
+    live_ = std::move(next_live);
+    return sources;
+}
+
+bool BeamSearch::completed() const { return static_cast<int>(finished_.size()) >= max_candidates_; }
+
+std::vector<Candidate> BeamSearch::finalize() const {
+    std::vector<Candidate> result = finished_;
+    if (static_cast<int>(result.size()) < beam_size_) {
+        std::vector<size_t> order(live_.size());
+        std::iota(order.begin(), order.end(), size_t{0});
+        std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+            return live_[a].sum_logprob > live_[b].sum_logprob;
+        });
+        for (size_t i : order) {
+            result.push_back({live_[i].tokens, live_[i].sum_logprob});
+            if (static_cast<int>(result.size()) >= beam_size_) break;
+        }
+    }
+    return result;
+}
+
+SearchResult beam_search_window(DecoderModel& model, const WindowSetup& setup, int beam_size,
+                                double patience) {
+    BeamSearch search(beam_size, patience, setup.eot);
+    FirstPass first = run_first_pass(model, setup);
+    model.expand(beam_size);
+
+    const int64_t vocab = model.vocab();
+    const auto rows = static_cast<size_t>(beam_size);
+    backend::HostTensor logits = std::move(first.logits);
+    bool shared_row = true;  // the first step: every beam is the first-pass row
+    auto pos = static_cast<int64_t>(setup.initial_tokens.size());
+    std::vector<double> logprobs(rows * static_cast<size_t>(vocab));
+
+    for (int i = 0; i < setup.sample_len; ++i) {
+        for (size_t r = 0; r < rows; ++r) {
+            std::vector<float> row = logits_row(logits, shared_row ? 0 : static_cast<int64_t>(r));
+            apply_logit_filters(row, search.live()[r].tokens, setup.filters);
+            const std::vector<double> lp = log_softmax(row);
+            std::copy(lp.begin(), lp.end(),
+                      logprobs.begin() + static_cast<std::ptrdiff_t>(r) * vocab);
+        }
+        const std::vector<int64_t> sources = search.update(logprobs, vocab);
+        if (search.completed() || i + 1 == setup.sample_len || pos >= model.max_tokens()) break;
+        model.reorder(sources);
+        std::vector<int32_t> next(rows);
+        for (size_t r = 0; r < rows; ++r) next[r] = search.live()[r].tokens.back();
+        logits = model.step(backend::HostTensor::i32({beam_size, 1}, std::move(next)),
+                            static_cast<int32_t>(pos));
+        shared_row = false;
+        ++pos;
+    }
+    return {search.finalize(), first.no_speech_prob};
+}
+
+}  // namespace earshot::decoding

@@ -1,0 +1,62 @@
+// Greedy and best-of-N sampling over one window (reference §5.3, openai's GreedyDecoder).
+#include "earshot/engine/decoding/sampling_search.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "earshot/engine/decoding/token_selection.h"
+
+namespace earshot::decoding {
+
+SearchResult sample_window(DecoderModel& model, const WindowSetup& setup, double temperature,
+                           int64_t rows, std::mt19937_64& rng) {
+    if (rows < 1) throw std::invalid_argument("sample_window: rows " + std::to_string(rows));
+    FirstPass first = run_first_pass(model, setup);
+    if (rows > 1) model.expand(rows);
+
+    const auto n_rows = static_cast<size_t>(rows);
+    std::vector<std::vector<int32_t>> sampled(n_rows);
+    std::vector<double> sums(n_rows, 0.0);
+    std::vector<bool> finished(n_rows, false);
+    // Every row starts from the single first-pass row.
+    backend::HostTensor logits = std::move(first.logits);
+    bool shared_row = true;
+    auto pos = static_cast<int64_t>(setup.initial_tokens.size());  // of the next sampled token
+
+    for (int i = 0; i < setup.sample_len; ++i) {
+        std::vector<int32_t> next(n_rows);
+        for (size_t r = 0; r < n_rows; ++r) {
+            std::vector<float> row = logits_row(logits, shared_row ? 0 : static_cast<int64_t>(r));
+            apply_logit_filters(row, sampled[r], setup.filters);
+            int32_t token = temperature > 0.0 ? sample_token(row, temperature, rng) : argmax(row);
+            if (finished[r]) {
+                token = setup.eot;  // a finished row only repeats EOT
+            } else {
+                sums[r] += log_softmax(row)[static_cast<size_t>(token)];  // unscaled logits
+            }
+            next[r] = token;
+            sampled[r].push_back(token);
+            if (token == setup.eot) finished[r] = true;
+        }
+        const bool all_done =
+            std::all_of(finished.begin(), finished.end(), [](bool f) { return f; });
+        // openai stops once the sequence is longer than max_tokens: the token just sampled (at
+        // position pos) is kept but never fed.
+        if (all_done || i + 1 == setup.sample_len || pos >= model.max_tokens()) break;
+        logits = model.step(backend::HostTensor::i32({rows, 1}, std::move(next)),
+                            static_cast<int32_t>(pos));
+        shared_row = false;
+        ++pos;
+    }
+
+    SearchResult result;
+    result.no_speech_prob = first.no_speech_prob;
+    for (size_t r = 0; r < n_rows; ++r) {
+        const auto eot_at = std::find(sampled[r].begin(), sampled[r].end(), setup.eot);
+        result.candidates.push_back({{sampled[r].begin(), eot_at}, sums[r]});
+    }
+    return result;
+}
+
+}  // namespace earshot::decoding
