@@ -1,0 +1,226 @@
+// `earshot transcribe FILE... --model PATH [...]`: long-form transcription of audio files on the
+// CPU backend, written as TXT, SRT, WebVTT and/or JSON next to each input or in --output-dir.
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "command_registry.h"
+#include "earshot/app/commands.h"
+#include "earshot/audio/file_decoder.h"
+#include "earshot/audio/log_mel.h"
+#include "earshot/engine/decoding/decoder_model.h"
+#include "earshot/engine/decoding/long_form.h"
+#include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/tokenizer/tokenizer.h"
+#include "transcribe_progress.h"
+#include "transcript_formats.h"
+
+namespace earshot::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kExitSomeFileFailed = 1;     // at least one input failed; the others were written
+constexpr int64_t kSamplesPerFrame = 160;  // hop (reference §1.1)
+
+struct TranscribeRequest {
+    std::vector<std::string> inputs;
+    std::string model;
+    std::string vocab;
+    std::string language = "auto";
+    std::string task = "transcribe";
+    int beam = 5;
+    std::optional<double> temperature;
+    std::string prompt;
+    bool no_timestamps = false;
+    std::string formats = "txt,srt,vtt,json";
+    std::string output_dir;
+    std::string backend = "auto";
+    uint64_t seed = 0;
+};
+
+std::vector<TranscriptFormat> parse_formats(const std::string& list) {
+    std::vector<TranscriptFormat> formats;
+    std::stringstream stream(list);
+    std::string item;
+    while (std::getline(stream, item, ',')) {
+        const std::optional<TranscriptFormat> format = parse_transcript_format(item);
+        if (!format) {
+            throw std::invalid_argument("unknown format \"" + item +
+                                        "\" (expected txt, srt, vtt or json)");
+        }
+        bool seen = false;
+        for (TranscriptFormat f : formats) seen = seen || f == *format;
+        if (!seen) formats.push_back(*format);
+    }
+    if (formats.empty()) throw std::invalid_argument("--format names no format");
+    return formats;
+}
+
+// Everything the files share: the model and tokenizer are loaded once.
+struct Session {
+    std::optional<model::WhisperCheckpoint> checkpoint;  // the model may refer to its weights
+    std::unique_ptr<decoding::DecoderModel> model;
+    std::optional<tokenizer::Tokenizer> tokenizer;
+    decoding::TranscribeOptions options;
+    std::vector<TranscriptFormat> formats;
+    std::optional<fs::path> output_dir;
+};
+
+// The file's log-mel with model.frames() frames of silence appended, normalized over all of it
+// (openai transcribe(), reference §1.6): [Mels, N]; content frames = N - frames.
+backend::HostTensor whole_file_mel(std::vector<float> samples, int64_t mels, int64_t frames) {
+    samples.resize(samples.size() + static_cast<size_t>(frames * kSamplesPerFrame), 0.0F);
+    audio::LogMel mel = audio::log_mel(samples, static_cast<int>(mels));
+    return backend::HostTensor::f32({mel.mels, mel.frames}, std::move(mel.values));
+}
+
+void write_text_file(const fs::path& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+// Transcribes one input and writes its outputs; throws on any failure.
+void transcribe_file(Session& session, const fs::path& input, std::ostream& out,
+                     std::ostream& err) {
+    std::vector<float> samples = audio::decode_file(input).samples;
+    const double audio_s =
+        static_cast<double>(samples.size()) / static_cast<double>(audio::kWhisperSampleRateHz);
+    const int64_t frames = session.model->frames();
+    const backend::HostTensor mel =
+        whole_file_mel(std::move(samples), session.model->mels(), frames);
+    const int64_t content_frames = mel.dim(1) - frames;
+
+    TranscribeProgress progress(err, input.filename().string(), audio_s);
+    progress.update(0.0);
+    decoding::Transcript transcript;
+    try {
+        transcript = decoding::transcribe(
+            *session.model, *session.tokenizer, mel, content_frames, session.options,
+            [&](double fraction) { progress.update(fraction); }, nullptr);
+    } catch (...) {
+        progress.abandon();
+        throw;
+    }
+    progress.finish();
+
+    const fs::path directory = session.output_dir ? *session.output_dir : input.parent_path();
+    for (TranscriptFormat format : session.formats) {
+        fs::path target = directory / input.stem();
+        target += "." + std::string(transcript_format_name(format));
+        write_text_file(target, render_transcript(transcript, format));
+        out << "Wrote " << target.string() << "\n";
+    }
+}
+
+int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& err) {
+    auto fail = [&](const std::string& message) {
+        err << "earshot transcribe: " << message << "\n";
+        return kExitBadInput;
+    };
+    if (r.backend == "cuda") {
+        return fail("--backend cuda: no CUDA backend is built yet; use --backend cpu");
+    }
+    Session session;
+    try {
+        session.formats = parse_formats(r.formats);
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+    decoding::DecodingOptions& decoding = session.options.decoding;
+    decoding.task = r.task == "translate" ? decoding::Task::translate : decoding::Task::transcribe;
+    decoding.beam_size = r.beam;
+    if (r.temperature) decoding.temperatures = {*r.temperature};
+    decoding.timestamps = !r.no_timestamps;
+    decoding.seed = r.seed;
+    session.options.initial_prompt = r.prompt;
+    if (!r.output_dir.empty()) {
+        session.output_dir = fs::path(r.output_dir);
+        std::error_code error;
+        fs::create_directories(*session.output_dir, error);
+        if (!fs::is_directory(*session.output_dir)) {
+            return fail("cannot create the output directory " + r.output_dir);
+        }
+    }
+
+    try {
+        session.checkpoint.emplace(model::load_whisper_checkpoint(r.model));
+        const int64_t n_vocab = session.checkpoint->binding.values.dims.at("Vocab");
+        session.tokenizer.emplace(
+            tokenizer::Tokenizer::load(r.vocab.empty() ? r.model : r.vocab, n_vocab));
+        session.model = decoding::make_cpu_decoder_model(*session.checkpoint);
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+    if (r.language != "auto") {
+        if (session.tokenizer->language_token(r.language) < 0) {
+            return fail("unknown language \"" + r.language + "\" for this model");
+        }
+        decoding.language = r.language;
+    }
+
+    int failed = 0;
+    for (const std::string& input : r.inputs) {
+        try {
+            transcribe_file(session, fs::path(input), out, err);
+        } catch (const std::exception& e) {
+            err << "earshot transcribe: " << input << ": " << e.what() << "\n";
+            ++failed;
+        }
+    }
+    return failed == 0 ? kExitOk : kExitSomeFileFailed;
+}
+
+}  // namespace
+
+ExtraCommand add_transcribe(CLI::App& root) {
+    auto request = std::make_shared<TranscribeRequest>();
+    TranscribeRequest& r = *request;
+    CLI::App* command = root.add_subcommand(
+        "transcribe", "Transcribe audio files to text and subtitles (TXT, SRT, VTT, JSON)");
+    command->add_option("files", r.inputs, "Audio files (anything FFmpeg reads)")->required();
+    command->add_option("--model", r.model, "Checkpoint (HF directory or ggml .bin)")->required();
+    command->add_option("--vocab", r.vocab,
+                        "Vocabulary (.tiktoken, HF directory or ggml .bin); default: the model's");
+    command->add_option("--language", r.language, "Spoken language code, or auto to detect it")
+        ->capture_default_str();
+    command->add_option("--task", r.task, "transcribe, or translate to English")
+        ->check(CLI::IsMember({"transcribe", "translate"}))
+        ->capture_default_str();
+    command->add_option("--beam", r.beam, "Beam size at temperature 0 (1 = greedy)")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    command
+        ->add_option("--temperature", r.temperature,
+                     "Decode at this temperature only (default: the fallback ladder 0, 0.2, "
+                     "..., 1.0)")
+        ->check(CLI::Range(0.0, 10.0));
+    command->add_option("--prompt", r.prompt, "Initial prompt (vocabulary, spelling, style)");
+    command->add_flag("--no-timestamps", r.no_timestamps,
+                      "Decode without timestamp tokens (one segment per window)");
+    command->add_option("--format", r.formats, "Comma-separated: txt, srt, vtt, json")
+        ->capture_default_str();
+    command->add_option("--output-dir", r.output_dir,
+                        "Where to write the results (default: beside each input)");
+    command->add_option("--backend", r.backend, "cpu, cuda or auto (auto = cpu)")
+        ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+        ->capture_default_str();
+    command->add_option("--seed", r.seed, "Seed of the sampling at temperatures above 0")
+        ->capture_default_str();
+    return {command, [request](std::ostream& out, std::ostream& err) {
+                return run_transcribe(*request, out, err);
+            }};
+}
+
+}  // namespace earshot::app

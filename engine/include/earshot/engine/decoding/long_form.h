@@ -1,0 +1,43 @@
+// Long-form transcription of a whole file: openai transcribe() (reference §5.5, §5.6, §5.8) on a
+// DecoderModel, window by window through the temperature fallback and the seek loop.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "earshot/engine/backend/host_tensor.h"
+#include "earshot/engine/decoding/decoder_model.h"
+#include "earshot/engine/decoding/decoding_options.h"
+#include "earshot/engine/decoding/transcript.h"
+
+namespace earshot::tokenizer {
+class Tokenizer;
+}
+
+namespace earshot::decoding {
+
+struct TranscribeOptions {
+    // Per window. An empty `language` is resolved once: "en" for English-only vocabularies,
+    // otherwise detected on the first window and kept for the rest of the file. `seed` seeds the
+    // sampling generator; no_speech_threshold and logprob_threshold also drive the skip (§5.5).
+    DecodingOptions decoding;
+    std::string initial_prompt;  // encoded as " " + stripped text: the first prompt (§5.6)
+    bool condition_on_previous_text = true;
+};
+
+// mel [Mels, N]: the file's log-mel with model.frames() frames of silence appended (30 s for the
+// released models) and normalized over all of it, as openai does (global max - 8 clamp, reference
+// §1.5, §1.6); content_frames = N - model.frames(), the frames that hold the file. Each window
+// (run_seek_loop: cut at seek, padded with 0.0) goes through decode_with_fallback with the prompt
+// the loop keeps; transcript.text joins the segment texts. `progress` gets the fraction of
+// content frames done after each window; a set `*cancel` stops before the next window and the
+// transcript holds what was done. Throws std::invalid_argument when mel is not [model.mels(), N].
+Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
+                      const backend::HostTensor& mel, int64_t content_frames,
+                      const TranscribeOptions& options,
+                      const std::function<void(double fraction)>& progress,
+                      const std::atomic<bool>* cancel);
+
+}  // namespace earshot::decoding

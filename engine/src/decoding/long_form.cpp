@@ -1,0 +1,80 @@
+// Whole-file transcription: the seek loop over decode_with_fallback on a DecoderModel.
+#include "earshot/engine/decoding/long_form.h"
+
+#include <random>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "earshot/engine/decoding/fallback.h"
+#include "earshot/engine/decoding/seek_loop.h"
+#include "earshot/engine/tokenizer/tokenizer.h"
+
+namespace earshot::decoding {
+namespace {
+
+// Python's str.strip() over ASCII whitespace.
+std::string_view strip(std::string_view text) {
+    const auto space = [](char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+    };
+    while (!text.empty() && space(text.front())) text.remove_prefix(1);
+    while (!text.empty() && space(text.back())) text.remove_suffix(1);
+    return text;
+}
+
+}  // namespace
+
+Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
+                      const backend::HostTensor& mel, int64_t content_frames,
+                      const TranscribeOptions& options,
+                      const std::function<void(double fraction)>& progress,
+                      const std::atomic<bool>* cancel) {
+    if (mel.shape().size() != 2 || mel.dim(0) != model.mels()) {
+        throw std::invalid_argument("transcribe: mel must be [" + std::to_string(model.mels()) +
+                                    ", N], got " + mel.shape_str());
+    }
+    DecodingOptions decoding = options.decoding;
+    if (decoding.language.empty() && !tokenizer.multilingual()) decoding.language = "en";
+    std::mt19937_64 rng(decoding.seed);
+
+    SegmentVocabulary vocabulary;
+    vocabulary.timestamp_begin = tokenizer.specials().timestamp_begin;
+    vocabulary.eot = tokenizer.specials().eot;
+    vocabulary.decode_text = [&tokenizer](std::span<const int32_t> ids) {
+        return tokenizer.decode_text(ids);
+    };
+
+    SeekLoopOptions loop;
+    loop.frames = model.frames();
+    if (!strip(options.initial_prompt).empty()) {
+        loop.prompt_tokens = tokenizer.encode(" " + std::string(strip(options.initial_prompt)));
+    }
+    loop.condition_on_previous_text = options.condition_on_previous_text;
+    loop.no_speech_threshold = decoding.no_speech_threshold;
+    loop.logprob_threshold = decoding.logprob_threshold;
+
+    const WindowDecodeFn decode_window = [&](const backend::HostTensor& window,
+                                             std::span<const int32_t> prompt) {
+        WindowResult result =
+            decode_with_fallback(model, tokenizer, window, prompt, {}, decoding, rng);
+        // Detected on the first window, then fixed for the file (openai detects once).
+        if (decoding.language.empty()) decoding.language = result.language;
+        DecodedWindow decoded;
+        decoded.tokens = std::move(result.tokens);
+        decoded.avg_logprob = result.avg_logprob;
+        decoded.no_speech_prob = result.no_speech_prob;
+        decoded.temperature = result.temperature;
+        decoded.compression_ratio = result.compression_ratio;
+        return decoded;
+    };
+
+    Transcript transcript;
+    transcript.segments =
+        run_seek_loop(mel, content_frames, vocabulary, loop, decode_window, progress, cancel);
+    transcript.language = decoding.language;
+    for (const Segment& segment : transcript.segments) transcript.text += segment.text;
+    return transcript;
+}
+
+}  // namespace earshot::decoding
