@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "earshot/engine/decoding/window_decoder.h"
+
 namespace earshot::decoding {
 
 bool needs_fallback(const WindowResult& result, const DecodingOptions& options) {
@@ -22,6 +24,19 @@ WindowResult run_temperature_fallback(const DecodingOptions& options,
         if (!needs_fallback(result, options)) break;
     }
     return result;
+}
+
+WindowResult decode_with_fallback(DecoderModel& model, const tokenizer::Tokenizer& tok,
+                                  const backend::HostTensor& mel, std::span<const int32_t> prompt,
+                                  std::string_view prefix, const DecodingOptions& options,
+                                  std::mt19937_64& rng) {
+    DecodingOptions resolved = options;
+    return run_temperature_fallback(options, [&](double temperature) {
+        WindowResult result =
+            decode_window(model, tok, mel, prompt, prefix, resolved, temperature, rng);
+        if (resolved.language.empty()) resolved.language = result.language;  // detect once
+        return result;
+    });
 }
 
 }  // namespace earshot::decoding
