@@ -3,23 +3,27 @@
 
 namespace earshot::app {
 
+ExtraCommand add_transcribe(CLI::App& root);       // command_transcribe.cpp
 ExtraCommand add_make_checkpoint(CLI::App& root);  // command_make_checkpoint.cpp
 ExtraCommand add_debug_mel(CLI::App& root);        // command_debug_mel.cpp
 ExtraCommand add_devices(CLI::App& root);          // command_devices.cpp
 ExtraCommand add_debug_record(CLI::App& root);     // command_debug_record.cpp
 ExtraCommand add_debug_encode(CLI::App& root);     // command_debug_model.cpp
 ExtraCommand add_debug_logits(CLI::App& root);     // command_debug_model.cpp
+ExtraCommand add_debug_tokens(CLI::App& root);     // command_debug_tokens.cpp
 
 const std::vector<CommandAdder>& extra_commands() {
     // One command a line, in `earshot --help` order.
     // clang-format off
     static const std::vector<CommandAdder> adders{
+        add_transcribe,
         add_devices,
         add_make_checkpoint,
         add_debug_mel,
         add_debug_record,
         add_debug_encode,
         add_debug_logits,
+        add_debug_tokens,
     };
     // clang-format on
     return adders;

@@ -81,8 +81,8 @@ Tokenizer Tokenizer::load(const fs::path& path, int64_t n_vocab) {
     if (base_size != specials.eot) {
         throw TokenizerError(path, "the base vocabulary has " + std::to_string(base_size) +
                                        " tokens, but n_vocab " + std::to_string(resolved) +
-                                       " puts <|endoftext|> at " + std::to_string(specials.eot) +
-                                       " (it needs " + std::to_string(specials.eot) + ")");
+                                       " needs " + std::to_string(specials.eot) +
+                                       " (<|endoftext|> follows them)");
     }
     for (const auto& [name, id] : base.named_specials) {
         const int32_t expected = special_token_id(specials, name);
