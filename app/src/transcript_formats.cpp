@@ -26,9 +26,19 @@ std::string strip(std::string_view text) {
     return std::string(text.substr(begin, end - begin));
 }
 
-// Stripped text with every "-->" written as "->", so that a cue's text never reads as a timing.
+// Stripped, with each line break inside written as a space: one line per segment in TXT, and no
+// blank line (the end of a cue) inside an SRT or VTT cue.
+std::string one_line(std::string_view text) {
+    std::string line = strip(text);
+    for (char& c : line) {
+        if (c == '\n' || c == '\r') c = ' ';
+    }
+    return line;
+}
+
+// One line with every "-->" written as "->", so that a cue's text never reads as a timing.
 std::string cue_text(std::string_view text) {
-    std::string stripped = strip(text);
+    const std::string stripped = one_line(text);
     std::string out;
     out.reserve(stripped.size());
     for (size_t i = 0; i < stripped.size(); ++i) {
@@ -101,7 +111,7 @@ std::string vtt_timestamp(double seconds) { return timestamp(seconds, Hours::whe
 std::string render_txt(const decoding::Transcript& transcript) {
     std::string out;
     for (const decoding::Segment& segment : transcript.segments) {
-        out += strip(segment.text);
+        out += one_line(segment.text);
         out += '\n';
     }
     return out;

@@ -25,13 +25,14 @@ std::string srt_timestamp(double seconds);
 // 3725.5 -> "01:02:05.500".
 std::string vtt_timestamp(double seconds);
 
-// One line per segment: its text with surrounding whitespace stripped (an empty segment gives an
-// empty line), each line ending in '\n'.
+// Segment texts are written stripped of surrounding whitespace and with any line break inside
+// turned into a space, so that a segment is one line of TXT and a cue never holds a blank line.
+// One line per segment (an empty segment gives an empty line), each ending in '\n'.
 std::string render_txt(const decoding::Transcript& transcript);
 // Cues numbered from 1, one per segment (empty texts included, so cue n is segment n - 1):
-// "n\nSTART --> END\ntext\n\n" with the stripped text, "-->" in it written as "->".
+// "n\nSTART --> END\ntext\n\n" with the one-line text, "-->" in it written as "->".
 std::string render_srt(const decoding::Transcript& transcript);
-// "WEBVTT\n\n", then per segment "START --> END\ntext\n\n" (stripped, "-->" written as "->").
+// "WEBVTT\n\n", then per segment "START --> END\ntext\n\n" (one line, "-->" written as "->").
 std::string render_vtt(const decoding::Transcript& transcript);
 // {"text", "language", "segments": [{"id", "start", "end", "text", "tokens", "avg_logprob",
 // "no_speech_prob", "temperature", "compression_ratio"}]}, keys in that order, indented by 2,

@@ -105,6 +105,16 @@ TEST(TranscriptFormats, JsonReplacesInvalidUtf8) {
     EXPECT_EQ(parsed["segments"][0]["text"].get<std::string>(), " a\xEF\xBF\xBD");
 }
 
+TEST(TranscriptFormats, LineBreaksInsideASegmentBecomeSpaces) {
+    Transcript t;
+    t.segments.push_back(segment(0.0, 1.0, " one\n\ntwo\r\n", {}, 0, 0, 0, 0));
+    EXPECT_EQ(render_txt(t), "one  two\n");
+    EXPECT_EQ(render_srt(t), "1\n00:00:00,000 --> 00:00:01,000\none  two\n\n");
+    EXPECT_EQ(render_vtt(t), "WEBVTT\n\n00:00.000 --> 00:01.000\none  two\n\n");
+    // JSON keeps the text as decoded.
+    EXPECT_EQ(nlohmann::json::parse(render_json(t))["segments"][0]["text"], " one\n\ntwo\r\n");
+}
+
 TEST(TranscriptFormats, FormatNames) {
     EXPECT_EQ(parse_transcript_format("vtt"), TranscriptFormat::vtt);
     EXPECT_EQ(parse_transcript_format("json"), TranscriptFormat::json);

@@ -1,0 +1,198 @@
+// `earshot transcribe` through the real executable: a small random checkpoint on jfk.wav writes
+// every format with well-formed, ordered times; a missing input fails alone (exit 1); bad
+// arguments exit 2 before any work.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "earshot/engine/model/random_checkpoint.h"
+#include "run_process.h"
+#include "temp_dir.h"
+
+namespace earshot::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kShared(EARSHOT_SHARED_DIR);
+const fs::path kJfk = kShared / "whisper-assets" / "jfk.wav";
+const fs::path kVocab = kShared / "whisper-assets" / "multilingual.tiktoken";
+constexpr double kJfkSeconds = 11.0;  // 176000 samples at 16 kHz
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+struct Cue {
+    int number = 0;
+    double start_s = 0;
+    double end_s = 0;
+};
+
+double srt_seconds(const std::string& h, const std::string& m, const std::string& s,
+                   const std::string& ms) {
+    return std::stoi(h) * 3600.0 + std::stoi(m) * 60.0 + std::stoi(s) + std::stoi(ms) / 1000.0;
+}
+
+// Parses SRT line by line: a cue number, its timing line, text lines up to a blank line (none for
+// an empty segment), blank lines between cues. Fails the test on anything else.
+std::vector<Cue> parse_srt(const std::string& srt) {
+    static const std::regex timing(
+        R"((\d{2}):(\d{2}):(\d{2}),(\d{3}) --> (\d{2}):(\d{2}):(\d{2}),(\d{3}))");
+    static const std::regex number(R"(\d+)");
+    std::vector<Cue> cues;
+    std::istringstream lines(srt);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (line.empty()) continue;
+        EXPECT_TRUE(std::regex_match(line, number)) << "expected a cue number: " << line;
+        Cue cue;
+        cue.number = std::stoi(line);
+        std::string times;
+        std::getline(lines, times);
+        std::smatch m;
+        if (!std::regex_match(times, m, timing)) {
+            ADD_FAILURE() << "bad timing line: " << times;
+            break;
+        }
+        cue.start_s = srt_seconds(m[1], m[2], m[3], m[4]);
+        cue.end_s = srt_seconds(m[5], m[6], m[7], m[8]);
+        cues.push_back(cue);
+        while (std::getline(lines, line) && !line.empty()) {
+        }
+    }
+    EXPECT_TRUE(srt.empty() || srt.ends_with("\n\n")) << "the last cue is not terminated";
+    return cues;
+}
+
+class TranscribeCommand : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        if (!fs::exists(kJfk) || !fs::exists(kVocab)) return;
+        model_dir_ = std::make_unique<TempDir>("earshot-transcribe-model");
+        model::RandomCheckpointOptions o;
+        o.d = 64;
+        o.heads = 4;
+        o.enc_layers = 2;
+        o.dec_layers = 2;
+        o.vocab = 51865;
+        o.frames = 3000;
+        o.max_tokens = 448;
+        model::write_random_checkpoint(model_dir_->path() / "ck", o);
+    }
+    static void TearDownTestSuite() { model_dir_.reset(); }
+
+    void SetUp() override {
+        if (!fs::exists(kJfk) || !fs::exists(kVocab)) {
+            GTEST_SKIP() << "jfk.wav or multilingual.tiktoken not found under " << kShared;
+        }
+    }
+
+    static std::string model_args() {
+        return " --model " + shell_quote((model_dir_->path() / "ck").string()) + " --vocab " +
+               shell_quote(kVocab.string()) + " --beam 1 --temperature 0";
+    }
+
+    static std::unique_ptr<TempDir> model_dir_;
+};
+
+std::unique_ptr<TempDir> TranscribeCommand::model_dir_;
+
+TEST_F(TranscribeCommand, WritesEveryFormatWithOrderedTimesInsideTheAudio) {
+    const TempDir out("earshot-transcribe-out");
+    const ProcessResult result =
+        run_earshot("transcribe " + shell_quote(kJfk.string()) + model_args() +
+                    " --language en --format txt,srt,vtt,json --output-dir " +
+                    shell_quote(out.path().string()));
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    // The progress line: redrawn with '\r', ends at 100 % with the file name and a newline.
+    EXPECT_NE(result.err.find('\r'), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("100% | "), std::string::npos) << result.err;
+    EXPECT_TRUE(std::regex_search(result.err, std::regex(R"(real time \| jfk\.wav *\n)")))
+        << result.err;
+
+    for (const char* ext : {"txt", "srt", "vtt", "json"}) {
+        EXPECT_TRUE(fs::is_regular_file(out.path() / ("jfk." + std::string(ext)))) << ext;
+    }
+    const std::vector<Cue> cues = parse_srt(read_text(out.path() / "jfk.srt"));
+    ASSERT_FALSE(cues.empty());
+    double previous_end_s = 0.0;
+    for (size_t i = 0; i < cues.size(); ++i) {
+        EXPECT_EQ(cues[i].number, static_cast<int>(i) + 1);
+        EXPECT_LE(cues[i].start_s, cues[i].end_s) << "cue " << i + 1;
+        EXPECT_GE(cues[i].start_s, previous_end_s) << "cue " << i + 1 << " overlaps";
+        EXPECT_LE(cues[i].end_s, kJfkSeconds) << "cue " << i + 1;
+        previous_end_s = cues[i].end_s;
+    }
+
+    const auto json = nlohmann::json::parse(read_text(out.path() / "jfk.json"));
+    EXPECT_EQ(json["language"], "en");
+    ASSERT_EQ(json["segments"].size(), cues.size());
+    for (size_t i = 0; i < cues.size(); ++i) {
+        EXPECT_EQ(json["segments"][i]["id"], i);
+        EXPECT_NEAR(json["segments"][i]["start"].get<double>(), cues[i].start_s, 0.0005);
+        EXPECT_EQ(json["segments"][i]["temperature"], 0.0);
+    }
+    const std::string vtt = read_text(out.path() / "jfk.vtt");
+    EXPECT_EQ(vtt.rfind("WEBVTT\n\n", 0), 0u);
+    // One TXT line per segment.
+    const std::string txt = read_text(out.path() / "jfk.txt");
+    EXPECT_EQ(static_cast<size_t>(std::count(txt.begin(), txt.end(), '\n')), cues.size());
+}
+
+TEST_F(TranscribeCommand, AMissingInputFailsAloneWithExitOne) {
+    const TempDir out("earshot-transcribe-out");
+    const fs::path missing = out.path() / "no-such-file.wav";
+    const ProcessResult result =
+        run_earshot("transcribe " + shell_quote(missing.string()) + " " +
+                    shell_quote(kJfk.string()) + model_args() +
+                    " --language en --format txt --output-dir " + shell_quote(out.path().string()));
+    EXPECT_EQ(result.exit_code, 1) << result.err;
+    EXPECT_NE(result.err.find("no-such-file.wav"), std::string::npos) << result.err;
+    EXPECT_TRUE(fs::is_regular_file(out.path() / "jfk.txt"));
+    EXPECT_FALSE(fs::exists(out.path() / "no-such-file.txt"));
+    EXPECT_FALSE(fs::exists(out.path() / "jfk.srt"));  // only the formats asked for
+}
+
+// Argument errors exit 2 before any audio is read (none of these needs the shared assets).
+TEST(TranscribeArguments, BadArgumentsExitTwo) {
+    const TempDir dir("earshot-transcribe-args");
+    const std::string audio = shell_quote((dir.path() / "a.wav").string());
+    const std::string model = " --model " + shell_quote((dir.path() / "missing-model").string());
+
+    ProcessResult r = run_earshot("transcribe " + audio + model + " --format txt,docx");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("docx"), std::string::npos) << r.err;
+
+    r = run_earshot("transcribe " + audio + model + " --beam 0");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+
+    r = run_earshot("transcribe " + audio);  // no --model
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("--model"), std::string::npos) << r.err;
+
+    r = run_earshot("transcribe " + audio + model);  // the model does not exist
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("missing-model"), std::string::npos) << r.err;
+
+    r = run_earshot("transcribe " + audio + model + " --backend cuda");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("CUDA"), std::string::npos) << r.err;
+
+    r = run_earshot("transcribe " + audio + model + " --task summarize");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_FALSE(fs::exists(dir.path() / "a.txt"));
+}
+
+}  // namespace
+}  // namespace earshot::test
