@@ -164,6 +164,18 @@ TEST_F(TranscribeCommand, AMissingInputFailsAloneWithExitOne) {
     EXPECT_FALSE(fs::exists(out.path() / "jfk.srt"));  // only the formats asked for
 }
 
+TEST_F(TranscribeCommand, DetectsTheLanguageOnceWhenAskedForAuto) {
+    const TempDir out("earshot-transcribe-out");
+    const ProcessResult result =
+        run_earshot("transcribe " + shell_quote(kJfk.string()) + model_args() +
+                    " --format json --output-dir " + shell_quote(out.path().string()));
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const auto json = nlohmann::json::parse(read_text(out.path() / "jfk.json"));
+    // The random model's guess is noise, but it is one of Whisper's language codes.
+    const std::string language = json["language"].get<std::string>();
+    EXPECT_TRUE(std::regex_match(language, std::regex("[a-z]{2,3}"))) << language;
+}
+
 // Argument errors exit 2 before any audio is read (none of these needs the shared assets).
 TEST(TranscribeArguments, BadArgumentsExitTwo) {
     const TempDir dir("earshot-transcribe-args");

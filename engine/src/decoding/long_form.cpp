@@ -1,12 +1,14 @@
 // Whole-file transcription: the seek loop over decode_with_fallback on a DecoderModel.
 #include "earshot/engine/decoding/long_form.h"
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
 
 #include "earshot/engine/decoding/fallback.h"
+#include "earshot/engine/decoding/language_detection.h"
 #include "earshot/engine/decoding/seek_loop.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 
@@ -23,6 +25,21 @@ std::string_view strip(std::string_view text) {
     return text;
 }
 
+// The first `frames` frames of mel [Mels, N] as [1, Mels, frames] (0.0 past N).
+backend::HostTensor first_frames(const backend::HostTensor& mel, int64_t frames) {
+    const int64_t mels = mel.dim(0);
+    const int64_t total = mel.dim(1);
+    const int64_t count = std::min(frames, total);
+    backend::HostTensor window = backend::HostTensor::f32({1, mels, frames}, 0.0F);
+    const std::span<const float> source = mel.f32_values();
+    const std::span<float> target = window.f32_values();
+    for (int64_t m = 0; m < mels; ++m) {
+        const auto from = source.begin() + m * total;
+        std::copy(from, from + count, target.begin() + m * frames);
+    }
+    return window;
+}
+
 }  // namespace
 
 Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
@@ -35,7 +52,14 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
                                     ", N], got " + mel.shape_str());
     }
     DecodingOptions decoding = options.decoding;
-    if (decoding.language.empty() && !tokenizer.multilingual()) decoding.language = "en";
+    if (decoding.language.empty()) {
+        // Once per file on its first window of the silence-padded mel, as openai transcribe()
+        // does (§5.9, §1.6); English-only vocabularies are "en" without running the model.
+        decoding.language =
+            tokenizer.multilingual()
+                ? detect_language(model, tokenizer, first_frames(mel, model.frames())).code
+                : "en";
+    }
     std::mt19937_64 rng(decoding.seed);
 
     SegmentVocabulary vocabulary;
@@ -58,8 +82,6 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
                                              std::span<const int32_t> prompt) {
         WindowResult result =
             decode_with_fallback(model, tokenizer, window, prompt, {}, decoding, rng);
-        // Detected on the first window, then fixed for the file (openai detects once).
-        if (decoding.language.empty()) decoding.language = result.language;
         DecodedWindow decoded;
         decoded.tokens = std::move(result.tokens);
         decoded.avg_logprob = result.avg_logprob;

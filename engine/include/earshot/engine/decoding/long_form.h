@@ -19,8 +19,9 @@ class Tokenizer;
 namespace earshot::decoding {
 
 struct TranscribeOptions {
-    // Per window. An empty `language` is resolved once: "en" for English-only vocabularies,
-    // otherwise detected on the first window and kept for the rest of the file. `seed` seeds the
+    // Per window. An empty `language` is resolved once per file: "en" for English-only
+    // vocabularies, otherwise detect_language on the mel's first model.frames() frames (the
+    // silence-padded start, as openai), kept for every window. `seed` seeds the
     // sampling generator; no_speech_threshold and logprob_threshold also drive the skip (§5.5).
     DecodingOptions decoding;
     std::string initial_prompt;  // encoded as " " + stripped text: the first prompt (§5.6)
