@@ -111,3 +111,24 @@ TEST_F(CpuBatch, DecoderModelListensWithOneRow) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(CpuBatch, ListeningToTheSameWindowAgainKeepsItsAudio) {
+    auto model = earshot::decoding::make_cpu_decoder_model(*checkpoint_);
+    model->listen(mel_);
+    const HostTensor first = model->prefill(HostTensor::i32({1, 2}, {3, 4}));
+    model->expand(3);
+    model->step(HostTensor::i32({3, 1}, {5, 6, 7}), 2);
+    model->listen(mel_);  // same window: one row again, same audio
+    EXPECT_EQ(model->rows(), 1);
+    const HostTensor again = model->prefill(HostTensor::i32({1, 2}, {3, 4}));
+    expect_close(row(again, 0), row(first, 0), "same window");
+
+    std::vector<float> other(80 * 64, 0.25F);
+    model->listen(HostTensor::f32({1, 80, 64}, other));  // a different window is encoded
+    const HostTensor changed = model->prefill(HostTensor::i32({1, 2}, {3, 4}));
+    EXPECT_NE(row(changed, 0), row(first, 0));
+}
+
+}  // namespace

@@ -1,4 +1,7 @@
 // The CPU backend as decoding's DecoderModel: a CpuWhisper whose Batch follows the decoder's rows.
+#include <algorithm>
+#include <vector>
+
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
@@ -22,9 +25,20 @@ public:
     int64_t mels() const override { return mels_; }
     int64_t frames() const override { return frames_; }
 
+    // The same window again (a temperature fallback, language detection then decoding) keeps
+    // the audio caches: one row is kept and the encoder does not run twice.
     void listen(const backend::HostTensor& mel) override {
+        const auto values = mel.f32_values();
+        if (mel.shape() == heard_shape_ &&
+            std::equal(values.begin(), values.end(), heard_.begin(), heard_.end())) {
+            whisper_.expand_batch(1);
+            return;
+        }
         if (whisper_.batch() != 1) whisper_.resize_batch(1);
+        heard_shape_.clear();  // a failed listen leaves nothing remembered
         whisper_.listen(mel);
+        heard_.assign(values.begin(), values.end());
+        heard_shape_ = mel.shape();
     }
     void expand(int64_t rows) override { whisper_.expand_batch(rows); }
     int64_t rows() const override { return whisper_.batch(); }
@@ -40,6 +54,8 @@ public:
 
 private:
     backend::CpuWhisper whisper_;
+    std::vector<float> heard_;  // the mel the caches hold
+    std::vector<int64_t> heard_shape_;
     int64_t vocab_ = 0;
     int64_t max_tokens_ = 0;
     int64_t mels_ = 0;
