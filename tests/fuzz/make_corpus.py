@@ -109,8 +109,16 @@ def config_seeds() -> None:
     write("whisper_config", "no_dtype.json", json.dumps(config).encode())
 
 
+def tokenizer_text_seeds() -> None:
+    write("tokenizer_text", "hello.txt", b"Hello world")
+    write("tokenizer_text", "mixed.txt",
+          "  don't   stop\n\n\tit's 12345 café при 你好 👍🏽!!".encode())
+    write("tokenizer_text", "invalid_utf8.bin", b"ok \xff\xfe bad \xe4\xbd \xed\xa0\x80 end\xc3")
+
+
 if __name__ == "__main__":
     safetensors_seeds()
     ggml_seeds()
     syntax_seeds()
     config_seeds()
+    tokenizer_text_seeds()
