@@ -2,8 +2,8 @@
 #include "earshot/engine/decoding/seek_loop.h"
 
 #include <algorithm>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 namespace earshot::decoding {
