@@ -45,9 +45,9 @@ HostTensor ramp_mel(int64_t n) {
     return mel;
 }
 
-DecodedWindow result(std::vector<int32_t> tokens, double temperature = 0.0,
-                     double no_speech_prob = 0.1, double avg_logprob = -0.3) {
-    DecodedWindow r;
+WindowResult result(std::vector<int32_t> tokens, double temperature = 0.0,
+                    double no_speech_prob = 0.1, double avg_logprob = -0.3) {
+    WindowResult r;
     r.tokens = std::move(tokens);
     r.temperature = temperature;
     r.no_speech_prob = no_speech_prob;
@@ -58,7 +58,7 @@ DecodedWindow result(std::vector<int32_t> tokens, double temperature = 0.0,
 
 // Plays scripted results in order and records each call's window start, real frames and prompt.
 struct Script {
-    std::vector<DecodedWindow> results;
+    std::vector<WindowResult> results;
     std::vector<int64_t> seeks;
     std::vector<int64_t> real_frames;  // frames before the 0.0 padding
     std::vector<std::vector<int32_t>> prompts;

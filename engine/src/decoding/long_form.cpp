@@ -80,15 +80,7 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
 
     const WindowDecodeFn decode_window = [&](const backend::HostTensor& window,
                                              std::span<const int32_t> prompt) {
-        WindowResult result =
-            decode_with_fallback(model, tokenizer, window, prompt, {}, decoding, rng);
-        DecodedWindow decoded;
-        decoded.tokens = std::move(result.tokens);
-        decoded.avg_logprob = result.avg_logprob;
-        decoded.no_speech_prob = result.no_speech_prob;
-        decoded.temperature = result.temperature;
-        decoded.compression_ratio = result.compression_ratio;
-        return decoded;
+        return decode_with_fallback(model, tokenizer, window, prompt, {}, decoding, rng);
     };
 
     Transcript transcript;

@@ -44,7 +44,7 @@ public:
     bool is_timestamp(int32_t token) const { return token >= vocabulary_.timestamp_begin; }
 
     Segment make_segment(double start_s, double end_s, std::span<const int32_t> tokens,
-                         const DecodedWindow& result) const {
+                         const WindowResult& result) const {
         Segment segment;
         segment.start_s = start_s;
         segment.end_s = end_s;
@@ -63,7 +63,7 @@ public:
 
     // One decoded window at `seek` holding `size` frames of audio: appends its segments and
     // returns how far seek advances, in [1, size].
-    int64_t take_window(const DecodedWindow& result, int64_t seek, int64_t size,
+    int64_t take_window(const WindowResult& result, int64_t seek, int64_t size,
                         std::vector<Segment>& segments) {
         const double time_offset_s = static_cast<double>(seek) * kSecondsPerFrame;
         const double window_end_s = time_offset_s + static_cast<double>(size) * kSecondsPerFrame;
@@ -165,7 +165,7 @@ std::vector<Segment> run_seek_loop(const HostTensor& mel, int64_t content_frames
         if (cancel != nullptr && cancel->load()) break;
         const int64_t size = std::min(options.frames, content_frames - seek);
         const HostTensor window = cut_window(mel, seek, size, options.frames);
-        const DecodedWindow result = decode_window(window, loop.prompt());
+        const WindowResult result = decode_window(window, loop.prompt());
         const int64_t advance = loop.take_window(result, seek, size, segments);
         if (advance < 1) {  // the loop's termination (see the guard in take_window)
             throw std::logic_error("run_seek_loop: seek did not advance at frame " +

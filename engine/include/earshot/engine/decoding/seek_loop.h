@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "earshot/engine/backend/host_tensor.h"
+#include "earshot/engine/decoding/decoding_options.h"
 #include "earshot/engine/decoding/transcript.h"
 
 namespace earshot::decoding {
@@ -21,19 +22,11 @@ struct SegmentVocabulary {
     std::function<std::string(std::span<const int32_t>)> decode_text;  // ids < eot only
 };
 
-// What the loop reads of one window's accepted decoding result (WindowResult's fields, §5.3-§5.7).
-struct DecodedWindow {
-    std::vector<int32_t> tokens;  // sampled tokens, timestamps included, no EOT
-    double avg_logprob = 0.0;
-    double no_speech_prob = 0.0;
-    double temperature = 0.0;
-    double compression_ratio = 0.0;
-};
-
 // One window: mel [1, Mels, Frames] and the prompt (previous tokens, newest last; the decoder
-// keeps the last MaxTokens / 2 - 1 after <|startofprev|>) -> the accepted decoding result.
-using WindowDecodeFn = std::function<DecodedWindow(const backend::HostTensor& window,
-                                                   std::span<const int32_t> prompt)>;
+// keeps the last MaxTokens / 2 - 1 after <|startofprev|>) -> the accepted decoding result. The
+// loop reads its tokens, avg_logprob, no_speech_prob, temperature and compression_ratio.
+using WindowDecodeFn =
+    std::function<WindowResult(const backend::HostTensor& window, std::span<const int32_t> prompt)>;
 
 struct SeekLoopOptions {
     int64_t frames = 3000;                   // the model's window (Frames), 100 per second
