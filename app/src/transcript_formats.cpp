@@ -111,6 +111,8 @@ std::string vtt_timestamp(double seconds) { return timestamp(seconds, Hours::whe
 std::string render_txt(const decoding::Transcript& transcript) {
     std::string out;
     for (const decoding::Segment& segment : transcript.segments) {
+        if (one_line(segment.text).empty())
+            continue;  // zero-length and empty segments (JSON keeps them)
         out += one_line(segment.text);
         out += '\n';
     }
@@ -121,6 +123,7 @@ std::string render_srt(const decoding::Transcript& transcript) {
     std::string out;
     size_t number = 1;
     for (const decoding::Segment& segment : transcript.segments) {
+        if (cue_text(segment.text).empty()) continue;  // an empty cue ends an SRT block early
         out += std::to_string(number++) + "\n";
         out += srt_timestamp(segment.start_s) + " --> " + srt_timestamp(segment.end_s) + "\n";
         out += cue_text(segment.text) + "\n\n";
@@ -131,6 +134,7 @@ std::string render_srt(const decoding::Transcript& transcript) {
 std::string render_vtt(const decoding::Transcript& transcript) {
     std::string out = "WEBVTT\n\n";
     for (const decoding::Segment& segment : transcript.segments) {
+        if (cue_text(segment.text).empty()) continue;  // a cue needs text
         out += vtt_timestamp(segment.start_s) + " --> " + vtt_timestamp(segment.end_s) + "\n";
         out += cue_text(segment.text) + "\n\n";
     }

@@ -1,5 +1,6 @@
 // The TXT, SRT, WebVTT and JSON writers against hand-written golden files (tests/golden/
-// transcripts): times past an hour, millisecond rounding, an empty segment and UTF-8 text.
+// transcripts): times past an hour, millisecond rounding, an empty segment (kept in JSON only)
+// and UTF-8 text.
 #include "transcript_formats.h"
 
 #include <gtest/gtest.h>
