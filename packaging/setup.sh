@@ -37,6 +37,7 @@ packages=(
     # audio tests: a virtual microphone (PulseAudio null sink via ALSA's pulse plugin),
     # speech and fixture files
     pulseaudio
+    pulseaudio-utils
     libasound2-plugins
     alsa-utils
     espeak-ng
