@@ -1,5 +1,7 @@
 // `earshot transcribe FILE... --model PATH [...]`: long-form transcription of audio files on the
 // CPU backend, written as TXT, SRT, WebVTT and/or JSON next to each input or in --output-dir.
+#include <signal.h>
+
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -30,6 +32,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kExitSomeFileFailed = 1;     // at least one input failed; the others were written
+constexpr int kExitInterrupted = 130;      // Ctrl-C, as shells report SIGINT (128 + 2)
 constexpr int64_t kSamplesPerFrame = 160;  // hop (reference §1.1)
 
 struct TranscribeRequest {
@@ -91,6 +94,33 @@ void write_text_file(const fs::path& path, const std::string& text) {
     if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
+// Set by Ctrl-C (SIGINT): the current file stops after its window, its transcript so far is
+// written, and no further file starts. A lock-free atomic store is async-signal-safe.
+std::atomic<bool>& interrupted() {
+    static std::atomic<bool> flag{false};
+    return flag;
+}
+
+extern "C" void on_interrupt(int /*signal*/) { interrupted().store(true); }
+
+// Installs on_interrupt for SIGINT while alive; the previous handler comes back afterwards.
+class InterruptGuard {
+public:
+    InterruptGuard() {
+        interrupted().store(false);
+        struct sigaction action {};
+        action.sa_handler = on_interrupt;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGINT, &action, &previous_);
+    }
+    ~InterruptGuard() { sigaction(SIGINT, &previous_, nullptr); }
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+private:
+    struct sigaction previous_ {};
+};
+
 // Transcribes one input and writes its outputs; throws on any failure.
 void transcribe_file(Session& session, const fs::path& input, std::ostream& out,
                      std::ostream& err) {
@@ -108,12 +138,18 @@ void transcribe_file(Session& session, const fs::path& input, std::ostream& out,
     try {
         transcript = decoding::transcribe(
             *session.model, *session.tokenizer, mel, content_frames, session.options,
-            [&](double fraction) { progress.update(fraction); }, nullptr);
+            [&](double fraction) { progress.update(fraction); }, &interrupted());
     } catch (...) {
         progress.abandon();
         throw;
     }
-    progress.finish();
+    if (interrupted().load()) {
+        progress.abandon();
+        err << "earshot transcribe: interrupted; writing what " << input.filename().string()
+            << " has so far\n";
+    } else {
+        progress.finish();
+    }
 
     const fs::path directory = session.output_dir ? *session.output_dir : input.parent_path();
     for (TranscriptFormat format : session.formats) {
@@ -170,8 +206,10 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
         decoding.language = r.language;
     }
 
+    const InterruptGuard guard;
     int failed = 0;
     for (const std::string& input : r.inputs) {
+        if (interrupted().load()) break;
         try {
             transcribe_file(session, fs::path(input), out, err);
         } catch (const std::exception& e) {
@@ -179,6 +217,7 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
             ++failed;
         }
     }
+    if (interrupted().load()) return kExitInterrupted;
     return failed == 0 ? kExitOk : kExitSomeFileFailed;
 }
 

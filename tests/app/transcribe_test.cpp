@@ -213,5 +213,32 @@ TEST(TranscribeArguments, BadArgumentsExitTwo) {
     EXPECT_FALSE(fs::exists(dir.path() / "a.txt"));
 }
 
+// Ctrl-C stops after the current window, writes what the first file has so far, starts no
+// further file and exits 130. The input is long enough (jfk.wav repeated to 5.5 minutes, the
+// full fallback ladder on random weights) that the signal lands mid-file.
+TEST_F(TranscribeCommand, CtrlCWritesWhatIsDoneAndStops) {
+    const TempDir out("earshot-transcribe-int");
+    const fs::path long_input = out.path() / "long.wav";
+    const ProcessResult made = run_shell("sox " + shell_quote(kJfk.string()) + " " +
+                                         shell_quote(long_input.string()) + " repeat 29");
+    if (made.exit_code != 0) GTEST_SKIP() << "sox could not make the long input: " << made.err;
+    const std::string args = "transcribe " + shell_quote(long_input.string()) + " " +
+                             shell_quote(kJfk.string()) + " --model " +
+                             shell_quote((model_dir_->path() / "ck").string()) + " --vocab " +
+                             shell_quote(kVocab.string()) + " --format txt,json --output-dir " +
+                             shell_quote(out.path().string());
+    // Run in the background, interrupt after 2 s, report the exit status.
+    const ProcessResult result = run_shell("( " + shell_quote(EARSHOT_EXE) + " " + args +
+                                           " & pid=$!; sleep 2; kill -INT $pid; wait $pid; "
+                                           "echo \"status=$?\" )");
+    EXPECT_NE(result.out.find("status=130"), std::string::npos) << result.out << result.err;
+    EXPECT_NE(result.err.find("interrupted"), std::string::npos) << result.err;
+    EXPECT_TRUE(fs::is_regular_file(out.path() / "long.json"));
+    const auto json = nlohmann::json::parse(read_text(out.path() / "long.json"));
+    // Only part of the 5.5 minutes was transcribed, and the second file never started.
+    for (const auto& segment : json["segments"]) EXPECT_LT(segment["end"].get<double>(), 300.0);
+    EXPECT_FALSE(fs::exists(out.path() / "jfk.json"));
+}
+
 }  // namespace
 }  // namespace earshot::test
