@@ -19,9 +19,7 @@ constexpr int64_t kBoundPrefillTokens = 3;
 program::ConcreteBinding entry_binding(const model::WhisperBinding& binding) {
     program::ConcreteBinding values = binding.values;
     values.dims["B"] = values.dims.at("Batch");
-    // The encoder's output length, as the program declares it: 1 + (-1 + Frames) / 2.
-    const auto& positions = model::WhisperModel::declaration().member("encoder_positions");
-    values.dims["A"] = positions.type.dims().at(0).evaluate(values.dims);
+    values.dims["A"] = model::audio_positions(values.dims);
     values.dims["S"] = kBoundPrefillTokens;
     return values;
 }

@@ -11,6 +11,7 @@
 
 #include "earshot/engine/checkpoint/safetensors_writer.h"
 #include "earshot/engine/checkpoint/weight_set.h"
+#include "file_bytes.h"
 
 namespace earshot::test {
 
@@ -37,8 +38,8 @@ inline std::vector<checkpoint::TensorToWrite> copy_tensors(const checkpoint::Wei
 }
 
 inline std::vector<char> read_file_bytes(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const std::vector<unsigned char> bytes = read_file_bytes(path, "checkpoint file");
+    return {bytes.begin(), bytes.end()};
 }
 
 inline void write_file_bytes(const std::filesystem::path& path, const std::vector<char>& bytes) {

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "earshot/engine/program/types.h"
+
 namespace earshot::backend {
 
 namespace {
@@ -60,14 +62,7 @@ HostTensor HostTensor::i32(std::vector<int64_t> shape, std::vector<int32_t> valu
 
 int64_t HostTensor::numel() const { return count(shape_); }
 
-std::string HostTensor::shape_str() const {
-    std::string out = "[";
-    for (size_t i = 0; i < shape_.size(); ++i) {
-        if (i > 0) out += ", ";
-        out += std::to_string(shape_[i]);
-    }
-    return out + "]";
-}
+std::string HostTensor::shape_str() const { return program::shape_str(shape_); }
 
 std::span<float> HostTensor::f32_values() {
     if (kind_ != Kind::f32) throw std::logic_error("tensor holds i32, not f32");

@@ -58,14 +58,7 @@ void collect_params(const BlockDecl& decl, const Bindings& bindings, const std::
     }
 }
 
-std::string shape_str(const std::vector<int64_t>& shape) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-        if (i > 0) out += ", ";
-        out += std::to_string(shape[i]);
-    }
-    return out + "]";
-}
+using program::shape_str;
 
 std::string origin(const checkpoint::Weight& weight) {
     return weight.source_name + " in " + weight.file.filename().string();

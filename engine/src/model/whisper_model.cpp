@@ -137,6 +137,10 @@ ValueId WhisperModel::invoke(GraphBuilder& b, std::string_view function,
     unknown_function(function);
 }
 
+int64_t audio_positions(const program::DimValues& dims) {
+    return WhisperModel::declaration().member("encoder_positions").type.dims().at(0).evaluate(dims);
+}
+
 const std::vector<const BlockDecl*>& whisper_blocks() {
     static const std::vector<const BlockDecl*> blocks{
         &WhisperModel::declaration(), &Attention::declaration(),    &DecoderLayer::declaration(),

@@ -164,6 +164,15 @@ DType ConcreteBinding::element(const ElementType& e) const {
     return found->second;
 }
 
+std::string shape_str(std::span<const int64_t> shape) {
+    std::string out = "[";
+    for (size_t i = 0; i < shape.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += std::to_string(shape[i]);
+    }
+    return out + "]";
+}
+
 std::string type_label(const Type& type) {
     if (type.kind == Type::Kind::tensor && !type.optional) {
         return type.element.str() + "[" + join(shape_strings(type.shape), ", ") + "]";

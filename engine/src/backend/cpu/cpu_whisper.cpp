@@ -32,11 +32,7 @@ int64_t product(const std::vector<int64_t>& shape, size_t begin = 0, size_t end 
     return n;
 }
 
-std::string shape_str(const std::vector<int64_t>& shape) {
-    std::string out = "[";
-    for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
-}
+using program::shape_str;
 
 }  // namespace
 
@@ -88,11 +84,7 @@ struct CpuWhisper::Impl {
         const auto& dims = binding.values.dims;
         const int64_t heads = dims.at("Heads");
         const int64_t dh = dims.at("D") / heads;
-        const int64_t audio = model::WhisperModel::declaration()
-                                  .member("encoder_positions")
-                                  .type.dims()
-                                  .at(0)
-                                  .evaluate(dims);
+        const int64_t audio = model::audio_positions(dims);
         states.clear();
         for (int64_t layer = 0; layer < dims.at("DecoderLayers"); ++layer) {
             const std::string prefix = "decoder_layers." + std::to_string(layer) + ".";

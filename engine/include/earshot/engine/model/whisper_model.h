@@ -46,6 +46,10 @@ private:
     LayerNorm decoder_norm_;
 };
 
+// The encoder's output length under bound dims, as the program declares it (the first dim of
+// encoder_positions: 1 + (-1 + Frames) / 2).
+int64_t audio_positions(const program::DimValues& dims);
+
 // The declarations of every block of the Whisper program, the root (Model) first.
 const std::vector<const program::BlockDecl*>& whisper_blocks();
 

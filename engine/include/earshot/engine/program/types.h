@@ -2,7 +2,9 @@
 // and optional types (`?`), generic parameters with kinds and defaults, and their printing.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -109,6 +111,9 @@ struct ConcreteBinding {
     int64_t dim(const Dim& d) const { return d.evaluate(dims); }
     DType element(const ElementType& e) const;  // throws TypeError on an unbound variable
 };
+
+// A concrete shape as printed in messages: "[1, 80, 3000]".
+std::string shape_str(std::span<const int64_t> shape);
 
 // Edge-label form of a type: tensors short as `T[B, Frames, Mels]`, optional tensors, scalars and
 // `none` in full. With a binding, dims and dtypes print concrete: `f16[1, 3000, 128]`.
