@@ -1,0 +1,34 @@
+// LocalAgreement-2, the streaming policy: a word is committed once two consecutive hypotheses
+// agree on it (and on every word before it); what is not yet agreed stays tentative.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "earshot/engine/decoding/timed_words.h"
+
+namespace earshot::decoding {
+
+class LocalAgreement {
+public:
+    // `hypothesis`: the words the decoder produced after the committed text. Returns how many of
+    // its leading words to commit: the longest common prefix, compared as comparable_word(), with
+    // the previous hypothesis's words that are still uncommitted. The words after those become the
+    // previous hypothesis for the next call. The first call after reset() commits nothing.
+    size_t agree(const std::vector<TimedWord>& hypothesis);
+
+    // The caller committed the first `count` words of the last hypothesis by other means (a
+    // pause or a full window): they leave the previous hypothesis too.
+    void drop_front(size_t count);
+
+    // Forgets the previous hypothesis (the committed prefix changed under it).
+    void reset();
+
+    const std::vector<std::string>& previous() const { return previous_; }
+
+private:
+    std::vector<std::string> previous_;  // comparable forms of the uncommitted words
+};
+
+}  // namespace earshot::decoding

@@ -1,0 +1,137 @@
+// StreamingTranscriber: the engine side of live dictation. Raw log-mel frames arrive one by one;
+// every update listens to the current window (at most the model's Frames), decodes from the
+// committed prefix, and splits the result into committed and tentative words with
+// LocalAgreement-2. Single-threaded: the live controller's engine thread drives it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "earshot/engine/decoding/decoder_model.h"
+#include "earshot/engine/decoding/decoding_options.h"
+#include "earshot/engine/decoding/local_agreement.h"
+
+namespace earshot::tokenizer {
+class Tokenizer;
+}
+
+namespace earshot::decoding {
+
+// Whisper's normalization of one window of raw log-mel frames ([N][Mels], N <= frames) into a
+// padded window [Mels, frames] (the audio module's normalize_window; passed in because the
+// engine does not depend on the audio module).
+using WindowNormalizer =
+    std::function<void(std::span<const float> raw_frames /* [N][Mels] */, int64_t frames,
+                       std::span<float> out /* [Mels, Frames] */)>;
+
+struct StreamingOptions {
+    // language ("" = detect once, on the first window with speech), task, suppression. Streaming
+    // decodes greedily with timestamps whatever beam_size, temperatures and timestamps say.
+    DecodingOptions decoding;
+    int64_t update_frames = 50;   // an update every 0.5 s of new audio (100 frames per second)
+    int prompt_max_tokens = 128;  // committed text kept as the prompt of later windows
+    double pause_commit_s = 1.0;  // this much non-speech after speech commits the tentative words
+    double new_tokens_per_s = 12.0;  // a window may add at most min_new_tokens + this * its seconds
+    int min_new_tokens = 16;  //   (a hallucination loop cannot run to 224 tokens each update)
+    bool use_vad = true;      // frames' speech flags gate decoding; off: every frame counts
+};
+
+// A word with times in seconds from the start of the stream (estimates inside a segment; see
+// TimedWord).
+struct StreamWord {
+    std::string text;
+    double start_s = 0.0;
+    double end_s = 0.0;
+};
+
+// Why an update ran no decoder.
+enum class UpdateGate {
+    decoded,    // the window was heard and decoded
+    silence,    // no speech in the window (energy VAD): nothing to decode
+    no_speech,  // decoded, but Whisper's no-speech probability said silence (§5.5 rule)
+    empty,      // no audio yet
+    cancelled,  // stopped mid-decode
+};
+
+struct StreamUpdate {
+    int64_t index = 0;           // 0, 1, ... per transcriber
+    std::string committed_text;  // committed by this update (append to the transcript)
+    std::vector<StreamWord> committed_words;
+    std::string tentative_text;  // replaces the previous update's tentative text
+    std::vector<StreamWord> tentative_words;
+    double window_start_s = 0.0;  // the audio this update heard: [window_start_s,
+    double audio_end_s = 0.0;     //   audio_end_s) of the stream
+    double engine_ms = 0.0;       // listen + decode + policy
+    double no_speech_prob = 0.0;
+    int new_tokens = 0;  // tokens sampled by this update
+    UpdateGate gate = UpdateGate::empty;
+    bool forced_commit = false;  // committed without agreement: a pause or a full window
+    bool final = false;          // finish(): everything is committed
+};
+
+class StreamingTranscriber {
+public:
+    // `model`, `tokenizer` and `normalize` must outlive the transcriber. Throws
+    // std::invalid_argument for an unknown language or non-positive update_frames.
+    StreamingTranscriber(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
+                         WindowNormalizer normalize, StreamingOptions options);
+
+    // One raw log-mel frame [Mels] and the VAD's decision for it. Frames beyond room_frames() are
+    // refused (std::logic_error): the caller updates first.
+    void push_frame(std::span<const float> raw_frame, bool speech);
+    // Frames the window can still take before an update must make room.
+    int64_t room_frames() const;
+    // update_frames of audio arrived since the last update, or the window is full.
+    bool update_due() const;
+
+    // Hears the window, decodes, commits what two hypotheses agree on (everything after a pause
+    // or when the window is full), and moves the window start past finished segments.
+    StreamUpdate update(const std::atomic<bool>* cancel = nullptr);
+    // The end of the stream: decodes what is left and commits all of it.
+    StreamUpdate finish(const std::atomic<bool>* cancel = nullptr);
+
+    int64_t frames_received() const { return total_frames_; }
+    const std::string& transcript() const { return transcript_; }  // all committed text
+    const std::string& language() const { return language_; }      // "" until known
+
+private:
+    StreamUpdate run(bool final, const std::atomic<bool>* cancel);
+    void commit_words(const std::vector<TimedWord>& words, size_t count,
+                      std::span<const int32_t> continuation, StreamUpdate& update);
+    void move_window_past_segments();
+    void drop_window(int64_t keep_frames);
+    std::vector<int32_t> text_tokens(std::span<const int32_t> tokens) const;
+    double seconds(int64_t frames) const;
+
+    DecoderModel& model_;
+    const tokenizer::Tokenizer& tok_;
+    WindowNormalizer normalize_;
+    StreamingOptions options_;
+    int64_t mels_ = 0;
+    int64_t frames_ = 0;  // the model's window
+
+    std::vector<float> window_;       // [N][Mels] raw frames from window_start_frame_ on
+    int64_t window_start_frame_ = 0;  // stream frame index of window_[0]
+    int64_t total_frames_ = 0;        // frames pushed since construction
+    int64_t last_speech_frame_ = -1;  // stream frame index of the last speech frame
+    int64_t frames_at_last_update_ = 0;
+
+    std::vector<int32_t> committed_;  // committed tokens inside the window (timestamps relative)
+    std::vector<int32_t> prompt_;     // committed text tokens before the window, newest last
+    LocalAgreement agreement_;
+    std::vector<StreamWord> tentative_words_;     // the last hypothesis's uncommitted words
+    std::vector<int32_t> tentative_text_tokens_;  // ... and their text tokens
+    std::string transcript_;
+    std::string language_;
+    int32_t language_token_ = -1;
+    std::vector<float> mel_;  // [Mels, Frames] scratch
+    int64_t updates_ = 0;
+};
+
+std::string_view to_string(UpdateGate gate) noexcept;
+
+}  // namespace earshot::decoding

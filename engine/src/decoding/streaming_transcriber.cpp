@@ -1,0 +1,319 @@
+// The engine side of live dictation: window, continuation decoding, LocalAgreement-2, window moves.
+#include "earshot/engine/decoding/streaming_transcriber.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "earshot/engine/decoding/continuation_decoder.h"
+#include "earshot/engine/decoding/language_detection.h"
+#include "earshot/engine/decoding/timed_words.h"
+#include "earshot/engine/decoding/window_decoder.h"
+#include "earshot/engine/tokenizer/tokenizer.h"
+
+namespace earshot::decoding {
+
+namespace {
+
+constexpr double kFramesPerSecond = 100.0;  // 10 ms hop (reference §1.1)
+constexpr int64_t kFramesPerTimestamp = 2;  // <|0.02|> steps over 10 ms frames
+// Silence kept at the window start after the window is dropped at a pause: a word whose onset
+// the energy VAD judged quiet still reaches the encoder.
+constexpr int64_t kOnsetKeepFrames = 30;
+
+}  // namespace
+
+std::string_view to_string(UpdateGate gate) noexcept {
+    switch (gate) {
+        case UpdateGate::decoded:
+            return "decoded";
+        case UpdateGate::silence:
+            return "silence";
+        case UpdateGate::no_speech:
+            return "no_speech";
+        case UpdateGate::empty:
+            return "empty";
+        case UpdateGate::cancelled:
+            return "cancelled";
+    }
+    return "?";
+}
+
+StreamingTranscriber::StreamingTranscriber(DecoderModel& model,
+                                           const tokenizer::Tokenizer& tokenizer,
+                                           WindowNormalizer normalize, StreamingOptions options)
+    : model_(model),
+      tok_(tokenizer),
+      normalize_(std::move(normalize)),
+      options_(std::move(options)),
+      mels_(model.mels()),
+      frames_(model.frames()) {
+    if (options_.update_frames <= 0) {
+        throw std::invalid_argument("streaming: update_frames must be positive, got " +
+                                    std::to_string(options_.update_frames));
+    }
+    if (!normalize_) throw std::invalid_argument("streaming: no window normalizer");
+    if (!tok_.multilingual()) {
+        language_ = "en";
+    } else if (!options_.decoding.language.empty()) {
+        language_token_ = tok_.language_token(options_.decoding.language);
+        if (language_token_ < 0) {
+            throw std::invalid_argument("streaming: unknown language \"" +
+                                        options_.decoding.language + "\"");
+        }
+        language_ = std::string(tok_.language_code(language_token_));
+    }
+    options_.decoding.timestamps = true;
+    window_.reserve(static_cast<size_t>(frames_ * mels_));
+    mel_.resize(static_cast<size_t>(frames_ * mels_));
+}
+
+double StreamingTranscriber::seconds(int64_t frames) const {
+    return static_cast<double>(frames) / kFramesPerSecond;
+}
+
+int64_t StreamingTranscriber::room_frames() const {
+    return frames_ - static_cast<int64_t>(window_.size()) / mels_;
+}
+
+bool StreamingTranscriber::update_due() const {
+    return total_frames_ - frames_at_last_update_ >= options_.update_frames || room_frames() == 0;
+}
+
+void StreamingTranscriber::push_frame(std::span<const float> raw_frame, bool speech) {
+    if (static_cast<int64_t>(raw_frame.size()) != mels_) {
+        throw std::invalid_argument("streaming: a frame has " + std::to_string(raw_frame.size()) +
+                                    " mels, the model " + std::to_string(mels_));
+    }
+    if (room_frames() <= 0) throw std::logic_error("streaming: the window is full; update first");
+    window_.insert(window_.end(), raw_frame.begin(), raw_frame.end());
+    if (speech || !options_.use_vad) last_speech_frame_ = total_frames_;
+    ++total_frames_;
+}
+
+StreamUpdate StreamingTranscriber::update(const std::atomic<bool>* cancel) {
+    return run(false, cancel);
+}
+
+StreamUpdate StreamingTranscriber::finish(const std::atomic<bool>* cancel) {
+    return run(true, cancel);
+}
+
+std::vector<int32_t> StreamingTranscriber::text_tokens(std::span<const int32_t> tokens) const {
+    std::vector<int32_t> text;
+    for (int32_t id : tokens) {
+        if (id < tok_.specials().eot) text.push_back(id);
+    }
+    return text;
+}
+
+void StreamingTranscriber::commit_words(const std::vector<TimedWord>& words, size_t count,
+                                        std::span<const int32_t> tokens, StreamUpdate& update) {
+    if (count == 0) return;
+    const TimedWord& last = words[count - 1];
+    const size_t end = last.closes_segment ? last.closing_index + 1 : last.token_end;
+    const double offset_s = seconds(window_start_frame_);
+    committed_.insert(committed_.end(),
+                      tokens.begin() + static_cast<std::ptrdiff_t>(committed_.size()),
+                      tokens.begin() + static_cast<std::ptrdiff_t>(end));
+    for (size_t i = 0; i < count; ++i) {
+        update.committed_text += words[i].text;
+        update.committed_words.push_back(
+            {words[i].text, offset_s + words[i].start_s, offset_s + words[i].end_s});
+    }
+}
+
+void StreamingTranscriber::move_window_past_segments() {
+    const int32_t ts_begin = tok_.specials().timestamp_begin;
+    const int32_t eot = tok_.specials().eot;
+    size_t cut = committed_.size();
+    for (size_t k = committed_.size(); k-- > 1;) {
+        if (committed_[k] >= ts_begin && committed_[k - 1] < eot) {
+            cut = k;
+            break;
+        }
+    }
+    if (cut == committed_.size()) return;
+    const int32_t cut_steps = committed_[cut] - ts_begin;
+    const int64_t window_frames = static_cast<int64_t>(window_.size()) / mels_;
+    const int64_t cut_frames = std::min<int64_t>(cut_steps * kFramesPerTimestamp, window_frames);
+    if (cut_frames <= 0) return;
+
+    const std::vector<int32_t> done = text_tokens(std::span(committed_).first(cut + 1));
+    prompt_.insert(prompt_.end(), done.begin(), done.end());
+    std::vector<int32_t> rest(committed_.begin() + static_cast<std::ptrdiff_t>(cut) + 1,
+                              committed_.end());
+    for (int32_t& id : rest) {
+        if (id >= ts_begin) id = std::max(ts_begin, id - cut_steps);
+    }
+    committed_ = std::move(rest);
+    window_.erase(window_.begin(), window_.begin() + cut_frames * mels_);
+    window_start_frame_ += cut_frames;
+    const auto cap = static_cast<size_t>(std::max(options_.prompt_max_tokens, 0));
+    if (prompt_.size() > cap) {
+        prompt_.erase(prompt_.begin(), prompt_.end() - static_cast<std::ptrdiff_t>(cap));
+    }
+}
+
+void StreamingTranscriber::drop_window(int64_t keep_frames) {
+    const std::vector<int32_t> done = text_tokens(committed_);
+    prompt_.insert(prompt_.end(), done.begin(), done.end());
+    committed_.clear();
+    const int64_t window_frames = static_cast<int64_t>(window_.size()) / mels_;
+    const int64_t drop = std::max<int64_t>(window_frames - std::max<int64_t>(keep_frames, 0), 0);
+    window_.erase(window_.begin(), window_.begin() + drop * mels_);
+    window_start_frame_ += drop;
+    agreement_.reset();
+    const auto cap = static_cast<size_t>(std::max(options_.prompt_max_tokens, 0));
+    if (prompt_.size() > cap) {
+        prompt_.erase(prompt_.begin(), prompt_.end() - static_cast<std::ptrdiff_t>(cap));
+    }
+}
+
+StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* cancel) {
+    const auto started = std::chrono::steady_clock::now();
+    StreamUpdate update;
+    update.index = updates_++;
+    update.final = final;
+    update.window_start_s = seconds(window_start_frame_);
+    update.audio_end_s = seconds(total_frames_);
+    frames_at_last_update_ = total_frames_;
+    auto finish_update = [&]() {
+        transcript_ += update.committed_text;
+        update.engine_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                .count();
+        return update;
+    };
+
+    // Commits the previous hypothesis's tentative words as they stand (a pause, the end).
+    auto commit_tentative = [&]() {
+        if (tentative_words_.empty()) return;
+        for (const StreamWord& word : tentative_words_) {
+            update.committed_text += word.text;
+            update.committed_words.push_back(word);
+        }
+        committed_.insert(committed_.end(), tentative_text_tokens_.begin(),
+                          tentative_text_tokens_.end());
+        tentative_words_.clear();
+        tentative_text_tokens_.clear();
+        update.forced_commit = true;
+    };
+
+    const int64_t window_frames = static_cast<int64_t>(window_.size()) / mels_;
+    if (window_frames == 0) {
+        update.gate = UpdateGate::empty;
+        if (final) commit_tentative();
+        return finish_update();
+    }
+    if (last_speech_frame_ < window_start_frame_) {
+        update.gate = UpdateGate::silence;
+        commit_tentative();
+        drop_window(final ? 0 : kOnsetKeepFrames);
+        return finish_update();
+    }
+
+    // [N][Mels] raw -> [1, Mels, Frames] normalized and padded
+    normalize_(window_, frames_, mel_);
+    model_.listen(backend::HostTensor::f32({1, mels_, frames_}, mel_));
+    if (language_token_ < 0 && tok_.multilingual()) {
+        const LanguageGuess guess = detect_listened_language(model_, tok_);
+        language_token_ = guess.token;
+        language_ = guess.code;
+    }
+
+    WindowSetup setup = make_window_setup(tok_, options_.decoding, language_token_, prompt_, "",
+                                          model_.max_tokens());
+    const int sample_len = std::max(setup.sample_len, 1);
+    const int max_new = std::min<int>(
+        sample_len, options_.min_new_tokens +
+                        static_cast<int>(options_.new_tokens_per_s * seconds(window_frames)));
+    if (static_cast<int64_t>(setup.initial_tokens.size() + committed_.size()) + max_new >=
+        model_.max_tokens()) {
+        // No room for prompt and committed tokens together: decode without the prompt.
+        setup = make_window_setup(tok_, options_.decoding, language_token_, {}, "",
+                                  model_.max_tokens());
+    }
+    const size_t forced_begin = setup.initial_tokens.size();
+    setup.initial_tokens.insert(setup.initial_tokens.end(), committed_.begin(), committed_.end());
+    Continuation continuation = decode_continuation(model_, setup, forced_begin, max_new, cancel);
+    update.no_speech_prob = continuation.no_speech_prob;
+    update.new_tokens = static_cast<int>(continuation.tokens.size());
+    update.gate = UpdateGate::decoded;
+    if (continuation.cancelled) {
+        update.gate = UpdateGate::cancelled;
+        if (final) {
+            commit_tentative();
+            drop_window(0);
+        }
+        return finish_update();
+    }
+    if (committed_.empty() && continuation.no_speech_prob > options_.decoding.no_speech_threshold &&
+        continuation.avg_logprob < options_.decoding.logprob_threshold) {
+        continuation.tokens.clear();  // §5.5: silence, whatever was sampled
+        update.gate = UpdateGate::no_speech;
+    }
+
+    std::vector<int32_t> tokens = committed_;  // committed + continuation, window-relative
+    tokens.insert(tokens.end(), continuation.tokens.begin(), continuation.tokens.end());
+    const WordVocabulary vocabulary{
+        .timestamp_begin = tok_.specials().timestamp_begin,
+        .eot = tok_.specials().eot,
+        .decode_text = [this](std::span<const int32_t> ids) { return tok_.decode_text(ids); }};
+    const std::vector<TimedWord> words =
+        split_timed_words(tokens, committed_.size(), vocabulary, seconds(window_frames));
+
+    const size_t agreed = agreement_.agree(words);
+    const int64_t trailing_silence_frames = total_frames_ - 1 - last_speech_frame_;
+    const bool pause =
+        options_.use_vad && seconds(trailing_silence_frames) >= options_.pause_commit_s;
+    const bool full = room_frames() <= options_.update_frames;
+    size_t count = agreed;
+    if (final || pause) {
+        count = words.size();
+    } else if (full) {
+        count = std::max(agreed, words.empty() ? size_t{0} : words.size() - 1);
+    }
+    update.forced_commit = count > agreed;
+    commit_words(words, count, tokens, update);
+
+    const double offset_s = seconds(window_start_frame_);
+    tentative_words_.clear();
+    tentative_text_tokens_.clear();
+    for (size_t i = count; i < words.size(); ++i) {
+        update.tentative_text += words[i].text;
+        tentative_words_.push_back(
+            {words[i].text, offset_s + words[i].start_s, offset_s + words[i].end_s});
+        tentative_text_tokens_.insert(
+            tentative_text_tokens_.end(),
+            tokens.begin() + static_cast<std::ptrdiff_t>(words[i].token_begin),
+            tokens.begin() + static_cast<std::ptrdiff_t>(words[i].token_end));
+    }
+    update.tentative_words = tentative_words_;
+
+    if (final || pause) {
+        // Everything heard is committed: the next window starts after it.
+        drop_window(final ? 0 : kOnsetKeepFrames);
+    } else if (full) {
+        // Everything but the last word, which may be cut off by the window's end: the next
+        // window starts at that word (its estimated start) and hears it whole.
+        if (count < words.size()) {
+            const int64_t word_frame =
+                static_cast<int64_t>(std::floor(words[count].start_s * kFramesPerSecond));
+            const int64_t frames_now = static_cast<int64_t>(window_.size()) / mels_;
+            drop_window(frames_now - std::clamp<int64_t>(word_frame, 0, frames_now));
+            tentative_words_.clear();  // shown in this update, heard again by the next
+            tentative_text_tokens_.clear();
+        } else {
+            drop_window(0);
+        }
+    } else {
+        move_window_past_segments();
+    }
+    return finish_update();
+}
+
+}  // namespace earshot::decoding
