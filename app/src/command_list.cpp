@@ -4,6 +4,7 @@
 namespace earshot::app {
 
 ExtraCommand add_transcribe(CLI::App& root);       // command_transcribe.cpp
+ExtraCommand add_live(CLI::App& root);             // command_live.cpp
 ExtraCommand add_make_checkpoint(CLI::App& root);  // command_make_checkpoint.cpp
 ExtraCommand add_debug_mel(CLI::App& root);        // command_debug_mel.cpp
 ExtraCommand add_devices(CLI::App& root);          // command_devices.cpp
@@ -17,6 +18,7 @@ const std::vector<CommandAdder>& extra_commands() {
     // clang-format off
     static const std::vector<CommandAdder> adders{
         add_transcribe,
+        add_live,
         add_devices,
         add_make_checkpoint,
         add_debug_mel,

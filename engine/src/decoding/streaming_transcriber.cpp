@@ -304,7 +304,10 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
             const int64_t word_frame =
                 static_cast<int64_t>(std::floor(words[count].start_s * kFramesPerSecond));
             const int64_t frames_now = static_cast<int64_t>(window_.size()) / mels_;
-            drop_window(frames_now - std::clamp<int64_t>(word_frame, 0, frames_now));
+            // At least one update's worth goes, so the window always makes room.
+            const int64_t drop = std::max(std::clamp<int64_t>(word_frame, 0, frames_now),
+                                          std::min(options_.update_frames, frames_now));
+            drop_window(frames_now - drop);
             tentative_words_.clear();  // shown in this update, heard again by the next
             tentative_text_tokens_.clear();
         } else {

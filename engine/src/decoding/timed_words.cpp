@@ -58,8 +58,10 @@ std::vector<TimedWord> split_timed_words(std::span<const int32_t> tokens, size_t
         }
         const int32_t id = tokens[i];
         if (id >= vocabulary.timestamp_begin) {
+            // A timestamp in the window's padding is clamped to the end of the audio.
             const double t =
-                static_cast<double>(id - vocabulary.timestamp_begin) * timestamp_step_s;
+                std::min(static_cast<double>(id - vocabulary.timestamp_begin) * timestamp_step_s,
+                         open_end_s);
             if (first_in_segment < words.size()) {
                 close_segment(t, i);
             } else {

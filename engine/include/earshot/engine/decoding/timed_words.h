@@ -37,6 +37,7 @@ struct TimedWord {
 // token whose text begins with a space, after a timestamp, or at `from`; punctuation and word
 // pieces join the word before them. Segments: a timestamp after text closes the open segment, a
 // timestamp after a timestamp (or at the start) opens one; words before any timestamp start at 0.
+// Timestamps past `open_end_s` (the end of the window's audio) count as `open_end_s`.
 std::vector<TimedWord> split_timed_words(std::span<const int32_t> tokens, size_t from,
                                          const WordVocabulary& vocabulary, double open_end_s);
 

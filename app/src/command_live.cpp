@@ -1,0 +1,247 @@
+// `earshot live --model PATH [--device NAME | --input FILE [--speed X]] [...]`: live dictation in
+// the terminal. Committed text is printed as it is committed, the tentative tail redrawn after
+// it; Ctrl-C hears what is still queued, commits it and prints the rest of the transcript.
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "command_registry.h"
+#include "earshot/app/commands.h"
+#include "earshot/app/live_controller.h"
+#include "earshot/app/loaded_model.h"
+#include "live_terminal.h"
+#include "live_update_json.h"
+
+namespace earshot::app {
+namespace {
+
+constexpr int kExitEngineFailed = 1;
+
+struct LiveRequest {
+    std::string model;
+    std::string vocab;
+    std::string device;
+    std::string input;
+    double speed = 1.0;
+    std::string language = "auto";
+    std::string task = "transcribe";
+    int step_ms = 500;
+    int prompt_tokens = 128;
+    int pause_ms = 1000;
+    double vad_margin_db = 12.0;
+    bool no_vad = false;
+    std::string updates_json;
+};
+
+std::atomic<bool>& interrupted() {
+    static std::atomic<bool> flag{false};
+    return flag;
+}
+
+extern "C" void on_live_interrupt(int /*signal*/) { interrupted().store(true); }
+
+// SIGINT sets interrupted() while alive; the previous handler comes back afterwards.
+class LiveInterruptGuard {
+public:
+    LiveInterruptGuard() {
+        interrupted().store(false);
+        struct sigaction action {};
+        action.sa_handler = on_live_interrupt;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGINT, &action, &previous_);
+    }
+    ~LiveInterruptGuard() { sigaction(SIGINT, &previous_, nullptr); }
+    LiveInterruptGuard(const LiveInterruptGuard&) = delete;
+    LiveInterruptGuard& operator=(const LiveInterruptGuard&) = delete;
+
+private:
+    struct sigaction previous_ {};
+};
+
+std::size_t terminal_columns() {
+    winsize size{};
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+    if (const char* columns = std::getenv("COLUMNS")) {
+        const int n = std::atoi(columns);
+        if (n > 0) return static_cast<std::size_t>(n);
+    }
+    return 80;
+}
+
+bool stdout_is_terminal() {
+    const char* term = std::getenv("TERM");
+    return isatty(STDOUT_FILENO) == 1 && term != nullptr && std::string(term) != "dumb";
+}
+
+double percentile(std::vector<double> values, double p) {
+    if (values.empty()) return 0.0;
+    std::sort(values.begin(), values.end());
+    const auto at = static_cast<std::size_t>(p * static_cast<double>(values.size() - 1) + 0.5);
+    return values[std::min(at, values.size() - 1)];
+}
+
+int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
+    auto fail = [&](const std::string& message, int code = kExitBadInput) {
+        err << "earshot live: " << message << "\n";
+        return code;
+    };
+    if (!r.input.empty() && !r.device.empty())
+        return fail("--device and --input exclude each other");
+    if (r.input.empty() && r.speed != 1.0) return fail("--speed needs --input");
+
+    std::unique_ptr<LoadedModel> loaded;
+    try {
+        loaded = load_model(r.model, r.vocab);
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+    LiveOptions options;
+    options.device = r.device;
+    options.input = r.input;
+    options.speed = r.speed;
+    decoding::StreamingOptions& streaming = options.streaming;
+    streaming.decoding.task =
+        r.task == "translate" ? decoding::Task::translate : decoding::Task::transcribe;
+    if (r.language != "auto") {
+        if (loaded->tokenizer.language_token(r.language) < 0) {
+            return fail("unknown language \"" + r.language + "\" for this model");
+        }
+        streaming.decoding.language = r.language;
+    }
+    streaming.update_frames = std::max(1, r.step_ms / 10);
+    streaming.prompt_max_tokens = r.prompt_tokens;
+    streaming.pause_commit_s = r.pause_ms / 1000.0;
+    streaming.use_vad = !r.no_vad;
+    options.vad.margin_db = r.vad_margin_db;
+
+    std::ofstream json;
+    if (!r.updates_json.empty()) {
+        json.open(r.updates_json, std::ios::binary | std::ios::trunc);
+        if (!json) return fail("cannot write " + r.updates_json);
+    }
+
+    LiveTerminal terminal(out, stdout_is_terminal(), terminal_columns());
+    std::mutex output_mutex;
+    auto on_update = [&](const LiveUpdate& update) {
+        const std::lock_guard lock(output_mutex);
+        terminal.show(update);
+        if (json.is_open()) {
+            json << live_update_json(update) << "\n";
+            json.flush();
+        }
+    };
+
+    const LiveInterruptGuard guard;
+    LiveController controller(*loaded->model, loaded->tokenizer, options, on_update);
+    try {
+        controller.start();
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+    if (r.input.empty()) {
+        err << "earshot live: listening" << (r.device.empty() ? "" : " on " + r.device)
+            << "; Ctrl-C ends\n";
+    }
+    bool device_failed = false;
+    while (!controller.wait_for(std::chrono::milliseconds(100))) {
+        if (interrupted().load()) {
+            controller.stop();  // hears what is queued and commits it
+            break;
+        }
+        for (const audio::CaptureEvent& event : controller.take_events()) {
+            if (event.kind == audio::CaptureEventKind::input_overflow) continue;
+            if (event.is_error()) {
+                const std::lock_guard lock(output_mutex);
+                err << "\nearshot live: " << event.message << "\n";
+                device_failed = true;
+            }
+        }
+        if (device_failed) {
+            controller.stop();
+            break;
+        }
+    }
+    controller.stop();
+    {
+        const std::lock_guard lock(output_mutex);
+        terminal.close();
+    }
+
+    const LiveStats stats = controller.stats();
+    err << std::fixed << std::setprecision(1) << "earshot live: " << stats.audio_s
+        << " s of audio, " << stats.updates << " updates (" << stats.decoded_updates << " decoded, "
+        << stats.coalesced_updates << " dropped while the engine was busy)";
+    if (!stats.engine_ms.empty()) {
+        err << ", engine " << std::setprecision(0) << percentile(stats.engine_ms, 0.5)
+            << " ms median / " << percentile(stats.engine_ms, 0.95) << " ms p95 per update";
+    }
+    err << ", " << stats.dropped_frames << " dropped frames, " << stats.overrun_samples
+        << " overrun samples\n";
+    if (!stats.error.empty()) return fail(stats.error, kExitEngineFailed);
+    return device_failed ? kExitEngineFailed : kExitOk;
+}
+
+}  // namespace
+
+ExtraCommand add_live(CLI::App& root) {
+    auto request = std::make_shared<LiveRequest>();
+    LiveRequest& r = *request;
+    CLI::App* command = root.add_subcommand(
+        "live", "Dictate: transcribe the microphone (or a file paced like one) as you speak");
+    command->add_option("--model", r.model, "Checkpoint (HF directory or ggml .bin)")->required();
+    command->add_option("--vocab", r.vocab,
+                        "Vocabulary (.tiktoken, HF directory or ggml .bin); default: the model's");
+    command->add_option("--device", r.device,
+                        "Input device: a name, a unique part of one, or an index (earshot "
+                        "devices); default: the system's default input");
+    command->add_option("--input", r.input,
+                        "Feed this audio file instead of a microphone, at --speed times real time");
+    command->add_option("--speed", r.speed, "Pacing of --input (1 = real time)")
+        ->check(CLI::Range(0.01, 1000.0))
+        ->capture_default_str();
+    command->add_option("--language", r.language, "Spoken language code, or auto to detect it")
+        ->capture_default_str();
+    command->add_option("--task", r.task, "transcribe, or translate to English")
+        ->check(CLI::IsMember({"transcribe", "translate"}))
+        ->capture_default_str();
+    command->add_option("--step-ms", r.step_ms, "New audio between two updates, in ms")
+        ->check(CLI::Range(100, 10000))
+        ->capture_default_str();
+    command
+        ->add_option("--prompt-tokens", r.prompt_tokens,
+                     "Committed text tokens kept as the prompt of the next window")
+        ->check(CLI::Range(0, 223))
+        ->capture_default_str();
+    command
+        ->add_option("--pause-ms", r.pause_ms,
+                     "Silence after speech that commits the tentative text, in ms")
+        ->check(CLI::Range(100, 60000))
+        ->capture_default_str();
+    command
+        ->add_option("--vad-margin-db", r.vad_margin_db,
+                     "Speech is this much louder than the noise floor, in dB")
+        ->check(CLI::Range(0.0, 60.0))
+        ->capture_default_str();
+    command->add_flag("--no-vad", r.no_vad, "Decode every update, silence or not");
+    command->add_option("--updates-json", r.updates_json,
+                        "Write every update as a line of JSON to this file");
+    return {command, [request](std::ostream& out, std::ostream& err) {
+                return run_live(*request, out, err);
+            }};
+}
+
+}  // namespace earshot::app

@@ -1,0 +1,131 @@
+// The live pipeline's soak: one hour of audio (espeak-ng dictation over room noise, with pauses)
+// through LiveController at 20x real time. Resident memory must stay flat after the first minute
+// (growth under 5%) and no frame may be dropped; the update rate per ten minutes is printed.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dictation_sentences.h"
+#include "earshot/app/live_controller.h"
+#include "live_fixture.h"
+#include "room_noise.h"
+#include "spoken_words.h"
+#include "temp_dir.h"
+
+namespace earshot::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr double kSpeed = 20.0;
+constexpr int kMinutes = 60;
+
+// Resident set size of this process in bytes (/proc/self/statm, field 2, in pages).
+double resident_bytes() {
+    std::ifstream statm("/proc/self/statm");
+    long size_pages = 0;
+    long resident_pages = 0;
+    statm >> size_pages >> resident_pages;
+    return static_cast<double>(resident_pages) * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
+
+TEST(LiveSoak, OneHourAt20xKeepsMemoryFlatAndDropsNoFrame) {
+    if (!fs::exists(multilingual_tiktoken())) {
+        GTEST_SKIP() << "shared whisper assets are absent (" << multilingual_tiktoken() << ")";
+    }
+    if (std::system("ffmpeg -version >/dev/null 2>&1") != 0) {
+        GTEST_SKIP() << "the ffmpeg tool is not installed (packaging/setup.sh installs it)";
+    }
+    TempDir dir;
+    // One minute: eight sentences with 1.5 s pauses over a quiet office, then silence.
+    std::string why;
+    SpeechOptions speech;
+    speech.sentence_gap_s = 1.5;
+    const auto spoken = speak_sentences(dictation_sentence_words(0, 8), speech, &why);
+    if (!spoken) GTEST_SKIP() << why;
+    ASSERT_LT(spoken->duration_s(), 55.0);
+    std::vector<float> minute = room_noise(60.0, 11);
+    for (size_t i = 0; i < spoken->samples.size(); ++i) minute[i] += spoken->samples[i];
+    const fs::path minute_wav = dir.path() / "minute.wav";
+    const fs::path hour_flac = dir.path() / "hour.flac";
+    write_wav_pcm16(minute_wav, minute);
+    const std::string loop = "ffmpeg -v error -y -stream_loop " + std::to_string(kMinutes - 1) +
+                             " -i '" + minute_wav.string() + "' -c:a flac '" + hour_flac.string() +
+                             "'";
+    ASSERT_EQ(std::system(loop.c_str()), 0) << loop;
+
+    auto loaded = random_live_model(dir.path() / "model", RandomModelSize::small);
+    app::LiveOptions options;
+    options.input = hour_flac;
+    options.speed = kSpeed;
+    options.streaming.decoding.language = "en";
+    std::vector<int64_t> updates_per_ten_minutes(kMinutes / 10, 0);
+    std::vector<double> engine_ms;
+    app::LiveController live(
+        *loaded->model, loaded->tokenizer, options, [&](const app::LiveUpdate& u) {
+            const auto block = static_cast<size_t>(u.update.audio_end_s / 600.0);
+            if (block < updates_per_ten_minutes.size()) {
+                ++updates_per_ten_minutes[block];
+            }
+        });
+    struct Sample {
+        double audio_s;
+        double rss_bytes;
+    };
+    std::vector<Sample> samples;
+    const auto started = std::chrono::steady_clock::now();
+    live.start();
+    while (!live.wait_for(1s)) samples.push_back({live.stats().audio_s, resident_bytes()});
+    live.stop();
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const app::LiveStats stats = live.stats();
+
+    double rss_at_minute = 0.0;
+    double rss_max_after = 0.0;
+    for (const Sample& s : samples) {
+        if (s.audio_s <= 60.0) rss_at_minute = s.rss_bytes;
+        if (s.audio_s > 60.0) rss_max_after = std::max(rss_max_after, s.rss_bytes);
+    }
+    const double growth = rss_max_after / rss_at_minute - 1.0;
+    std::vector<double> sorted = stats.engine_ms;
+    std::sort(sorted.begin(), sorted.end());
+    std::printf(
+        "soak: %.0f s of audio in %.0f s (%.1fx), %lld updates (%lld decoded, %lld dropped "
+        "while busy), %llu dropped frames, engine %.0f ms median / %.0f ms p95\n",
+        stats.audio_s, wall_s, stats.audio_s / wall_s, static_cast<long long>(stats.updates),
+        static_cast<long long>(stats.decoded_updates),
+        static_cast<long long>(stats.coalesced_updates),
+        static_cast<unsigned long long>(stats.dropped_frames),
+        sorted.empty() ? 0.0 : sorted[sorted.size() / 2],
+        sorted.empty() ? 0.0 : sorted[sorted.size() * 95 / 100]);
+    std::printf(
+        "soak: resident %.1f MiB after the first minute, at most %.1f MiB later "
+        "(growth %.2f%%)\n",
+        rss_at_minute / 1048576.0, rss_max_after / 1048576.0, growth * 100.0);
+    std::printf("soak: updates per ten minutes of audio:");
+    for (int64_t n : updates_per_ten_minutes) std::printf(" %lld", static_cast<long long>(n));
+    std::printf("\n");
+
+    EXPECT_TRUE(stats.error.empty()) << stats.error;
+    EXPECT_NEAR(stats.audio_s, kMinutes * 60.0, 1.0);
+    EXPECT_EQ(stats.dropped_frames, 0u);
+    EXPECT_EQ(stats.frames, static_cast<int64_t>(std::llround(stats.audio_s * 100.0)));
+    ASSERT_GT(rss_at_minute, 0.0);
+    EXPECT_LT(growth, 0.05);
+    // Every ten minutes of the hour are the same audio: each got updates.
+    for (int64_t n : updates_per_ten_minutes) EXPECT_GT(n, 0);
+}
+
+}  // namespace
+}  // namespace earshot::test
