@@ -30,13 +30,15 @@ run)
 test)
     [[ $# -eq 0 ]] || usage
     packaging/setup.sh
+    # engine/, audio/ and the live controller must build without Qt; that build, with
+    # ThreadSanitizer, gives the live pipeline's tests that ctest runs below (label tsan).
+    cmake -S . -B build/tsan-live -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DEARSHOT_SANITIZE=thread -DEARSHOT_BUILD_UI=OFF -DEARSHOT_BUILD_TESTS=ON \
+        -DEARSHOT_WERROR=ON
+    cmake --build build/tsan-live -j"$jobs" --target earshot_live_tests
     # Everything, warnings as errors.
-    cmake --preset ci
+    cmake --preset ci -DEARSHOT_TSAN_LIVE_TESTS="$root/build/tsan-live/tests/earshot_live_tests"
     cmake --build --preset ci -j"$jobs"
-    # engine/ and audio/ must build without Qt.
-    cmake -S . -B build/noui -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DEARSHOT_BUILD_UI=OFF -DEARSHOT_BUILD_TESTS=OFF -DEARSHOT_WERROR=ON
-    cmake --build build/noui -j"$jobs" --target earshot_engine earshot_audio
     # Last, so the run ends with ctest's summary and its exit code.
     set +e
     ctest --test-dir build/ci --output-on-failure -j"$jobs"

@@ -17,6 +17,7 @@
 
 #include "command_registry.h"
 #include "earshot/app/commands.h"
+#include "earshot/app/loaded_model.h"
 #include "earshot/audio/file_decoder.h"
 #include "earshot/audio/log_mel.h"
 #include "earshot/engine/decoding/decoder_model.h"
@@ -71,9 +72,7 @@ std::vector<TranscriptFormat> parse_formats(const std::string& list) {
 
 // Everything the files share: the model and tokenizer are loaded once.
 struct Session {
-    std::optional<model::WhisperCheckpoint> checkpoint;  // the model may refer to its weights
-    std::unique_ptr<decoding::DecoderModel> model;
-    std::optional<tokenizer::Tokenizer> tokenizer;
+    std::unique_ptr<LoadedModel> loaded;
     decoding::TranscribeOptions options;
     std::vector<TranscriptFormat> formats;
     std::optional<fs::path> output_dir;
@@ -127,9 +126,9 @@ void transcribe_file(Session& session, const fs::path& input, std::ostream& out,
     std::vector<float> samples = audio::decode_file(input).samples;
     const double audio_s =
         static_cast<double>(samples.size()) / static_cast<double>(audio::kWhisperSampleRateHz);
-    const int64_t frames = session.model->frames();
+    const int64_t frames = session.loaded->model->frames();
     const backend::HostTensor mel =
-        whole_file_mel(std::move(samples), session.model->mels(), frames);
+        whole_file_mel(std::move(samples), session.loaded->model->mels(), frames);
     const int64_t content_frames = mel.dim(1) - frames;
 
     TranscribeProgress progress(err, input.filename().string(), audio_s);
@@ -137,7 +136,7 @@ void transcribe_file(Session& session, const fs::path& input, std::ostream& out,
     decoding::Transcript transcript;
     try {
         transcript = decoding::transcribe(
-            *session.model, *session.tokenizer, mel, content_frames, session.options,
+            *session.loaded->model, session.loaded->tokenizer, mel, content_frames, session.options,
             [&](double fraction) { progress.update(fraction); }, &interrupted());
     } catch (...) {
         progress.abandon();
@@ -191,16 +190,12 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
     }
 
     try {
-        session.checkpoint.emplace(model::load_whisper_checkpoint(r.model));
-        const int64_t n_vocab = session.checkpoint->binding.values.dims.at("Vocab");
-        session.tokenizer.emplace(
-            tokenizer::Tokenizer::load(r.vocab.empty() ? r.model : r.vocab, n_vocab));
-        session.model = decoding::make_cpu_decoder_model(*session.checkpoint);
+        session.loaded = load_model(r.model, r.vocab);
     } catch (const std::exception& e) {
         return fail(e.what());
     }
     if (r.language != "auto") {
-        if (session.tokenizer->language_token(r.language) < 0) {
+        if (session.loaded->tokenizer.language_token(r.language) < 0) {
             return fail("unknown language \"" + r.language + "\" for this model");
         }
         decoding.language = r.language;

@@ -114,7 +114,7 @@ struct LiveController::Impl {
                 options.streaming);
             std::vector<float> frame(static_cast<size_t>(mels));  // [Mels]
             audio::MelFrameInfo info;
-            int64_t frames_at_update = 0;
+            int64_t boundaries_at_update = 0;
             bool tail_flushed = false;
             const int64_t update_frames = options.streaming.update_frames;
             while (!cancel.load()) {
@@ -129,9 +129,12 @@ struct LiveController::Impl {
                     stats.frames += consumed;
                 }
                 if (transcriber.update_due()) {
-                    const int64_t fresh = transcriber.frames_received() - frames_at_update;
-                    frames_at_update = transcriber.frames_received();
-                    const int64_t coalesced = std::max<int64_t>(fresh / update_frames - 1, 0);
+                    // Update boundaries (every update_frames) crossed since the last update,
+                    // beyond the one this update serves: updates the engine was too late for.
+                    const int64_t boundaries = transcriber.frames_received() / update_frames;
+                    const int64_t coalesced =
+                        std::max<int64_t>(boundaries - boundaries_at_update - 1, 0);
+                    boundaries_at_update = boundaries;
                     publish(transcriber.update(&cancel), coalesced);
                     continue;
                 }

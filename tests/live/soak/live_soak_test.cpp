@@ -70,12 +70,17 @@ TEST(LiveSoak, OneHourAt20xKeepsMemoryFlatAndDropsNoFrame) {
     options.speed = kSpeed;
     options.streaming.decoding.language = "en";
     std::vector<int64_t> updates_per_ten_minutes(kMinutes / 10, 0);
-    std::vector<double> engine_ms;
+    std::vector<int64_t> decoded_per_ten_minutes(kMinutes / 10, 0);
+    std::vector<double> engine_ms_per_ten_minutes(kMinutes / 10, 0.0);
     app::LiveController live(
         *loaded->model, loaded->tokenizer, options, [&](const app::LiveUpdate& u) {
             const auto block = static_cast<size_t>(u.update.audio_end_s / 600.0);
             if (block < updates_per_ten_minutes.size()) {
                 ++updates_per_ten_minutes[block];
+                if (u.update.gate == decoding::UpdateGate::decoded) {
+                    ++decoded_per_ten_minutes[block];
+                    engine_ms_per_ten_minutes[block] += u.update.engine_ms;
+                }
             }
         });
     struct Sample {
@@ -115,6 +120,14 @@ TEST(LiveSoak, OneHourAt20xKeepsMemoryFlatAndDropsNoFrame) {
         rss_at_minute / 1048576.0, rss_max_after / 1048576.0, growth * 100.0);
     std::printf("soak: updates per ten minutes of audio:");
     for (int64_t n : updates_per_ten_minutes) std::printf(" %lld", static_cast<long long>(n));
+    std::printf("\nsoak: decoded updates and their mean engine ms per ten minutes:");
+    for (size_t b = 0; b < decoded_per_ten_minutes.size(); ++b) {
+        std::printf(
+            " %lld (%.0f ms)", static_cast<long long>(decoded_per_ten_minutes[b]),
+            decoded_per_ten_minutes[b] == 0
+                ? 0.0
+                : engine_ms_per_ten_minutes[b] / static_cast<double>(decoded_per_ten_minutes[b]));
+    }
     std::printf("\n");
 
     EXPECT_TRUE(stats.error.empty()) << stats.error;

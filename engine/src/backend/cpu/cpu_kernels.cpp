@@ -16,7 +16,9 @@
 
 // The elementwise and row loops are compiled twice, for AVX2 and for baseline x86-64, and
 // the loader picks one per machine (GCC function multiversioning); the math is identical.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// Not under ThreadSanitizer: the instrumented ifunc resolvers run at load time, before the
+// sanitizer's runtime is set up, and crash the program.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define EARSHOT_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define EARSHOT_VECTOR_CLONES

@@ -1,0 +1,185 @@
+// The live latency harness: espeak-ng sentences with known word times are played into a private
+// PulseAudio null sink whose monitor is the microphone, the live pipeline listens through
+// PortAudio, and for every word the delay from its end in the audio to (a) the first update that
+// heard it whole, (b) the second one (the earliest LocalAgreement-2 can commit it) and (c) its
+// commit, when the model's text matches, is printed as p50 / p95. With no checkpoint given
+// (EARSHOT_LIVE_MODEL, an HF directory or ggml file) a random one of Whisper tiny's shape is used:
+// it understands nothing, so (c) has no matches and only timing and throughput are measured.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dictation_sentences.h"
+#include "earshot/app/live_controller.h"
+#include "earshot/engine/decoding/timed_words.h"
+#include "live_fixture.h"
+#include "spoken_words.h"
+#include "temp_dir.h"
+#include "virtual_mic.h"
+
+namespace earshot::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration<double>(to - from).count();
+}
+
+struct Percentiles {
+    size_t n = 0;
+    double p50 = 0.0;
+    double p95 = 0.0;
+};
+
+Percentiles percentiles(std::vector<double> v) {
+    Percentiles p;
+    p.n = v.size();
+    if (v.empty()) return p;
+    std::sort(v.begin(), v.end());
+    auto at = [&](double q) {
+        return v[std::min(v.size() - 1,
+                          static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5))];
+    };
+    p.p50 = at(0.5);
+    p.p95 = at(0.95);
+    return p;
+}
+
+void print_row(const char* what, const Percentiles& p) {
+    if (p.n == 0) {
+        std::printf("  %-46s      n/a (no samples)\n", what);
+    } else {
+        std::printf("  %-46s %4zu  p50 %6.0f ms  p95 %6.0f ms\n", what, p.n, p.p50 * 1000.0,
+                    p.p95 * 1000.0);
+    }
+}
+
+TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
+    VirtualMic mic;
+    if (!mic.available()) GTEST_SKIP() << mic.skip_reason();
+    if (!fs::exists(multilingual_tiktoken()) && std::getenv("EARSHOT_LIVE_MODEL") == nullptr) {
+        GTEST_SKIP() << "shared whisper assets are absent (" << multilingual_tiktoken() << ")";
+    }
+    mic.export_environment();
+
+    TempDir dir;
+    std::string why;
+    SpeechOptions speech;
+    speech.sentence_gap_s = 1.2;
+    const auto spoken = speak_sentences(dictation_sentence_words(0, 6), speech, &why);
+    if (!spoken) GTEST_SKIP() << why;
+    const fs::path wav = dir.path() / "dictation.wav";
+    write_wav_pcm16(wav, spoken->samples);
+
+    std::unique_ptr<app::LoadedModel> loaded;
+    std::string model_name;
+    if (const char* path = std::getenv("EARSHOT_LIVE_MODEL")) {
+        loaded = app::load_model(path);
+        model_name = path;
+    } else {
+        loaded = random_live_model(dir.path() / "tiny", RandomModelSize::tiny);
+        model_name = "random checkpoint of Whisper tiny's shape (timing only)";
+    }
+
+    app::LiveOptions options;
+    options.device = "pulse";
+    options.streaming.decoding.language = "en";
+    UpdateLog log;
+    app::LiveController live(*loaded->model, loaded->tokenizer, options, log.sink());
+    live.start();
+    std::this_thread::sleep_for(500ms);
+    const Clock::time_point played = Clock::now();
+    ASSERT_TRUE(mic.play_in_background(wav));
+    std::this_thread::sleep_for(std::chrono::duration<double>(spoken->duration_s() + 3.0));
+    live.stop();
+    const auto first_audio = live.first_audio_at();
+    ASSERT_TRUE(first_audio.has_value()) << "no audio reached the pipeline";
+    // Stream time of the WAV's sample 0; paplay's own start-up delay is not subtracted, so the
+    // delays below are upper bounds by that much.
+    const double offset_s = seconds_between(*first_audio, played);
+    const auto entries = log.entries();
+    ASSERT_FALSE(entries.empty());
+
+    struct Published {
+        double at_s;  // stream clock when the update arrived
+        double audio_end_s;
+    };
+    std::vector<Published> published;
+    std::vector<double> update_lag_s;
+    for (const auto& e : entries) {
+        const double at = seconds_between(*first_audio, e.arrived);
+        published.push_back({at, e.update.update.audio_end_s});
+        if (!e.update.update.final) update_lag_s.push_back(at - e.update.update.audio_end_s);
+    }
+
+    std::vector<double> heard_s;
+    std::vector<double> agreeable_s;
+    size_t unheard = 0;
+    for (const SpokenWord& w : spoken->words) {
+        const double end = offset_s + w.end_s;
+        int seen = 0;
+        for (const Published& p : published) {
+            if (p.audio_end_s + 1e-9 < end) continue;
+            if (++seen == 1) heard_s.push_back(p.at_s - end);
+            if (seen == 2) {
+                agreeable_s.push_back(p.at_s - end);
+                break;
+            }
+        }
+        if (seen == 0) ++unheard;
+    }
+
+    // Committed words matched in order to the spoken ones (same comparable form).
+    std::vector<double> commit_s;
+    size_t next = 0;
+    size_t committed_words = 0;
+    for (size_t i = 0; i < entries.size(); ++i) {
+        for (const auto& cw : entries[i].update.update.committed_words) {
+            ++committed_words;
+            const std::string form = decoding::comparable_word(cw.text);
+            for (size_t k = next; k < std::min(next + 3, spoken->words.size()); ++k) {
+                if (decoding::comparable_word(spoken->words[k].text) == form) {
+                    commit_s.push_back(published[i].at_s - (offset_s + spoken->words[k].end_s));
+                    next = k + 1;
+                    break;
+                }
+            }
+        }
+    }
+
+    const app::LiveStats stats = live.stats();
+    std::printf("live latency through the virtual microphone (%s)\n", model_name.c_str());
+    std::printf(
+        "  %zu words in %zu sentences, %.1f s; %lld updates (%lld decoded, %lld dropped "
+        "while busy), engine p50 %.0f ms\n",
+        spoken->words.size(), spoken->sentences.size(), spoken->duration_s(),
+        static_cast<long long>(stats.updates), static_cast<long long>(stats.decoded_updates),
+        static_cast<long long>(stats.coalesced_updates), percentiles(stats.engine_ms).p50);
+    print_row("update published after its audio end", percentiles(update_lag_s));
+    print_row("word end -> first update that heard it whole", percentiles(heard_s));
+    print_row("word end -> second such update (LA-2 earliest)", percentiles(agreeable_s));
+    print_row("word end -> commit (matching words only)", percentiles(commit_s));
+    std::printf("  committed words: %zu, matching the spoken ones: %zu of %zu\n", committed_words,
+                commit_s.size(), spoken->words.size());
+
+    EXPECT_EQ(unheard, 0u) << "words that no update heard";
+    EXPECT_EQ(stats.dropped_frames, 0u);
+    EXPECT_TRUE(stats.error.empty()) << stats.error;
+    EXPECT_TRUE(entries.back().update.update.final);
+    // The microphone delivered about as much audio as the wall clock allowed.
+    EXPECT_GT(stats.audio_s, spoken->duration_s());
+}
+
+}  // namespace
+}  // namespace earshot::test
