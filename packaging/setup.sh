@@ -20,6 +20,8 @@ packages=(
     clang-format
     fonts-dejavu-core
     graphviz
+    # ui: the inspector's graph layout (libgvc, dot)
+    libgraphviz-dev
     xvfb
     xauth
     # CPU backend: BLAS (the pthread build runs sgemm on every core)
