@@ -42,13 +42,15 @@ GraphView build_view(const Graph& graph, const ViewOptions& options) {
             vis[i] = Visibility::hidden;
             continue;
         }
-        if (s.kind == ScopeKind::call && s.call_depth > options.expand_depth) {
+        const auto id = static_cast<ScopeId>(i);
+        const bool deep = s.call_depth > options.expand_depth && options.expand.count(id) == 0;
+        if (s.kind == ScopeKind::call && (deep || options.collapse.count(id) > 0)) {
             vis[i] = Visibility::collapsed;
             group_of[i] = group_of[parent];
             continue;
         }
         vis[i] = Visibility::group;
-        group_of[i] = scope_id(static_cast<ScopeId>(i));
+        group_of[i] = scope_id(id);
         ViewGroup g;
         g.id = group_of[i];
         g.kind = s.kind == ScopeKind::loop ? "loop" : "call";
@@ -60,6 +62,7 @@ GraphView build_view(const Graph& graph, const ViewOptions& options) {
             g.sublabel = s.sublabel;
         }
         g.parent = group_of[parent];
+        g.scope = id;
         view.groups.push_back(std::move(g));
     }
 
@@ -78,7 +81,7 @@ GraphView build_view(const Graph& graph, const ViewOptions& options) {
             rep[i] = "c" + std::to_string(collapsed);
             if (drawn_calls.insert(collapsed).second) {
                 view.nodes.push_back({rep[i], "call", call.label, call.sublabel,
-                                      group_of[static_cast<size_t>(collapsed)]});
+                                      group_of[static_cast<size_t>(collapsed)], collapsed});
             }
             continue;
         }
@@ -90,13 +93,14 @@ GraphView build_view(const Graph& graph, const ViewOptions& options) {
             case OpKind::state:
                 if (!options.show_params) continue;
                 view.nodes.push_back({id, op.kind == OpKind::param ? "param" : "state", op.name,
-                                      label_of(type), group});
+                                      label_of(type), group, -1});
                 break;
             case OpKind::input:
-                view.nodes.push_back({id, "input", op.name + " : " + full_label(type), "", group});
+                view.nodes.push_back(
+                    {id, "input", op.name + " : " + full_label(type), "", group, -1});
                 break;
             default:
-                view.nodes.push_back({id, "op", op.name, op.module, group});
+                view.nodes.push_back({id, "op", op.name, op.module, group, -1});
                 break;
         }
         rep[i] = id;
@@ -119,7 +123,7 @@ GraphView build_view(const Graph& graph, const ViewOptions& options) {
         const Type& type = graph.type(v);
         std::string id = "out" + std::to_string(k);
         std::string label = "result : " + full_label(type);
-        view.nodes.push_back({id, "output", label, "", ""});
+        view.nodes.push_back({id, "output", label, "", "", -1});
         connect(rep[static_cast<size_t>(graph.values[static_cast<size_t>(v)].producer)], id, v);
     }
     return view;

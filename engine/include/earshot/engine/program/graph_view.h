@@ -1,7 +1,8 @@
 // GraphView: what the graph command and the UI draw of a traced graph: the call nodes expanded
-// to a chosen depth, groups for calls and loops, and every edge labelled with its type.
+// to a chosen depth or one by one, groups for calls and loops, every edge labelled with its type.
 #pragma once
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@ struct ViewNode {
     std::string label;     // "conv1d", "self_attn.forward", "mel : Tensor[B, Mels, Frames; T]"
     std::string sublabel;  // "whisper", "LayerNorm<D, T>", "" when none
     std::string group;     // id of the innermost group holding the node, "" at the top
+    ScopeId scope = -1;    // call nodes: the collapsed call's scope; -1 for other kinds
 };
 
 struct ViewGroup {
@@ -24,6 +26,7 @@ struct ViewGroup {
     std::string label;     // "encoder_layers[layer].forward", "for layer in encoder_layers"
     std::string sublabel;  // calls: the callee's type; loops: the repeat count
     std::string parent;    // "" at the top
+    ScopeId scope = -1;    // the call's or loop's scope in the traced graph
 };
 
 struct ViewEdge {
@@ -47,6 +50,11 @@ struct ViewOptions {
     int expand_depth = 1;                      // calls nested deeper stay collapsed call nodes
     bool show_params = false;                  // draw param and state nodes
     const ConcreteBinding* binding = nullptr;  // set: concrete dims and dtypes on the labels
+    // Per-call overrides of expand_depth, by scope id (ViewNode::scope, ViewGroup::scope). A call
+    // in `expand` is drawn as a group however deep it is (once its parent shows); a call in
+    // `collapse` as one call node however shallow. `collapse` wins when a call is in both.
+    std::set<ScopeId> expand;
+    std::set<ScopeId> collapse;
 };
 
 GraphView build_view(const Graph& graph, const ViewOptions& options);
