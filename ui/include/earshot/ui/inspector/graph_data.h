@@ -1,0 +1,56 @@
+// GraphData: one drawn graph of an entry as plain Qt values (nodes, call and loop groups, typed
+// edges), and GraphProvider, through which the graph view asks the app for a graph.
+#pragma once
+
+#include <QList>
+#include <QSet>
+#include <QString>
+#include <functional>
+
+namespace earshot::ui {
+
+struct GraphNode {
+    QString id;        // unique in the graph; edges name it
+    QString kind;      // "input", "output", "op", "call", "param", "state"
+    QString label;     // "conv1d", "self_attn.forward", "mel : Tensor[B, Mels, Frames; T]"
+    QString sublabel;  // "whisper", "Attention<D, Heads, T>", "" when none
+    QString group;     // id of the innermost group holding the node, "" at the top
+    QString callId;    // call nodes: the call, stable across expansions; "" otherwise
+};
+
+struct GraphGroup {
+    QString id;
+    QString kind;      // "call" or "loop"
+    QString label;     // "encoder_layers[layer].forward", "for layer in encoder_layers"
+    QString sublabel;  // calls: the callee's type; loops: the repeat count, "x 32"
+    QString parent;    // "" at the top
+    QString callId;    // the call or loop, stable across expansions (same id as its call node)
+};
+
+struct GraphEdge {
+    QString from;
+    QString to;
+    QString label;  // the value's type: "T[B, Frames, Mels]" or bound "f16[1, 3000, 128]"
+};
+
+struct GraphData {
+    QString entry;
+    QList<GraphNode> nodes;
+    QList<GraphGroup> groups;  // parents before children
+    QList<GraphEdge> edges;
+    QString error;  // set when the graph could not be built; nothing else is then
+};
+
+// What the view asks for: an entry with calls opened to `expandDepth`, and single calls opened
+// (`expanded`) or closed (`collapsed`) beyond that, labelled with symbolic or concrete types.
+struct GraphRequest {
+    QString entry;
+    int expandDepth = 1;
+    QSet<QString> expanded;   // call ids
+    QSet<QString> collapsed;  // call ids; win over `expanded`
+    bool concrete = false;    // types under the checkpoint's binding: "f16[1, 1500, 384]"
+};
+
+using GraphProvider = std::function<GraphData(const GraphRequest&)>;
+
+}  // namespace earshot::ui

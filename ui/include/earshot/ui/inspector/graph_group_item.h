@@ -1,0 +1,41 @@
+// GraphGroupItem: a dashed group box around the nodes of an expanded call or of a loop (drawn once
+// with its repeat count), with its label where dot reserved room for it.
+#pragma once
+
+#include <QGraphicsItem>
+#include <optional>
+
+#include "earshot/ui/inspector/graph_data.h"
+
+namespace earshot::ui {
+
+class GraphGroupItem : public QGraphicsItem {
+public:
+    enum { Type = UserType + 2 };
+
+    GraphGroupItem(const GraphGroup& group, const QRectF& rect, const QPointF& labelCentre);
+
+    int type() const override { return Type; }
+    QRectF boundingRect() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+    const GraphGroup& group() const { return m_group; }
+    bool isCall() const { return m_group.kind == QLatin1String("call"); }
+    QRectF rect() const { return m_rect; }
+    // The label's area: a double-click there (or the context menu) collapses a call group.
+    QRectF labelRect() const;
+
+    void setHighlighted(bool on);
+    bool isHighlighted() const { return m_highlighted; }
+    void setHeat(std::optional<double> share);
+    std::optional<double> heat() const { return m_heat; }
+
+private:
+    GraphGroup m_group;
+    QRectF m_rect;
+    QPointF m_labelCentre;
+    bool m_highlighted = false;
+    std::optional<double> m_heat;
+};
+
+}  // namespace earshot::ui

@@ -1,0 +1,55 @@
+// The graph view's fonts, sizes and colours, shared by the layout (which sizes nodes with them)
+// and the scene items (which draw with them). Font sizes are in pixels = scene units = points of
+// the Graphviz layout, so text measured here is the size dot reserves for it.
+#pragma once
+
+#include <QColor>
+#include <QFont>
+#include <QSizeF>
+#include <QString>
+
+namespace earshot::ui::graph_style {
+
+inline constexpr int kLabelPx = 12;     // node and group labels
+inline constexpr int kSublabelPx = 10;  // the module or callee type under a label
+inline constexpr int kEdgePx = 10;      // edge type labels
+inline constexpr qreal kPadX = 10.0;    // inside a node, left and right of the text
+inline constexpr qreal kPadY = 6.0;     // inside a node, above and below the text
+
+inline QFont labelFont() {
+    QFont font(QStringLiteral("DejaVu Sans"));
+    font.setPixelSize(kLabelPx);
+    return font;
+}
+
+inline QFont sublabelFont() {
+    QFont font(QStringLiteral("DejaVu Sans"));
+    font.setPixelSize(kSublabelPx);
+    return font;
+}
+
+inline QFont edgeFont() {
+    QFont font(QStringLiteral("DejaVu Sans Mono"));
+    font.setStyleHint(QFont::Monospace);
+    font.setPixelSize(kEdgePx);
+    return font;
+}
+
+inline QColor ink() { return QColor(0x20, 0x20, 0x20); }
+inline QColor sublabelInk() { return QColor(0x70, 0x70, 0x70); }
+inline QColor edgeInk() { return QColor(0x40, 0x40, 0x40); }
+inline QColor edgeLabelInk() { return QColor(0x1f, 0x4e, 0x8c); }
+inline QColor groupInk() { return QColor(0x60, 0x60, 0x60); }
+inline QColor highlight() { return QColor(0xf0, 0x8c, 0x00); }
+
+// The fill for a node with `share` (0..1) of the engine time: white to a hot red-orange.
+inline QColor heatFill(double share) {
+    const double s = share < 0.0 ? 0.0 : share > 1.0 ? 1.0 : share;
+    auto mix = [s](int from, int to) { return static_cast<int>(from + (to - from) * s + 0.5); };
+    return QColor(mix(255, 0xe0), mix(255, 0x40), mix(255, 0x20));
+}
+
+// The size a node of `kind` needs for its label and sublabel.
+QSizeF nodeSize(const QString& kind, const QString& label, const QString& sublabel);
+
+}  // namespace earshot::ui::graph_style

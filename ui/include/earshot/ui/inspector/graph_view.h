@@ -1,0 +1,102 @@
+// GraphView: the inspector's graph panel: asks the provider for an entry's graph, lays it out with
+// dot, and draws it in a GraphCanvas; expand/collapse in place, symbolic or concrete types,
+// search, heat overlay, zoom and fit, SVG and PNG export.
+#pragma once
+
+#include <QHash>
+#include <QList>
+#include <QWidget>
+
+#include "earshot/ui/inspector/graph_data.h"
+
+class QCheckBox;
+class QGraphicsScene;
+class QLabel;
+class QLineEdit;
+
+namespace earshot::ui {
+
+class GraphCanvas;
+class GraphEdgeItem;
+class GraphGroupItem;
+class GraphNodeItem;
+
+class GraphView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit GraphView(QWidget* parent = nullptr);
+    ~GraphView() override;
+
+    void setProvider(GraphProvider provider);
+    // Draws `entry` with calls opened to the first level (the default view), or clears the view
+    // when `entry` is empty.
+    void showEntry(const QString& entry);
+    // Asks the provider again with the current request (a new model, say).
+    void reload();
+
+    QString entry() const { return m_request.entry; }
+    const GraphRequest& request() const { return m_request; }
+    const GraphData& graph() const { return m_graph; }
+    QString error() const;  // the provider's or the layout's message, "" when drawn
+
+    bool concreteTypes() const { return m_request.concrete; }
+    void setConcreteTypes(bool on);
+
+    // Open or close one call in place; the view stays centred on it. False for an unknown call.
+    bool expandCall(const QString& callId);
+    bool collapseCall(const QString& callId);
+
+    // Highlights nodes, groups and edges whose label or type contains `text` (any case) and
+    // centres the first; returns how many matched. Empty text clears the highlight.
+    int search(const QString& text);
+
+    // Colours call nodes and groups by their share (0..1) of the engine time; empty clears.
+    void setHeat(const QHash<QString, double>& shareByCallId);
+
+    void zoomIn();
+    void zoomOut();
+    void fit();
+
+    bool exportSvg(const QString& path) const;
+    bool exportPng(const QString& path, qreal scale = 2.0) const;
+
+    GraphCanvas* canvas() const { return m_canvas; }
+    QGraphicsScene* scene() const { return m_scene; }
+    QCheckBox* concreteToggle() const { return m_concrete; }
+    QLineEdit* searchField() const { return m_search; }
+    QList<GraphNodeItem*> nodeItems() const;
+    QList<GraphGroupItem*> groupItems() const;
+    QList<GraphEdgeItem*> edgeItems() const;
+    GraphNodeItem* nodeItem(const QString& label) const;  // the first node with that label
+    GraphGroupItem* groupItem(const QString& label) const;
+
+signals:
+    void graphChanged();  // after every redraw
+
+private slots:
+    void exportSvgDialog();
+    void exportPngDialog();
+
+private:
+    void rebuild(const QString& focusCallId);
+    void showMessage(const QString& text);
+    void applyHeat();
+    void centreOnCall(const QString& callId);
+    bool knowsCall(const QString& callId) const;
+
+    GraphProvider m_provider;
+    GraphRequest m_request;
+    GraphData m_graph;
+    QString m_layoutError;
+    QHash<QString, double> m_heat;
+    QString m_searchText;
+
+    QGraphicsScene* m_scene = nullptr;
+    GraphCanvas* m_canvas = nullptr;
+    QLineEdit* m_search = nullptr;
+    QLabel* m_matches = nullptr;
+    QCheckBox* m_concrete = nullptr;
+};
+
+}  // namespace earshot::ui

@@ -1,0 +1,129 @@
+// Zoom, pan and fit on the graph, and turning double-clicks and context-menu picks on calls into
+// expand and collapse requests.
+#include "earshot/ui/inspector/graph_canvas.h"
+
+#include <QContextMenuEvent>
+#include <QGraphicsItem>
+#include <QKeyEvent>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+#include "earshot/ui/inspector/graph_group_item.h"
+#include "earshot/ui/inspector/graph_node_item.h"
+
+namespace earshot::ui {
+
+namespace {
+
+constexpr qreal kStep = 1.2;  // one wheel notch or one key press
+constexpr qreal kMinZoom = 0.05;
+constexpr qreal kMaxZoom = 8.0;
+
+}  // namespace
+
+GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent) {
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setResizeAnchor(QGraphicsView::AnchorViewCenter);
+    setBackgroundBrush(Qt::white);
+    setFocusPolicy(Qt::StrongFocus);
+}
+
+qreal GraphCanvas::zoom() const { return transform().m11(); }
+
+void GraphCanvas::setZoom(qreal scale) {
+    const qreal clamped = std::clamp(scale, kMinZoom, kMaxZoom);
+    setTransform(QTransform::fromScale(clamped, clamped));
+}
+
+void GraphCanvas::zoomBy(qreal factor) { setZoom(zoom() * factor); }
+
+void GraphCanvas::fitGraph() {
+    if (!scene()) return;
+    const QRectF area = scene()->sceneRect();
+    if (area.isEmpty()) return;
+    const QRectF port = viewport()->rect().adjusted(4, 4, -4, -4);
+    const qreal scale = std::min({port.width() / area.width(), port.height() / area.height(), 1.0});
+    setZoom(scale);
+    centerOn(area.center());
+}
+
+void GraphCanvas::wheelEvent(QWheelEvent* event) {
+    const qreal notches = event->angleDelta().y() / 120.0;
+    if (notches == 0.0) {
+        QGraphicsView::wheelEvent(event);
+        return;
+    }
+    zoomBy(std::pow(kStep, notches));
+    event->accept();
+}
+
+void GraphCanvas::keyPressEvent(QKeyEvent* event) {
+    switch (event->key()) {
+        case Qt::Key_Plus:
+        case Qt::Key_Equal:
+            zoomBy(kStep);
+            return;
+        case Qt::Key_Minus:
+            zoomBy(1.0 / kStep);
+            return;
+        case Qt::Key_0:
+        case Qt::Key_F:
+            fitGraph();
+            return;
+        default:
+            QGraphicsView::keyPressEvent(event);
+    }
+}
+
+QString GraphCanvas::callAt(const QPoint& viewPos, bool* expand) const {
+    for (QGraphicsItem* item : items(viewPos)) {
+        if (auto* node = qgraphicsitem_cast<GraphNodeItem*>(item)) {
+            if (!node->isCall()) return {};
+            *expand = true;
+            return node->node().callId;
+        }
+        if (auto* group = qgraphicsitem_cast<GraphGroupItem*>(item)) {
+            if (!group->isCall()) continue;  // a loop: look for the call around it
+            *expand = false;
+            return group->group().callId;
+        }
+    }
+    return {};
+}
+
+void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
+    bool expand = false;
+    const QString call = callAt(event->position().toPoint(), &expand);
+    if (call.isEmpty()) {
+        QGraphicsView::mouseDoubleClickEvent(event);
+        return;
+    }
+    if (expand) {
+        emit expandRequested(call);
+    } else {
+        emit collapseRequested(call);
+    }
+    event->accept();
+}
+
+void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
+    bool expand = false;
+    const QString call = callAt(event->pos(), &expand);
+    QMenu menu(this);
+    if (!call.isEmpty() && expand) {
+        menu.addAction(tr("Expand"), this, [this, call] { emit expandRequested(call); });
+    } else if (!call.isEmpty()) {
+        menu.addAction(tr("Collapse"), this, [this, call] { emit collapseRequested(call); });
+    }
+    menu.addAction(tr("Zoom in"), this, [this] { zoomBy(kStep); });
+    menu.addAction(tr("Zoom out"), this, [this] { zoomBy(1.0 / kStep); });
+    menu.addAction(tr("Fit"), this, [this] { fitGraph(); });
+    menu.exec(event->globalPos());
+}
+
+}  // namespace earshot::ui

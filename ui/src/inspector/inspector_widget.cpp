@@ -1,0 +1,160 @@
+// The inspector's tabs: the three `inspect` tables filled from InspectorData, and the Graph tab
+// whose entry picker drives the GraphView.
+#include "earshot/ui/inspector/inspector_widget.h"
+
+#include <QComboBox>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include "earshot/ui/inspector/graph_view.h"
+
+namespace earshot::ui {
+
+namespace {
+
+QTableWidget* makeTable(const QStringList& headers, QWidget* parent) {
+    auto* table = new QTableWidget(0, static_cast<int>(headers.size()), parent);
+    table->setHorizontalHeaderLabels(headers);
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->verticalHeader()->setVisible(false);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setWordWrap(false);
+    return table;
+}
+
+QTableWidgetItem* cell(const QString& text, const QFont& font) {
+    auto* item = new QTableWidgetItem(text);
+    item->setFont(font);
+    item->setToolTip(text);
+    return item;
+}
+
+}  // namespace
+
+InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
+    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    m_tabs = new QTabWidget(this);
+    m_source = new QLabel(this);
+    m_source->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    m_entries = makeTable({tr("Entry"), tr("Signature")}, this);
+    m_generics = makeTable({tr("Generic"), tr("Value")}, this);
+    m_blocks = new QTreeWidget(this);
+    m_blocks->setHeaderLabels({tr("Block / member"), tr("Kind"), tr("Type or signature")});
+    m_blocks->setUniformRowHeights(true);
+
+    auto* graphPage = new QWidget(this);
+    m_entryPicker = new QComboBox(graphPage);
+    m_entryPicker->setToolTip(tr("The entry whose traced graph is drawn"));
+    m_graph = new GraphView(graphPage);
+    auto* pickerRow = new QHBoxLayout;
+    pickerRow->addWidget(new QLabel(tr("Entry:"), graphPage));
+    pickerRow->addWidget(m_entryPicker);
+    pickerRow->addStretch(1);
+    auto* graphLayout = new QVBoxLayout(graphPage);
+    graphLayout->setContentsMargins(4, 4, 4, 4);
+    graphLayout->addLayout(pickerRow);
+    graphLayout->addWidget(m_graph, 1);
+
+    m_tabs->addTab(m_entries, tr("Entries"));
+    m_tabs->addTab(m_generics, tr("Generics"));
+    m_tabs->addTab(m_blocks, tr("Blocks"));
+    m_tabs->addTab(graphPage, tr("Graph"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_source);
+    layout->addWidget(m_tabs, 1);
+
+    connect(m_entryPicker, &QComboBox::currentTextChanged, this, [this](const QString& entry) {
+        if (entry != m_graph->entry()) m_graph->showEntry(entry);
+    });
+    connect(m_entries, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (QTableWidgetItem* item = m_entries->item(row, 0)) showEntry(item->text());
+    });
+    setData(InspectorData{});
+}
+
+void InspectorWidget::setData(const InspectorData& data) {
+    m_data = data;
+    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    m_source->setText(
+        data.checkpoint.isEmpty()
+            ? tr("No model loaded.")
+            : tr("%1  (%2, T from %3)").arg(data.checkpoint, data.format, data.dtypeSource));
+
+    m_entries->setRowCount(static_cast<int>(data.entries.size()));
+    for (int row = 0; row < data.entries.size(); ++row) {
+        m_entries->setItem(row, 0, cell(data.entries[row].name, mono));
+        m_entries->setItem(row, 1, cell(data.entries[row].signature, mono));
+    }
+    m_entries->resizeColumnToContents(0);
+
+    m_generics->setRowCount(static_cast<int>(data.generics.size()));
+    for (int row = 0; row < data.generics.size(); ++row) {
+        m_generics->setItem(row, 0, cell(data.generics[row].name, mono));
+        m_generics->setItem(row, 1, cell(data.generics[row].value, mono));
+    }
+    m_generics->resizeColumnToContents(0);
+
+    m_blocks->clear();
+    for (const InspectorBlock& block : data.blocks) {
+        auto* top = new QTreeWidgetItem(m_blocks, {block.name, tr("block"), block.header});
+        top->setFont(2, mono);
+        top->setToolTip(2, block.header);
+        for (const InspectorMember& member : block.members) {
+            auto* item = new QTreeWidgetItem(top, {member.name, member.kind, member.type});
+            item->setFont(0, mono);
+            item->setFont(2, mono);
+            item->setToolTip(2, member.type);
+        }
+    }
+    m_blocks->expandAll();
+    m_blocks->resizeColumnToContents(0);
+    m_blocks->resizeColumnToContents(1);
+
+    // The picker lists the entries; the graph keeps its entry when the new model has it.
+    const QString shown = m_graph->entry();
+    QString next;
+    {
+        const QSignalBlocker block(m_entryPicker);
+        m_entryPicker->clear();
+        for (const InspectorEntry& entry : data.entries) m_entryPicker->addItem(entry.name);
+        next = m_entryPicker->findText(shown) >= 0 ? shown
+               : m_entryPicker->count() > 0        ? m_entryPicker->itemText(0)
+                                                   : QString();
+        m_entryPicker->setCurrentText(next);
+    }
+    if (next == shown) {
+        m_graph->reload();
+    } else {
+        m_graph->showEntry(next);
+    }
+}
+
+void InspectorWidget::setGraphProvider(GraphProvider provider) {
+    m_graph->setProvider(std::move(provider));
+    m_graph->reload();
+}
+
+void InspectorWidget::showEntry(const QString& entry) {
+    m_tabs->setCurrentIndex(m_tabs->count() - 1);
+    {
+        const QSignalBlocker block(m_entryPicker);
+        m_entryPicker->setCurrentText(entry);
+    }
+    m_graph->showEntry(entry);
+}
+
+void InspectorWidget::setHeat(const QHash<QString, double>& shareByCallId) {
+    m_graph->setHeat(shareByCallId);
+}
+
+}  // namespace earshot::ui
