@@ -12,11 +12,13 @@ ExtraCommand add_debug_record(CLI::App& root);     // command_debug_record.cpp
 ExtraCommand add_debug_encode(CLI::App& root);     // command_debug_model.cpp
 ExtraCommand add_debug_logits(CLI::App& root);     // command_debug_model.cpp
 ExtraCommand add_debug_tokens(CLI::App& root);     // command_debug_tokens.cpp
+ExtraCommand add_gui(CLI::App& root);              // gui_command.cpp
 
 const std::vector<CommandAdder>& extra_commands() {
     // One command a line, in `earshot --help` order.
     // clang-format off
     static const std::vector<CommandAdder> adders{
+        add_gui,
         add_transcribe,
         add_live,
         add_devices,

@@ -26,15 +26,15 @@
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "transcribe_progress.h"
 #include "transcript_formats.h"
+#include "whole_file_mel.h"
 
 namespace earshot::app {
 namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kExitSomeFileFailed = 1;     // at least one input failed; the others were written
-constexpr int kExitInterrupted = 130;      // Ctrl-C, as shells report SIGINT (128 + 2)
-constexpr int64_t kSamplesPerFrame = 160;  // hop (reference §1.1)
+constexpr int kExitSomeFileFailed = 1;  // at least one input failed; the others were written
+constexpr int kExitInterrupted = 130;   // Ctrl-C, as shells report SIGINT (128 + 2)
 
 struct TranscribeRequest {
     std::vector<std::string> inputs;
@@ -77,14 +77,6 @@ struct Session {
     std::vector<TranscriptFormat> formats;
     std::optional<fs::path> output_dir;
 };
-
-// The file's log-mel with model.frames() frames of silence appended, normalized over all of it
-// (openai transcribe(), reference §1.6): [Mels, N]; content frames = N - frames.
-backend::HostTensor whole_file_mel(std::vector<float> samples, int64_t mels, int64_t frames) {
-    samples.resize(samples.size() + static_cast<size_t>(frames * kSamplesPerFrame), 0.0F);
-    audio::LogMel mel = audio::log_mel(samples, static_cast<int>(mels));
-    return backend::HostTensor::f32({mel.mels, mel.frames}, std::move(mel.values));
-}
 
 void write_text_file(const fs::path& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);

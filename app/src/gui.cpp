@@ -1,25 +1,32 @@
-// run_gui(): the QApplication and MainWindow, and opening a model by running `inspect` on it.
+// run_gui() and run_gui_request(): the QApplication, the main window and its controller; the
+// event loop, or a screenshot of one page (`earshot gui --screenshot FILE.png`).
 #include <QApplication>
-#include <QDir>
-#include <QFileInfo>
-#include <QMessageBox>
-#include <QString>
+#include <QEventLoop>
+#include <QPixmap>
 #include <QTimer>
-#include <exception>
+#include <cstdlib>
 #include <iostream>
-#include <sstream>
+#include <ostream>
 
 #include "earshot/app/cli.h"
 #include "earshot/ui/app_icon.h"
+#include "earshot/ui/files/files_panel.h"
 #include "earshot/ui/main_window.h"
+#include "gui_controller.h"
+#include "gui_files_worker.h"
+#include "gui_session.h"
 
 namespace earshot::app {
 
 namespace {
 
+// Files queued with --screenshot must finish within this before the window is rendered anyway.
+constexpr int kScreenshotFilesTimeoutMs = 10 * 60 * 1000;
+constexpr std::string_view kGraphViewPrefix = "graph:";
+
 // Whether Qt can open a window: on X11/Wayland systems, without a display and without an explicit
 // platform, QApplication would abort.
-bool hasDisplay() {
+bool has_display() {
 #if defined(Q_OS_UNIX) && !defined(Q_OS_DARWIN) && !defined(Q_OS_ANDROID)
     return !qEnvironmentVariableIsEmpty("DISPLAY") ||
            !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
@@ -29,63 +36,134 @@ bool hasDisplay() {
 #endif
 }
 
-// A header for the model page: the folder or file name the user chose.
-QString modelTitle(const QString& path) {
-    const QFileInfo info(QDir::cleanPath(path));
-    return info.fileName().isEmpty() ? path : info.fileName();
-}
-
-// Runs `inspect` on `path`; shows its text, or its error in a message box. Never throws.
-void openModel(ui::MainWindow& window, const QString& path) {
-    std::ostringstream out;
-    std::ostringstream err;
-    int code = kExitBadInput;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    try {
-        code = run_inspect(InspectOptions{path.toStdString()}, out, err);
-    } catch (const std::exception& error) {
-        err << error.what();
-    }
-    QApplication::restoreOverrideCursor();
-
-    if (code == kExitOk) {
-        window.showModel(modelTitle(path), QString::fromStdString(out.str()));
-        return;
-    }
-    QString message = QString::fromStdString(err.str()).trimmed();
-    if (message.isEmpty()) {
-        message = QObject::tr("earshot inspect failed with exit code %1.").arg(code);
-    }
-    QMessageBox::warning(&window, QObject::tr("Could not open model"),
-                         QObject::tr("%1\n\n%2").arg(path, message));
-}
-
-}  // namespace
-
-int run_gui(int argc, char** argv, const std::string& model_path) {
-    if (!hasDisplay()) {
-        std::cerr << "earshot: no display (DISPLAY and WAYLAND_DISPLAY are unset). Start it under "
-                     "xvfb-run, or set QT_QPA_PLATFORM=offscreen; see earshot --help for the "
-                     "command line.\n";
-        return 1;
-    }
-    QApplication application(argc, argv);
+void set_application_names() {
+    QApplication::setOrganizationName(QStringLiteral("Earshot"));
     QApplication::setApplicationName(QStringLiteral("Earshot"));
     QApplication::setApplicationDisplayName(QStringLiteral("Earshot"));
     QApplication::setDesktopFileName(QStringLiteral("org.earshot.Earshot"));
     QApplication::setWindowIcon(ui::appIcon());
+}
+
+}  // namespace
+
+bool valid_view(const std::string& view) {
+    if (view == "live" || view == "files" || view == "model" || view == "inspector") {
+        return true;
+    }
+    return view.starts_with(kGraphViewPrefix) && view.size() > kGraphViewPrefix.size();
+}
+
+bool show_view(ui::MainWindow& window, const std::string& view) {
+    using Page = ui::MainWindow::Page;
+    if (view == "live") {
+        window.showPage(Page::live);
+    } else if (view == "files") {
+        window.showPage(Page::files);
+    } else if (view == "model") {
+        window.showPage(Page::model);
+    } else if (view == "inspector" || valid_view(view)) {
+        window.showPage(Page::inspector);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+QImage render_window(ui::MainWindow& window) {
+    if (!window.isVisible()) {
+        window.show();
+    }
+    // Layouts and deferred deletions settle over a few turns of the event loop.
+    for (int i = 0; i < 3; ++i) {
+        QApplication::processEvents();
+    }
+    return window.grab().toImage();
+}
+
+bool wait_for_files(GuiController& controller, int timeout_ms) {
+    if (controller.files().isIdle()) {
+        return true;
+    }
+    QEventLoop loop;
+    QObject::connect(&controller.files(), &FilesWorker::idle, &loop, &QEventLoop::quit);
+    QTimer::singleShot(timeout_ms, &loop, &QEventLoop::quit);
+    loop.exec();
+    return controller.files().isIdle();
+}
+
+int run_gui_request(const GuiRequest& request, std::ostream& err) {
+    if (!valid_view(request.view)) {
+        err << "earshot gui: unknown --view \"" << request.view
+            << "\" (expected live, files, model, inspector or graph:ENTRY)\n";
+        return kExitBadInput;
+    }
+    const bool screenshot = !request.screenshot.empty();
+    if (!has_display()) {
+        if (!screenshot) {
+            err << "earshot: no display (DISPLAY and WAYLAND_DISPLAY are unset). Start it under "
+                   "xvfb-run, or set QT_QPA_PLATFORM=offscreen; see earshot --help for the "
+                   "command line.\n";
+            return 1;
+        }
+        qputenv("QT_QPA_PLATFORM", "offscreen");  // a screenshot needs no screen
+    }
+    // QApplication keeps references to argc and argv for its whole life.
+    static char program[] = "earshot";
+    static char* args[] = {program, nullptr};
+    int argc = 1;
+    QApplication application(argc, args);
+    set_application_names();
 
     ui::MainWindow window;
-    QObject::connect(&window, &ui::MainWindow::modelChosen, &window,
-                     [&window](const QString& path) { openModel(window, path); });
-    window.show();
-
-    if (!model_path.empty()) {
-        const QString path = QString::fromStdString(model_path);
-        // After the window is up, so an error box has a parent on screen.
-        QTimer::singleShot(0, &window, [&window, path] { openModel(window, path); });
+    GuiPaths paths;
+    paths.journal = !screenshot;  // a screenshot shows no private transcript
+    GuiController controller(window, paths);
+    controller.openInitialModel(QString::fromStdString(request.model),
+                                QString::fromStdString(request.vocabulary));
+    QStringList files;
+    for (const std::string& file : request.transcribe) files << QString::fromStdString(file);
+    if (!files.isEmpty()) {
+        window.filesPanel()->addFiles(files);
     }
-    return QApplication::exec();
+
+    if (!screenshot) {
+        if (!files.isEmpty()) {
+            window.showPage(ui::MainWindow::Page::files);
+        } else if (request.view != "live") {
+            show_view(window, request.view);
+        }
+        window.show();
+        return QApplication::exec();
+    }
+
+    window.show();
+    // Without a model the files wait for one: render them queued.
+    if (!files.isEmpty() && controller.hasModel() &&
+        !wait_for_files(controller, kScreenshotFilesTimeoutMs)) {
+        err << "earshot gui: the files were not transcribed within "
+            << kScreenshotFilesTimeoutMs / 1000 << " s; rendering them as they are\n";
+    }
+    show_view(window, request.view);
+    if (!files.isEmpty() && request.view == "files") {
+        // The first file's result with its first segment clicked, as a user would look at it.
+        const int first = window.filesPanel()->jobIds().value(0, -1);
+        window.filesPanel()->selectJob(first);
+        window.filesPanel()->selectSegment(0);
+    }
+    const QImage image = render_window(window);
+    if (image.isNull() || !image.save(QString::fromStdString(request.screenshot), "PNG")) {
+        err << "earshot gui: cannot write the screenshot " << request.screenshot << "\n";
+        return 1;
+    }
+    err << "earshot gui: wrote " << request.screenshot << " (" << image.width() << "x"
+        << image.height() << ")\n";
+    return kExitOk;
+}
+
+int run_gui(int /*argc*/, char** /*argv*/, const std::string& model_path) {
+    GuiRequest request;
+    request.model = model_path;
+    return run_gui_request(request, std::cerr);
 }
 
 }  // namespace earshot::app

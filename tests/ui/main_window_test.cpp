@@ -1,44 +1,69 @@
-// Tests for MainWindow: the no-model and model pages, the menu actions, the status bar, and that
-// the window really paints text and its icon.
+// Tests for MainWindow: the four pages, the no-model and model states, the menus and shortcuts,
+// the status bar (backend, latency, losses), the inspector slot, and that the window really paints
+// text and its icon.
 #include "earshot/ui/main_window.h"
 
 #include <gtest/gtest.h>
 
 #include <QAction>
-#include <QFontInfo>
 #include <QImage>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPixmap>
-#include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalSpy>
-#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTableWidget>
 #include <QTest>
-#include <cstdlib>
 
 #include "earshot/ui/app_icon.h"
+#include "earshot/ui/live/live_panel.h"
+#include "earshot/ui/live/transcript_view.h"
+#include "earshot/ui/model/model_panel.h"
+#include "ink_pixels.h"
 
 namespace earshot::ui {
 namespace {
 
-// Pixels whose colour differs clearly from the image's top-left (background) pixel.
-int countInkPixels(const QImage& image) {
-    const QColor background = image.pixelColor(0, 0);
-    int ink = 0;
-    for (int y = 0; y < image.height(); ++y) {
-        for (int x = 0; x < image.width(); ++x) {
-            const QColor c = image.pixelColor(x, y);
-            const int distance = std::abs(c.red() - background.red()) +
-                                 std::abs(c.green() - background.green()) +
-                                 std::abs(c.blue() - background.blue());
-            if (distance > 96) {
-                ++ink;
-            }
+using test::countInkPixels;
+
+ModelSummary tinySummary() {
+    ModelSummary summary;
+    summary.path = QStringLiteral("/models/whisper-tiny");
+    summary.format = QStringLiteral("hf_directory");
+    summary.dtypeSource = QStringLiteral("config.json torch_dtype");
+    summary.generics = {{QStringLiteral("Mels"), QStringLiteral("80")},
+                        {QStringLiteral("D"), QStringLiteral("384")},
+                        {QStringLiteral("Heads"), QStringLiteral("6")}};
+    summary.languages = {QStringLiteral("en"), QStringLiteral("de")};
+    return summary;
+}
+
+QMenu* menuTitled(QMainWindow& window, const QString& title) {
+    for (QAction* action : window.menuBar()->actions()) {
+        if (action->menu() != nullptr && action->menu()->title() == title) {
+            return action->menu();
         }
     }
-    return ink;
+    return nullptr;
+}
+
+TEST(MainWindow, HasLiveFilesModelAndInspectorPages) {
+    MainWindow window;
+    QTabWidget* tabs = window.tabs();
+    ASSERT_EQ(tabs->count(), 4);
+    EXPECT_EQ(tabs->tabText(0), QStringLiteral("&Live"));
+    EXPECT_EQ(tabs->tabText(1), QStringLiteral("&Files"));
+    EXPECT_EQ(tabs->tabText(2), QStringLiteral("&Model"));
+    EXPECT_EQ(tabs->tabText(3), QStringLiteral("&Inspector"));
+    EXPECT_EQ(tabs->widget(0), window.livePanel());
+    window.showPage(MainWindow::Page::files);
+    EXPECT_EQ(window.currentPage(), MainWindow::Page::files);
+    EXPECT_EQ(tabs->currentIndex(), 1);
+    window.showPage(MainWindow::Page::inspector);
+    EXPECT_EQ(window.currentPage(), MainWindow::Page::inspector);
 }
 
 TEST(MainWindow, TitleAndBackend) {
@@ -46,75 +71,148 @@ TEST(MainWindow, TitleAndBackend) {
     EXPECT_EQ(window.windowTitle(), QStringLiteral("Earshot"));
     auto* backend = window.findChild<QLabel*>(QStringLiteral("backendLabel"));
     ASSERT_NE(backend, nullptr);
-    EXPECT_TRUE(backend->text().contains(QStringLiteral("CPU"))) << backend->text().toStdString();
+    EXPECT_EQ(backend->text(), QStringLiteral("Backend: CPU"));
     window.setBackendName(QStringLiteral("CUDA"));
-    EXPECT_TRUE(backend->text().contains(QStringLiteral("CUDA")));
+    EXPECT_EQ(backend->text(), QStringLiteral("Backend: CUDA"));
 }
 
-TEST(MainWindow, StartsWithDefaultNoModelMessage) {
+TEST(MainWindow, StartsWithoutModelAndDictationCannotStart) {
     MainWindow window;
     auto* label = window.findChild<QLabel*>(QStringLiteral("noModelMessage"));
     ASSERT_NE(label, nullptr);
-    auto* stack = qobject_cast<QStackedWidget*>(window.centralWidget());
-    ASSERT_NE(stack, nullptr);
-    EXPECT_EQ(stack->currentWidget(), label);
     EXPECT_EQ(label->text(), MainWindow::defaultNoModelMessage());
     EXPECT_TRUE(label->text().contains(QStringLiteral("earshot inspect --model PATH")));
+    EXPECT_FALSE(window.modelPanel()->hasModel());
+    EXPECT_FALSE(window.livePanel()->startAllowed());
+    EXPECT_FALSE(window.livePanel()->startStopButton()->isEnabled());
+    // Start requests are not sent without a model, by button or shortcut.
+    QSignalSpy starts(window.livePanel(), &LivePanel::startRequested);
+    window.toggleDictationAction()->trigger();
+    EXPECT_EQ(starts.count(), 0);
 }
 
-TEST(MainWindow, ShowNoModelShowsTheMessage) {
+TEST(MainWindow, ShowModelEnablesDictationAndNamesTheModel) {
     MainWindow window;
-    window.showModel(QStringLiteral("tiny"), QStringLiteral("Entries\n"));
+    window.showModel(tinySummary());
+    EXPECT_EQ(window.windowTitle(), QStringLiteral("whisper-tiny — Earshot"));
+    EXPECT_TRUE(window.livePanel()->startStopButton()->isEnabled());
+    QTableWidget* generics = window.modelPanel()->genericsTable();
+    ASSERT_EQ(generics->rowCount(), 3);
+    EXPECT_EQ(generics->item(1, 0)->text(), QStringLiteral("D"));
+    EXPECT_EQ(generics->item(1, 1)->text(), QStringLiteral("384"));
+
+    QSignalSpy starts(window.livePanel(), &LivePanel::startRequested);
+    window.toggleDictationAction()->trigger();
+    ASSERT_EQ(starts.count(), 1);
+    EXPECT_EQ(starts.at(0).at(0).toString(), QString());  // the default input
+    EXPECT_EQ(window.currentPage(), MainWindow::Page::live);
+
     window.showNoModel(QStringLiteral("Could not read model.bin"));
-    auto* label = window.findChild<QLabel*>(QStringLiteral("noModelMessage"));
-    ASSERT_NE(label, nullptr);
-    EXPECT_EQ(label->text(), QStringLiteral("Could not read model.bin"));
-    auto* stack = qobject_cast<QStackedWidget*>(window.centralWidget());
-    ASSERT_NE(stack, nullptr);
-    EXPECT_EQ(stack->currentWidget(), label);
+    EXPECT_FALSE(window.livePanel()->startStopButton()->isEnabled());
+    EXPECT_EQ(window.windowTitle(), QStringLiteral("Earshot"));
 }
 
-TEST(MainWindow, ShowModelPutsTextInReadOnlyMonospaceView) {
+TEST(MainWindow, LoadErrorShowsTheReasonAndKeepsTheModel) {
     MainWindow window;
-    const QString text =
-        QStringLiteral("Entries\n  pub entry encode<B>(mel: Tensor[B, Mels, Frames; T])\n");
-    window.showModel(QStringLiteral("whisper-large-v3"), text);
-
-    auto* view = window.findChild<QPlainTextEdit*>(QStringLiteral("inspectView"));
-    ASSERT_NE(view, nullptr);
-    EXPECT_EQ(view->toPlainText(), text);
-    EXPECT_TRUE(view->isReadOnly());
-    EXPECT_TRUE(QFontInfo(view->font()).fixedPitch());
-
-    auto* title = window.findChild<QLabel*>(QStringLiteral("modelTitle"));
-    ASSERT_NE(title, nullptr);
-    EXPECT_EQ(title->text(), QStringLiteral("whisper-large-v3"));
-
-    auto* stack = qobject_cast<QStackedWidget*>(window.centralWidget());
-    ASSERT_NE(stack, nullptr);
-    EXPECT_TRUE(stack->currentWidget()->isAncestorOf(view));
+    window.showModel(tinySummary());
+    const QString reason = QStringLiteral(
+        "encoder_layers.0.fc1.weight: Tensor[Inner, D; T] expects [1536, 384], found [4, 4]");
+    window.showModelLoadError(QStringLiteral("/models/broken"), reason);
+    auto* error = window.findChild<QLabel*>(QStringLiteral("modelError"));
+    ASSERT_NE(error, nullptr);
+    EXPECT_FALSE(error->isHidden());
+    EXPECT_TRUE(error->text().contains(reason)) << error->text().toStdString();
+    EXPECT_TRUE(error->text().contains(QStringLiteral("/models/broken")));
+    EXPECT_TRUE(window.modelPanel()->hasModel());
+    EXPECT_TRUE(window.livePanel()->startStopButton()->isEnabled());
+    // A model that loads clears the error.
+    window.showModel(tinySummary());
+    EXPECT_TRUE(error->isHidden());
 }
 
-TEST(MainWindow, FileMenuHasOpenAndQuitWithShortcuts) {
+TEST(MainWindow, MenusHaveTheActionsAndShortcuts) {
     MainWindow window;
-    QAction* open = window.openModelAction();
-    ASSERT_NE(open, nullptr);
-    EXPECT_EQ(open->objectName(), QStringLiteral("actionOpenModel"));
-    EXPECT_TRUE(open->text().contains(QStringLiteral("Open model")));
-    EXPECT_EQ(open->shortcut(), QKeySequence(QKeySequence::Open));
+    QMenu* file = menuTitled(window, QStringLiteral("&File"));
+    ASSERT_NE(file, nullptr);
+    EXPECT_TRUE(file->actions().contains(window.transcribeFilesAction()));
+    EXPECT_TRUE(file->actions().contains(window.openModelAction()));
+    EXPECT_TRUE(file->actions().contains(window.openModelFolderAction()));
+    EXPECT_TRUE(file->actions().contains(window.quitAction()));
+    EXPECT_EQ(window.transcribeFilesAction()->shortcut(), QKeySequence(QKeySequence::Open));
+    EXPECT_EQ(window.quitAction()->shortcut(), QKeySequence(QStringLiteral("Ctrl+Q")));
 
-    QAction* quit = window.quitAction();
-    ASSERT_NE(quit, nullptr);
-    EXPECT_EQ(quit->shortcut(), QKeySequence(QStringLiteral("Ctrl+Q")));
+    QMenu* dictation = menuTitled(window, QStringLiteral("&Dictation"));
+    ASSERT_NE(dictation, nullptr);
+    EXPECT_TRUE(dictation->actions().contains(window.toggleDictationAction()));
+    const QList<QKeySequence> keys = window.toggleDictationAction()->shortcuts();
+    EXPECT_TRUE(keys.contains(QKeySequence(QStringLiteral("Ctrl+Space"))));
+    EXPECT_TRUE(keys.contains(QKeySequence(QStringLiteral("F5"))));
 
-    const QList<QAction*> menus = window.menuBar()->actions();
-    ASSERT_FALSE(menus.isEmpty());
-    QMenu* fileMenu = menus.first()->menu();
-    ASSERT_NE(fileMenu, nullptr);
-    EXPECT_EQ(fileMenu->title(), QStringLiteral("&File"));
-    EXPECT_TRUE(fileMenu->actions().contains(open));
-    EXPECT_TRUE(fileMenu->actions().contains(window.openModelFolderAction()));
-    EXPECT_TRUE(fileMenu->actions().contains(quit));
+    QMenu* edit = menuTitled(window, QStringLiteral("&Edit"));
+    ASSERT_NE(edit, nullptr);
+    EXPECT_TRUE(edit->actions().contains(window.settingsAction()));
+    ASSERT_NE(menuTitled(window, QStringLiteral("&View")), nullptr);
+}
+
+TEST(MainWindow, F5TogglesDictationWhileRunning) {
+    MainWindow window;
+    window.showModel(tinySummary());
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy starts(window.livePanel(), &LivePanel::startRequested);
+    QSignalSpy stops(window.livePanel(), &LivePanel::stopRequested);
+    QTest::keyClick(&window, Qt::Key_F5);
+    EXPECT_EQ(starts.count(), 1);
+    window.setLiveRunning(true);
+    EXPECT_EQ(window.toggleDictationAction()->text(), QStringLiteral("&Stop dictation"));
+    EXPECT_EQ(window.livePanel()->startStopButton()->text(), QStringLiteral("■ Stop"));
+    QTest::keyClick(&window, Qt::Key_Space, Qt::ControlModifier);
+    EXPECT_EQ(stops.count(), 1);
+    EXPECT_EQ(starts.count(), 1);
+}
+
+TEST(MainWindow, StatusBarShowsLatencyAndLosses) {
+    MainWindow window;
+    LiveTextUpdate update;
+    update.committedText = QStringLiteral(" And so my fellow Americans");
+    update.tentativeText = QStringLiteral(" ask not");
+    update.engineMs = 123.4;
+    update.delayMs = 456.7;
+    update.decoded = true;
+    window.applyLiveUpdate(update);
+    EXPECT_EQ(window.latencyLabel()->text(), QStringLiteral("Engine 123 ms · delay 457 ms"));
+    EXPECT_TRUE(window.lossLabel()->isHidden());
+    EXPECT_EQ(window.livePanel()->transcript()->committedText(),
+              QStringLiteral(" And so my fellow Americans"));
+    EXPECT_EQ(window.livePanel()->transcript()->tentativeText(), QStringLiteral(" ask not"));
+
+    // A silent update keeps the last decoded latency; losses show once there are any.
+    LiveTextUpdate silent;
+    silent.overrunSamples = 1600;
+    silent.droppedFrames = 3;
+    window.applyLiveUpdate(silent);
+    EXPECT_EQ(window.latencyLabel()->text(), QStringLiteral("Engine 123 ms · delay 457 ms"));
+    EXPECT_FALSE(window.lossLabel()->isHidden());
+    EXPECT_EQ(window.lossLabel()->text(),
+              QStringLiteral("overruns: 1600 samples · dropped: 3 frames"));
+    // A new session starts clean.
+    window.setLiveRunning(true);
+    EXPECT_TRUE(window.lossLabel()->isHidden());
+    EXPECT_TRUE(window.latencyLabel()->text().isEmpty());
+}
+
+TEST(MainWindow, InspectorPlaceholderIsReplaced) {
+    MainWindow window;
+    auto* placeholder = window.findChild<QLabel*>(QStringLiteral("inspectorPlaceholder"));
+    ASSERT_NE(placeholder, nullptr);
+    EXPECT_EQ(window.inspectorWidget(), placeholder);
+    window.showPage(MainWindow::Page::inspector);
+    auto* inspector = new QLabel(QStringLiteral("graph"));
+    window.setInspectorWidget(inspector);
+    EXPECT_EQ(window.inspectorWidget(), inspector);
+    EXPECT_EQ(window.tabs()->indexOf(inspector), 3);
+    EXPECT_EQ(window.tabs()->tabText(3), QStringLiteral("&Inspector"));
+    EXPECT_EQ(window.currentPage(), MainWindow::Page::inspector);
 }
 
 TEST(MainWindow, QuitClosesTheWindow) {
@@ -125,42 +223,42 @@ TEST(MainWindow, QuitClosesTheWindow) {
     EXPECT_FALSE(window.isVisible());
 }
 
-TEST(MainWindow, ModelChosenSignalCarriesThePath) {
+TEST(MainWindow, ModelPanelChoiceIsForwarded) {
     MainWindow window;
     QSignalSpy spy(&window, &MainWindow::modelChosen);
     ASSERT_TRUE(spy.isValid());
-    emit window.modelChosen(QStringLiteral("/models/ggml-tiny.bin"));
+    emit window.modelPanel()->modelChosen(QStringLiteral("/models/ggml-tiny.bin"), QString());
     ASSERT_EQ(spy.count(), 1);
     EXPECT_EQ(spy.at(0).at(0).toString(), QStringLiteral("/models/ggml-tiny.bin"));
+    EXPECT_EQ(spy.at(0).at(1).toString(), QString());
 }
 
 TEST(MainWindow, RendersTextPixels) {
     MainWindow window;
-    window.resize(640, 480);
+    window.resize(800, 600);
+    window.showPage(MainWindow::Page::model);
     window.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
 
     const QImage whole = window.grab().toImage();
     ASSERT_FALSE(whole.isNull());
-    EXPECT_GE(whole.width(), 640);
-    EXPECT_GE(whole.height(), 480);
+    EXPECT_GE(whole.width(), 800);
+    EXPECT_GE(whole.height(), 600);
 
     // The message label alone: its background is uniform, so ink pixels are glyphs.
     auto* label = window.findChild<QLabel*>(QStringLiteral("noModelMessage"));
     ASSERT_NE(label, nullptr);
     const int messageInk = countInkPixels(label->grab().toImage());
     EXPECT_GT(messageInk, 500) << "the no-model message painted no visible text";
-
     // Emptying the label removes the ink: the pixels above came from the text.
     window.showNoModel(QString());
     EXPECT_EQ(countInkPixels(label->grab().toImage()), 0);
 
-    window.showModel(QStringLiteral("tiny"), QStringLiteral("Entries\nGenerics\nBlocks\n"));
-    auto* view = window.findChild<QPlainTextEdit*>(QStringLiteral("inspectView"));
-    ASSERT_NE(view, nullptr);
-    EXPECT_GT(countInkPixels(view->viewport()->grab().toImage()), 100);
+    window.showModel(tinySummary());
+    QTableWidget* generics = window.modelPanel()->genericsTable();
+    EXPECT_GT(countInkPixels(generics->viewport()->grab().toImage()), 100);
 
-    // For looking at by eye: EARSHOT_SCREENSHOT_DIR=/some/dir keeps the two renderings.
+    // For looking at by eye: EARSHOT_SCREENSHOT_DIR=/some/dir keeps the renderings.
     const QString shots = qEnvironmentVariable("EARSHOT_SCREENSHOT_DIR");
     if (!shots.isEmpty()) {
         EXPECT_TRUE(whole.save(shots + QStringLiteral("/main_window_no_model.png")));

@@ -1,63 +1,70 @@
-// MainWindow: builds the menus, the two central pages (model summary, no-model message) and the
-// status bar; the file dialogs only report the chosen path through modelChosen().
+// MainWindow: builds the four pages, the menus and the status bar, and routes dictation updates
+// to the live page and the status bar.
 #include "earshot/ui/main_window.h"
 
 #include <QAction>
-#include <QFileDialog>
-#include <QFontDatabase>
+#include <QDir>
+#include <QFileInfo>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
-#include <QPlainTextEdit>
-#include <QStackedWidget>
 #include <QStatusBar>
-#include <QVBoxLayout>
+#include <QTabWidget>
 
 #include "earshot/ui/app_icon.h"
+#include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/live/live_panel.h"
+#include "earshot/ui/model/model_panel.h"
+#include "earshot/ui/settings/settings_dialog.h"
 
 namespace earshot::ui {
+
+namespace {
+constexpr int kStatusMessageMs = 8000;
+}
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(QStringLiteral("Earshot"));
     setWindowIcon(appIcon());
 
-    m_noModelLabel = new QLabel(this);
-    m_noModelLabel->setObjectName(QStringLiteral("noModelMessage"));
-    m_noModelLabel->setAlignment(Qt::AlignCenter);
-    m_noModelLabel->setWordWrap(true);
-    m_noModelLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_noModelLabel->setMargin(24);
+    m_live = new LivePanel(this);
+    m_files = new FilesPanel(this);
+    m_model = new ModelPanel(this);
+    auto* placeholder = new QLabel(tr("The model inspector is not available in this build."), this);
+    placeholder->setObjectName(QStringLiteral("inspectorPlaceholder"));
+    placeholder->setAlignment(Qt::AlignCenter);
+    m_inspector = placeholder;
 
-    m_modelPage = new QWidget(this);
-    m_modelTitle = new QLabel(m_modelPage);
-    m_modelTitle->setObjectName(QStringLiteral("modelTitle"));
-    QFont titleFont = m_modelTitle->font();
-    titleFont.setBold(true);
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.25);
-    m_modelTitle->setFont(titleFont);
-    m_inspectView = new QPlainTextEdit(m_modelPage);
-    m_inspectView->setObjectName(QStringLiteral("inspectView"));
-    m_inspectView->setReadOnly(true);
-    m_inspectView->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_inspectView->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    auto* modelLayout = new QVBoxLayout(m_modelPage);
-    modelLayout->addWidget(m_modelTitle);
-    modelLayout->addWidget(m_inspectView, 1);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("mainTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_live, tr("&Live"));
+    m_tabs->addTab(m_files, tr("&Files"));
+    m_tabs->addTab(m_model, tr("&Model"));
+    m_tabs->addTab(m_inspector, tr("&Inspector"));
+    setCentralWidget(m_tabs);
+    connect(m_model, &ModelPanel::modelChosen, this, &MainWindow::modelChosen);
 
-    m_stack = new QStackedWidget(this);
-    m_stack->addWidget(m_noModelLabel);
-    m_stack->addWidget(m_modelPage);
-    setCentralWidget(m_stack);
-
+    m_latencyLabel = new QLabel(this);
+    m_latencyLabel->setObjectName(QStringLiteral("latencyLabel"));
+    m_latencyLabel->setToolTip(
+        tr("Engine time of the last update, and how long after the end "
+           "of its audio it arrived"));
+    m_lossLabel = new QLabel(this);
+    m_lossLabel->setObjectName(QStringLiteral("lossLabel"));
+    m_lossLabel->setStyleSheet(QStringLiteral("QLabel { color: #b3261e; }"));
+    m_lossLabel->hide();
     m_backendLabel = new QLabel(this);
     m_backendLabel->setObjectName(QStringLiteral("backendLabel"));
+    statusBar()->addPermanentWidget(m_lossLabel);
+    statusBar()->addPermanentWidget(m_latencyLabel);
     statusBar()->addPermanentWidget(m_backendLabel);
     setBackendName(QStringLiteral("CPU"));
 
     createMenus();
     showNoModel(defaultNoModelMessage());
-    resize(900, 640);
+    resize(960, 680);
 }
 
 MainWindow::~MainWindow() = default;
@@ -65,65 +72,184 @@ MainWindow::~MainWindow() = default;
 QString MainWindow::defaultNoModelMessage() {
     return tr(
         "No model is loaded.\n\n"
-        "Choose File > Open model… for a whisper.cpp ggml .bin or a model.safetensors file, "
-        "or File > Open model folder… for a Hugging Face model directory "
-        "(config.json, model.safetensors, tokenizer files).\n\n"
+        "Choose File > Open model folder… for a Hugging Face model directory "
+        "(config.json, model.safetensors, tokenizer files), or File > Open model file… for a "
+        "whisper.cpp ggml .bin or a model.safetensors file.\n\n"
         "From a terminal: earshot --model PATH opens it here, and "
         "earshot inspect --model PATH prints the same summary.");
 }
 
-void MainWindow::showModel(const QString& title, const QString& inspectText) {
-    m_modelTitle->setText(title);
-    m_inspectView->setPlainText(inspectText);
-    m_stack->setCurrentWidget(m_modelPage);
+void MainWindow::showPage(Page page) {
+    switch (page) {
+        case Page::live:
+            m_tabs->setCurrentWidget(m_live);
+            return;
+        case Page::files:
+            m_tabs->setCurrentWidget(m_files);
+            return;
+        case Page::model:
+            m_tabs->setCurrentWidget(m_model);
+            return;
+        case Page::inspector:
+            m_tabs->setCurrentWidget(m_inspector);
+            return;
+    }
+}
+
+MainWindow::Page MainWindow::currentPage() const {
+    QWidget* current = m_tabs->currentWidget();
+    if (current == m_files) return Page::files;
+    if (current == m_model) return Page::model;
+    if (current == m_inspector) return Page::inspector;
+    return Page::live;
+}
+
+void MainWindow::showModel(const ModelSummary& summary) {
+    m_model->showModel(summary);
+    m_live->setStartAllowed(true);
+    m_live->setStatusText(QString());
+    const QFileInfo info(QDir::cleanPath(summary.path));
+    setWindowTitle(
+        tr("%1 — Earshot").arg(info.fileName().isEmpty() ? summary.path : info.fileName()));
 }
 
 void MainWindow::showNoModel(const QString& message) {
-    m_noModelLabel->setText(message);
-    m_stack->setCurrentWidget(m_noModelLabel);
+    m_model->showNoModel(message);
+    m_live->setStartAllowed(false, tr("No model is loaded: choose one on the Model page."));
+    setWindowTitle(QStringLiteral("Earshot"));
 }
+
+void MainWindow::showModelLoadError(const QString& path, const QString& reason) {
+    m_model->showLoadError(path, reason);
+    statusBar()->showMessage(tr("Could not load the model: %1").arg(reason), kStatusMessageMs);
+}
+
+void MainWindow::setInspectorWidget(QWidget* widget) {
+    const int index = m_tabs->indexOf(m_inspector);
+    const bool wasCurrent = m_tabs->currentIndex() == index;
+    m_tabs->removeTab(index);
+    m_inspector->deleteLater();
+    m_inspector = widget;
+    m_tabs->insertTab(index, m_inspector, tr("&Inspector"));
+    if (wasCurrent) {
+        m_tabs->setCurrentIndex(index);
+    }
+}
+
+QWidget* MainWindow::inspectorWidget() const { return m_inspector; }
 
 void MainWindow::setBackendName(const QString& name) {
     m_backendLabel->setText(tr("Backend: %1").arg(name));
 }
 
+void MainWindow::applyLiveUpdate(const LiveTextUpdate& update) {
+    m_live->applyUpdate(update);
+    if (update.decoded) {
+        m_latencyLabel->setText(tr("Engine %1 ms · delay %2 ms")
+                                    .arg(update.engineMs, 0, 'f', 0)
+                                    .arg(update.delayMs, 0, 'f', 0));
+    }
+    QStringList losses;
+    if (update.overrunSamples > 0) {
+        losses << tr("overruns: %1 samples").arg(update.overrunSamples);
+    }
+    if (update.droppedFrames > 0) {
+        losses << tr("dropped: %1 frames").arg(update.droppedFrames);
+    }
+    if (update.coalescedUpdates > 0) {
+        losses << tr("skipped: %1 updates").arg(update.coalescedUpdates);
+    }
+    m_lossLabel->setText(losses.join(QStringLiteral(" · ")));
+    m_lossLabel->setVisible(!losses.isEmpty());
+}
+
+void MainWindow::setLiveRunning(bool running) {
+    m_live->setRunning(running);
+    m_toggleDictationAction->setText(running ? tr("&Stop dictation") : tr("&Start dictation"));
+    if (running) {
+        m_latencyLabel->clear();
+        m_lossLabel->clear();
+        m_lossLabel->hide();
+    }
+}
+
+void MainWindow::openSettings() {
+    SettingsDialog dialog(m_settings, m_model->summary().languages, m_cudaAvailable, this);
+    if (dialog.exec() != QDialog::Accepted) {
+        return;
+    }
+    const Settings chosen = dialog.settings();
+    if (!(chosen == m_settings)) {
+        m_settings = chosen;
+        emit settingsChanged(m_settings);
+    }
+}
+
 void MainWindow::createMenus() {
     QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
-
-    m_openModelAction = fileMenu->addAction(tr("&Open model…"));
-    m_openModelAction->setObjectName(QStringLiteral("actionOpenModel"));
-    m_openModelAction->setShortcut(QKeySequence::Open);
-    m_openModelAction->setStatusTip(tr("Open a whisper.cpp .bin or a .safetensors checkpoint"));
-    connect(m_openModelAction, &QAction::triggered, this, &MainWindow::chooseModelFile);
-
+    m_transcribeFilesAction = fileMenu->addAction(tr("&Transcribe files…"));
+    m_transcribeFilesAction->setObjectName(QStringLiteral("actionTranscribeFiles"));
+    m_transcribeFilesAction->setShortcut(QKeySequence::Open);
+    connect(m_transcribeFilesAction, &QAction::triggered, this, [this] {
+        showPage(Page::files);
+        m_files->chooseFiles();
+    });
+    fileMenu->addSeparator();
     m_openModelFolderAction = fileMenu->addAction(tr("Open model &folder…"));
     m_openModelFolderAction->setObjectName(QStringLiteral("actionOpenModelFolder"));
-    m_openModelFolderAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     m_openModelFolderAction->setStatusTip(tr("Open a Hugging Face model directory"));
-    connect(m_openModelFolderAction, &QAction::triggered, this, &MainWindow::chooseModelFolder);
-
+    connect(m_openModelFolderAction, &QAction::triggered, m_model, &ModelPanel::chooseFolder);
+    m_openModelAction = fileMenu->addAction(tr("Open &model file…"));
+    m_openModelAction->setObjectName(QStringLiteral("actionOpenModel"));
+    m_openModelAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_openModelAction->setStatusTip(tr("Open a whisper.cpp .bin or a .safetensors checkpoint"));
+    connect(m_openModelAction, &QAction::triggered, m_model, &ModelPanel::chooseFile);
     fileMenu->addSeparator();
-
     m_quitAction = fileMenu->addAction(tr("&Quit"));
     m_quitAction->setObjectName(QStringLiteral("actionQuit"));
     m_quitAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
     m_quitAction->setMenuRole(QAction::QuitRole);
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
-}
 
-void MainWindow::chooseModelFile() {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open model"), QString(),
-        tr("Whisper checkpoints (*.bin *.safetensors);;All files (*)"));
-    if (!path.isEmpty()) {
-        emit modelChosen(path);
-    }
-}
+    QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
+    QAction* copy = editMenu->addAction(tr("&Copy transcript"));
+    copy->setObjectName(QStringLiteral("actionCopyTranscript"));
+    copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    connect(copy, &QAction::triggered, m_live, &LivePanel::copyTranscript);
+    QAction* clear = editMenu->addAction(tr("C&lear transcript"));
+    clear->setObjectName(QStringLiteral("actionClearTranscript"));
+    connect(clear, &QAction::triggered, m_live, &LivePanel::clearTranscript);
+    editMenu->addSeparator();
+    m_settingsAction = editMenu->addAction(tr("&Settings…"));
+    m_settingsAction->setObjectName(QStringLiteral("actionSettings"));
+    m_settingsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
+    m_settingsAction->setMenuRole(QAction::PreferencesRole);
+    connect(m_settingsAction, &QAction::triggered, this, &MainWindow::openSettings);
 
-void MainWindow::chooseModelFolder() {
-    const QString path = QFileDialog::getExistingDirectory(this, tr("Open model folder"));
-    if (!path.isEmpty()) {
-        emit modelChosen(path);
+    QMenu* dictationMenu = menuBar()->addMenu(tr("&Dictation"));
+    m_toggleDictationAction = dictationMenu->addAction(tr("&Start dictation"));
+    m_toggleDictationAction->setObjectName(QStringLiteral("actionToggleDictation"));
+    m_toggleDictationAction->setShortcuts(
+        {QKeySequence(Qt::CTRL | Qt::Key_Space), QKeySequence(Qt::Key_F5)});
+    connect(m_toggleDictationAction, &QAction::triggered, this, [this] {
+        showPage(Page::live);
+        m_live->toggle();
+    });
+
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    const struct {
+        QString text;
+        Page page;
+        Qt::Key key;
+    } pages[] = {{tr("&Live"), Page::live, Qt::Key_1},
+                 {tr("&Files"), Page::files, Qt::Key_2},
+                 {tr("&Model"), Page::model, Qt::Key_3},
+                 {tr("&Inspector"), Page::inspector, Qt::Key_4}};
+    for (const auto& entry : pages) {
+        QAction* action = viewMenu->addAction(entry.text);
+        action->setShortcut(QKeySequence(Qt::CTRL | entry.key));
+        const Page page = entry.page;
+        connect(action, &QAction::triggered, this, [this, page] { showPage(page); });
     }
 }
 

@@ -1,59 +1,101 @@
-// MainWindow: the top-level window: File menu, a central model summary or no-model message, and a
-// status bar naming the compute backend.
+// MainWindow: the top-level window. Tabs Live (dictation), Files (transcription queue), Model
+// (model manager) and Inspector; menus; a status bar with the backend, the running latency and
+// any audio losses. Plain data in, requests out: the app does the work.
 #pragma once
 
 #include <QMainWindow>
 #include <QString>
 
+#include "earshot/ui/live/live_types.h"
+#include "earshot/ui/model/model_summary.h"
+#include "earshot/ui/settings/settings.h"
+
 class QAction;
 class QLabel;
-class QPlainTextEdit;
-class QStackedWidget;
+class QTabWidget;
 
 namespace earshot::ui {
+
+class FilesPanel;
+class LivePanel;
+class ModelPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
+    enum class Page { live, files, model, inspector };
+
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Shows `inspectText` (the output of `earshot inspect`) in a read-only monospace view under a
-    // header reading `title`.
-    void showModel(const QString& title, const QString& inspectText);
-    // Shows `message` centred in place of a model summary.
+    LivePanel* livePanel() const { return m_live; }
+    FilesPanel* filesPanel() const { return m_files; }
+    ModelPanel* modelPanel() const { return m_model; }
+    QTabWidget* tabs() const { return m_tabs; }
+    void showPage(Page page);
+    Page currentPage() const;
+
+    // The loaded model: the model page shows it, dictation may start, the title names it.
+    void showModel(const ModelSummary& summary);
+    // No model (`message` says how to get one): dictation cannot start.
     void showNoModel(const QString& message);
-    // The backend named in the status bar ("CPU" until device selection exists).
+    // Loading `path` failed: the loader's `reason` on the model page and in the status bar.
+    void showModelLoadError(const QString& path, const QString& reason);
+
+    // The Inspector tab's content (until set, a placeholder says it is not available).
+    void setInspectorWidget(QWidget* widget);
+    QWidget* inspectorWidget() const;
+
     void setBackendName(const QString& name);
+    void setCudaAvailable(bool available) { m_cudaAvailable = available; }
+    void setSettings(const Settings& settings) { m_settings = settings; }
+    const Settings& settings() const { return m_settings; }
+
+    // A dictation update: the transcript, and the latency and losses in the status bar.
+    void applyLiveUpdate(const LiveTextUpdate& update);
+    void setLiveRunning(bool running);
 
     // The standard no-model text: what is missing and how to load a model.
     static QString defaultNoModelMessage();
 
-    QAction* openModelAction() const { return m_openModelAction; }
     QAction* openModelFolderAction() const { return m_openModelFolderAction; }
+    QAction* openModelAction() const { return m_openModelAction; }
+    QAction* transcribeFilesAction() const { return m_transcribeFilesAction; }
+    QAction* toggleDictationAction() const { return m_toggleDictationAction; }
+    QAction* settingsAction() const { return m_settingsAction; }
     QAction* quitAction() const { return m_quitAction; }
+    QLabel* latencyLabel() const { return m_latencyLabel; }
+    QLabel* lossLabel() const { return m_lossLabel; }
+
+public slots:
+    // The settings dialog; on OK with changes, settingsChanged().
+    void openSettings();
 
 signals:
-    // The user picked a model: a whisper.cpp .bin, a .safetensors file or a Hugging Face folder.
-    void modelChosen(const QString& path);
-
-private slots:
-    void chooseModelFile();
-    void chooseModelFolder();
+    // The user picked a model (and perhaps a separate vocabulary; empty: the model's own).
+    void modelChosen(const QString& modelPath, const QString& vocabularyPath);
+    void settingsChanged(const earshot::ui::Settings& settings);
 
 private:
     void createMenus();
 
-    QStackedWidget* m_stack = nullptr;
-    QLabel* m_noModelLabel = nullptr;
-    QWidget* m_modelPage = nullptr;
-    QLabel* m_modelTitle = nullptr;
-    QPlainTextEdit* m_inspectView = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    LivePanel* m_live = nullptr;
+    FilesPanel* m_files = nullptr;
+    ModelPanel* m_model = nullptr;
+    QWidget* m_inspector = nullptr;
     QLabel* m_backendLabel = nullptr;
-    QAction* m_openModelAction = nullptr;
+    QLabel* m_latencyLabel = nullptr;
+    QLabel* m_lossLabel = nullptr;
     QAction* m_openModelFolderAction = nullptr;
+    QAction* m_openModelAction = nullptr;
+    QAction* m_transcribeFilesAction = nullptr;
+    QAction* m_toggleDictationAction = nullptr;
+    QAction* m_settingsAction = nullptr;
     QAction* m_quitAction = nullptr;
+    Settings m_settings;
+    bool m_cudaAvailable = false;
 };
 
 }  // namespace earshot::ui

@@ -1,0 +1,244 @@
+// GuiController: wires the window's requests to model loading, LiveBridge and FilesWorker, and
+// their results back to the window.
+#include "gui_controller.h"
+
+#include <QApplication>
+#include <QSettings>
+#include <QStatusBar>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+
+#include "earshot/audio/input_device.h"
+#include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/live/live_panel.h"
+#include "earshot/ui/live/transcript_journal.h"
+#include "earshot/ui/main_window.h"
+#include "earshot/ui/model/model_summary.h"
+#include "gui_files_worker.h"
+#include "gui_live_bridge.h"
+#include "gui_model.h"
+#include "gui_options.h"
+
+namespace earshot::app {
+
+namespace {
+constexpr int kStatusMessageMs = 8000;
+}
+
+GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObject* parent)
+    : QObject(parent), m_window(window) {
+    m_store = paths.settingsFile.isEmpty()
+                  ? std::make_unique<QSettings>()
+                  : std::make_unique<QSettings>(paths.settingsFile, QSettings::IniFormat);
+    m_settings = ui::Settings::load(*m_store);
+    m_window.setSettings(m_settings);
+    m_window.setCudaAvailable(false);
+    m_window.setBackendName(backend_display_name(m_settings));
+
+    m_live = new LiveBridge(this);
+    m_files = new FilesWorker(this);
+    connectLive();
+    connectFiles();
+    connect(&m_window, &ui::MainWindow::modelChosen, this,
+            [this](const QString& model, const QString& vocabulary) {
+                openModel(model, vocabulary, Remember::yes);
+            });
+    connect(&m_window, &ui::MainWindow::settingsChanged, this, &GuiController::applySettings);
+
+    if (paths.journal) {
+        m_window.livePanel()->attachJournal(
+            paths.journalFile.isEmpty() ? ui::TranscriptJournal::defaultPath() : paths.journalFile);
+    }
+    if (paths.listDevices) {
+        fillDevices();
+    }
+    updateStartAllowed();
+}
+
+GuiController::~GuiController() = default;
+
+void GuiController::fillDevices() {
+    QList<ui::InputDeviceEntry> entries;
+    try {
+        for (const audio::InputDevice& device : audio::list_input_devices()) {
+            const QString name = QString::fromStdString(device.name);
+            entries.append(
+                {name, QStringLiteral("%1 (%2)").arg(name, QString::fromStdString(device.host_api)),
+                 device.is_default});
+        }
+    } catch (const std::exception& error) {
+        m_window.livePanel()->setStatusText(
+            tr("No input devices: %1").arg(QString::fromStdString(error.what())));
+    }
+    m_window.livePanel()->setDevices(entries);
+}
+
+void GuiController::openInitialModel(const QString& explicitModel,
+                                     const QString& explicitVocabulary) {
+    if (!explicitModel.isEmpty()) {
+        openModel(explicitModel, explicitVocabulary, Remember::no);
+    } else {
+        const ui::ModelChoice remembered = ui::ModelChoice::load(*m_store);
+        const bool loaded =
+            !remembered.modelPath.isEmpty() &&
+            openModel(remembered.modelPath, remembered.vocabularyPath, Remember::no);
+        if (!loaded) {
+            if (const auto fallback = default_model_path()) {
+                openModel(QString::fromStdString(fallback->string()), QString(), Remember::no);
+            }
+        }
+    }
+    if (!m_model) {
+        m_window.showNoModel(no_model_message());
+        m_window.showPage(ui::MainWindow::Page::model);
+    } else {
+        m_window.showPage(ui::MainWindow::Page::live);
+    }
+}
+
+bool GuiController::openModel(const QString& modelPath, const QString& vocabularyPath,
+                              Remember remember) {
+    if (m_live->isRunning() || m_files->isBusy()) {
+        m_window.showModelLoadError(
+            modelPath, tr("the current model is in use; stop dictation and wait for the files "
+                          "being transcribed (or cancel them) first"));
+        return false;
+    }
+    std::shared_ptr<LoadedModel> loaded;
+    QString reason;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    try {
+        loaded = load_model(std::filesystem::path(modelPath.toStdString()),
+                            std::filesystem::path(vocabularyPath.toStdString()));
+    } catch (const std::exception& error) {
+        reason = QString::fromStdString(error.what());
+    }
+    QApplication::restoreOverrideCursor();
+    if (!loaded) {
+        std::cerr << "earshot: could not load the model " << modelPath.toStdString() << ": "
+                  << reason.toStdString() << "\n";
+        m_window.showModelLoadError(modelPath, reason);
+        emit modelLoadFailed(modelPath, reason);
+        return false;
+    }
+    m_model = std::move(loaded);
+    m_files->setModel(m_model);
+    try {
+        m_files->setOptions(transcribe_options(m_settings, m_model->tokenizer));
+    } catch (const std::exception& error) {
+        // The saved language is not in this vocabulary: files detect it instead.
+        m_window.statusBar()->showMessage(QString::fromStdString(error.what()), kStatusMessageMs);
+        ui::Settings detect = m_settings;
+        detect.language = QStringLiteral("auto");
+        m_files->setOptions(transcribe_options(detect, m_model->tokenizer));
+    }
+    m_window.showModel(model_summary(*m_model, modelPath, vocabularyPath));
+    if (remember == Remember::yes) {
+        ui::ModelChoice{modelPath, vocabularyPath}.save(*m_store);
+        m_store->sync();
+    }
+    std::cerr << "earshot: loaded the model " << modelPath.toStdString() << "\n";
+    updateStartAllowed();
+    emit modelLoaded(modelPath);
+    return true;
+}
+
+void GuiController::applySettings(const ui::Settings& settings) {
+    m_settings = settings;
+    m_settings.save(*m_store);
+    m_store->sync();
+    m_window.setSettings(m_settings);
+    m_window.setBackendName(backend_display_name(m_settings));
+    if (m_model) {
+        try {
+            m_files->setOptions(transcribe_options(m_settings, m_model->tokenizer));
+        } catch (const std::exception& error) {
+            m_window.statusBar()->showMessage(QString::fromStdString(error.what()),
+                                              kStatusMessageMs);
+        }
+    }
+}
+
+QString GuiController::startLive(const QString& device) {
+    if (!m_model) {
+        return tr("No model is loaded.");
+    }
+    if (m_files->isBusy()) {
+        return tr("The model is transcribing files; dictation can start when they are done.");
+    }
+    LiveOptions options;
+    try {
+        options = live_options(m_settings, device, m_model->tokenizer);
+    } catch (const std::exception& error) {
+        return QString::fromStdString(error.what());
+    }
+    const QString error = m_live->start(m_model, options);
+    if (error.isEmpty()) {
+        m_files->setHeld(true);
+        m_window.setLiveRunning(true);
+        m_window.livePanel()->setStatusText(device.isEmpty() ? tr("Listening on the default input…")
+                                                             : tr("Listening on %1…").arg(device));
+    }
+    return error;
+}
+
+void GuiController::connectLive() {
+    ui::LivePanel* panel = m_window.livePanel();
+    connect(panel, &ui::LivePanel::startRequested, this, [this, panel](const QString& device) {
+        const QString error = startLive(device);
+        if (!error.isEmpty()) {
+            panel->setStatusText(tr("Could not start: %1").arg(error));
+        }
+    });
+    connect(panel, &ui::LivePanel::stopRequested, this, [this, panel] {
+        panel->setStatusText(tr("Stopping: hearing what is still queued…"));
+        m_live->stop();
+    });
+    connect(m_live, &LiveBridge::updated, &m_window, &ui::MainWindow::applyLiveUpdate);
+    connect(m_live, &LiveBridge::levelChanged, panel, &ui::LivePanel::setLevelDbfs);
+    connect(m_live, &LiveBridge::failed, panel,
+            [panel](const QString& message) { panel->setStatusText(message); });
+    connect(m_live, &LiveBridge::stopped, this, [this, panel] {
+        m_window.setLiveRunning(false);
+        m_files->setHeld(false);
+        const LiveStats& stats = m_live->lastStats();
+        if (stats.error.empty()) {
+            panel->setStatusText(tr("Stopped after %1 s of audio.").arg(stats.audio_s, 0, 'f', 1));
+        }
+        updateStartAllowed();
+    });
+}
+
+void GuiController::connectFiles() {
+    ui::FilesPanel* panel = m_window.filesPanel();
+    connect(panel, &ui::FilesPanel::jobQueued, m_files, &FilesWorker::enqueue);
+    connect(panel, &ui::FilesPanel::cancelRequested, m_files, &FilesWorker::cancel);
+    connect(panel, &ui::FilesPanel::exportRequested, this,
+            [this](int id, const QString& format, const QString& path) {
+                const QString error = m_files->exportTranscript(id, format, path);
+                m_window.statusBar()->showMessage(
+                    error.isEmpty() ? tr("Wrote %1").arg(path) : tr("Export failed: %1").arg(error),
+                    kStatusMessageMs);
+            });
+    connect(m_files, &FilesWorker::jobStarted, panel, &ui::FilesPanel::setJobRunning);
+    connect(m_files, &FilesWorker::jobProgress, panel, &ui::FilesPanel::setJobProgress);
+    connect(m_files, &FilesWorker::jobFinished, panel, &ui::FilesPanel::setJobFinished);
+    connect(m_files, &FilesWorker::jobFailed, panel, &ui::FilesPanel::setJobFailed);
+    connect(m_files, &FilesWorker::jobCancelled, panel, &ui::FilesPanel::setJobCancelled);
+    connect(m_files, &FilesWorker::busyChanged, this, &GuiController::updateStartAllowed);
+}
+
+void GuiController::updateStartAllowed() {
+    ui::LivePanel* panel = m_window.livePanel();
+    if (!m_model) {
+        panel->setStartAllowed(false, tr("No model is loaded: choose one on the Model page."));
+    } else if (m_files->isBusy()) {
+        panel->setStartAllowed(false, tr("The model is transcribing files; dictation can start "
+                                         "when they are done."));
+    } else {
+        panel->setStartAllowed(true);
+    }
+}
+
+}  // namespace earshot::app

@@ -1,0 +1,75 @@
+// GuiController: the app side of the main window. Loads models (and remembers the user's choice),
+// applies settings, runs dictation through LiveBridge and the Files queue through FilesWorker,
+// and keeps the two from using the model at the same time.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <memory>
+
+#include "earshot/app/loaded_model.h"
+#include "earshot/ui/settings/settings.h"
+
+class QSettings;
+
+namespace earshot::ui {
+class MainWindow;
+}
+
+namespace earshot::app {
+
+class FilesWorker;
+class LiveBridge;
+
+struct GuiPaths {
+    QString settingsFile;     // an INI file; empty: the platform's QSettings for Earshot
+    QString journalFile;      // the session transcript; empty: TranscriptJournal::defaultPath()
+    bool journal = true;      // false: no journal is read or written (screenshots)
+    bool listDevices = true;  // fill the input picker from PortAudio at start
+};
+
+class GuiController : public QObject {
+    Q_OBJECT
+
+public:
+    GuiController(ui::MainWindow& window, const GuiPaths& paths = {}, QObject* parent = nullptr);
+    ~GuiController() override;
+
+    // At start: `explicitModel` (the command line) when given, else the remembered choice, else
+    // the default micro model, else the no-model message. Command-line models are not
+    // remembered.
+    void openInitialModel(const QString& explicitModel, const QString& explicitVocabulary);
+    // Loads a model; on failure the window shows the loader's reason and the previous model (if
+    // any) stays. `remember` stores a successful choice in the settings. True when loaded.
+    enum class Remember { no, yes };
+    bool openModel(const QString& modelPath, const QString& vocabularyPath, Remember remember);
+
+    bool hasModel() const { return m_model != nullptr; }
+    std::shared_ptr<LoadedModel> model() const { return m_model; }
+    const ui::Settings& settings() const { return m_settings; }
+    void applySettings(const ui::Settings& settings);
+
+    LiveBridge& live() const { return *m_live; }
+    FilesWorker& files() const { return *m_files; }
+    // Starts dictation on `device` ("" = default input); the reason when it cannot start.
+    QString startLive(const QString& device);
+
+signals:
+    void modelLoaded(const QString& path);
+    void modelLoadFailed(const QString& path, const QString& reason);
+
+private:
+    void connectLive();
+    void connectFiles();
+    void updateStartAllowed();
+    void fillDevices();
+
+    ui::MainWindow& m_window;
+    std::unique_ptr<QSettings> m_store;
+    ui::Settings m_settings;
+    std::shared_ptr<LoadedModel> m_model;
+    LiveBridge* m_live = nullptr;
+    FilesWorker* m_files = nullptr;
+};
+
+}  // namespace earshot::app

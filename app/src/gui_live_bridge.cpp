@@ -1,0 +1,121 @@
+// LiveBridge: engine-thread updates cross to the UI thread through QMetaObject::invokeMethod with
+// a queued connection, copied as ui::LiveTextUpdate; stopping runs LiveController::stop() on a
+// helper thread because it waits for the engine to hear what is queued.
+#include "gui_live_bridge.h"
+
+#include <QMetaObject>
+#include <QTimer>
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+namespace earshot::app {
+
+ui::LiveTextUpdate to_text_update(const LiveUpdate& update) {
+    ui::LiveTextUpdate text;
+    text.committedText = QString::fromStdString(update.update.committed_text);
+    text.tentativeText = QString::fromStdString(update.update.tentative_text);
+    text.engineMs = update.update.engine_ms;
+    text.delayMs = std::max(0.0, (update.wall_s - update.update.audio_end_s) * 1000.0);
+    text.audioEndS = update.update.audio_end_s;
+    text.decoded = update.update.gate == decoding::UpdateGate::decoded ||
+                   update.update.gate == decoding::UpdateGate::no_speech;
+    text.final = update.update.final;
+    text.coalescedUpdates = update.coalesced_updates;
+    text.droppedFrames = update.dropped_frames;
+    text.overrunSamples = update.overrun_samples;
+    return text;
+}
+
+LiveBridge::LiveBridge(QObject* parent) : QObject(parent) {
+    m_poll = new QTimer(this);
+    m_poll->setInterval(kLevelPollMs);
+    connect(m_poll, &QTimer::timeout, this, &LiveBridge::poll);
+}
+
+LiveBridge::~LiveBridge() {
+    if (m_stopper.joinable()) {
+        m_stopper.join();
+    }
+    if (m_controller) {
+        m_controller->cancel();
+    }
+    m_controller.reset();  // joins the threads before this QObject goes away
+}
+
+QString LiveBridge::start(std::shared_ptr<LoadedModel> model, const LiveOptions& options) {
+    if (m_controller) {
+        return tr("Dictation is already running.");
+    }
+    if (!model) {
+        return tr("No model is loaded.");
+    }
+    // The sink runs on the engine thread: copy the update into a value and queue it. The
+    // controller is joined before this object is destroyed, so `this` outlives every call.
+    auto sink = [this](const LiveUpdate& update) {
+        const ui::LiveTextUpdate text = to_text_update(update);
+        QMetaObject::invokeMethod(
+            this, [this, text] { emit updated(text); }, Qt::QueuedConnection);
+    };
+    auto controller =
+        std::make_unique<LiveController>(*model->model, model->tokenizer, options, sink);
+    try {
+        controller->start();
+    } catch (const std::exception& error) {
+        return QString::fromStdString(error.what());
+    }
+    m_model = std::move(model);
+    m_controller = std::move(controller);
+    m_stopping = false;
+    m_poll->start();
+    return {};
+}
+
+void LiveBridge::stop() {
+    if (!m_controller || m_stopping) {
+        return;
+    }
+    m_stopping = true;
+    LiveController* controller = m_controller.get();
+    m_stopper = std::thread([this, controller] {
+        controller->stop();
+        QMetaObject::invokeMethod(this, &LiveBridge::finishStop, Qt::QueuedConnection);
+    });
+}
+
+void LiveBridge::finishStop() {
+    if (m_stopper.joinable()) {
+        m_stopper.join();
+    }
+    m_poll->stop();
+    if (m_controller) {
+        m_lastStats = m_controller->stats();
+        m_controller.reset();
+    }
+    m_model.reset();
+    m_stopping = false;
+    emit levelChanged(-120.0);
+    if (!m_lastStats.error.empty()) {
+        emit failed(QString::fromStdString(m_lastStats.error));
+    }
+    emit stopped();
+}
+
+void LiveBridge::poll() {
+    if (!m_controller) {
+        return;
+    }
+    emit levelChanged(static_cast<double>(m_controller->level_dbfs()));
+    for (const audio::CaptureEvent& event : m_controller->take_events()) {
+        if (event.is_error() && !m_stopping) {
+            emit failed(QString::fromStdString(event.message));
+            stop();
+        }
+    }
+    // The input file ended, or the engine failed: the session is over by itself.
+    if (m_controller && m_controller->done() && !m_stopping) {
+        stop();
+    }
+}
+
+}  // namespace earshot::app

@@ -1,0 +1,89 @@
+// The default model's locations, the no-model message and the model manager's summary.
+#include "gui_model.h"
+
+#include <QCoreApplication>
+#include <system_error>
+
+#include "earshot/engine/checkpoint/whisper_config.h"
+#include "earshot/ui/main_window.h"
+
+namespace earshot::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path executable_dir() {
+    if (QCoreApplication::instance() != nullptr) {
+        return fs::path(QCoreApplication::applicationDirPath().toStdString());
+    }
+    std::error_code error;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", error);
+    return error ? fs::path() : exe.parent_path();
+}
+
+bool holds_checkpoint(const fs::path& path) {
+    std::error_code error;
+    if (fs::is_directory(path, error)) {
+        return fs::is_regular_file(path / "config.json", error);
+    }
+    return fs::is_regular_file(path, error);
+}
+
+}  // namespace
+
+std::vector<fs::path> default_model_candidates() {
+    std::vector<fs::path> candidates;
+    const fs::path exe_dir = executable_dir();
+    if (!exe_dir.empty()) {
+        candidates.push_back(
+            (exe_dir / ".." / "share" / "earshot" / "models" / "micro").lexically_normal());
+    }
+#ifdef EARSHOT_SOURCE_MODEL_DIR
+    candidates.emplace_back(EARSHOT_SOURCE_MODEL_DIR);
+#endif
+    return candidates;
+}
+
+std::optional<fs::path> default_model_path() {
+    for (const fs::path& candidate : default_model_candidates()) {
+        if (holds_checkpoint(candidate)) {
+            return candidate;
+        }
+    }
+    return std::nullopt;
+}
+
+QString no_model_message() {
+    QString message = ui::MainWindow::defaultNoModelMessage();
+    message +=
+        QObject::tr("\n\nThe built-in micro model is not installed; Earshot looks for it in:");
+    for (const fs::path& candidate : default_model_candidates()) {
+        message += QStringLiteral("\n") + QString::fromStdString(candidate.string());
+    }
+    return message;
+}
+
+ui::ModelSummary model_summary(const LoadedModel& loaded, const QString& modelPath,
+                               const QString& vocabularyPath) {
+    ui::ModelSummary summary;
+    summary.path = modelPath;
+    summary.vocabularyPath = vocabularyPath;
+    const checkpoint::WhisperConfig& config = loaded.checkpoint.binding.config;
+    summary.format = QString::fromUtf8(checkpoint::format_name(config.format));
+    summary.dtypeSource = QString::fromStdString(config.dtype_source);
+    for (const auto& [name, value] : loaded.checkpoint.binding.generics) {
+        summary.generics.append({QString::fromStdString(name), QString::fromStdString(value)});
+    }
+    const tokenizer::SpecialTokens& specials = loaded.tokenizer.specials();
+    for (int32_t i = 0; i < specials.num_languages; ++i) {
+        const std::string_view code = loaded.tokenizer.language_code(specials.first_language + i);
+        if (!code.empty()) {
+            summary.languages.append(
+                QString::fromUtf8(code.data(), static_cast<qsizetype>(code.size())));
+        }
+    }
+    return summary;
+}
+
+}  // namespace earshot::app

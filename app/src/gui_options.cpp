@@ -1,0 +1,54 @@
+// Settings -> LiveOptions / TranscribeOptions, with the language checked against the vocabulary.
+#include "gui_options.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "earshot/engine/tokenizer/tokenizer.h"
+
+namespace earshot::app {
+
+namespace {
+
+constexpr int kMsPerFrame = 10;  // 10 ms hop (reference §1.1)
+
+decoding::DecodingOptions decoding_options(const ui::Settings& settings,
+                                           const tokenizer::Tokenizer& tokenizer) {
+    decoding::DecodingOptions decoding;
+    decoding.task = settings.task == QStringLiteral("translate") ? decoding::Task::translate
+                                                                 : decoding::Task::transcribe;
+    const std::string language = settings.language.trimmed().toStdString();
+    if (!language.empty() && language != "auto") {
+        if (tokenizer.language_token(language) < 0) {
+            throw std::invalid_argument("unknown language \"" + language + "\" for this model");
+        }
+        decoding.language = language;
+    }
+    decoding.beam_size = std::max(1, settings.beamSize);
+    return decoding;
+}
+
+}  // namespace
+
+LiveOptions live_options(const ui::Settings& settings, const QString& device,
+                         const tokenizer::Tokenizer& tokenizer) {
+    LiveOptions options;
+    options.device = device.toStdString();
+    options.streaming.decoding = decoding_options(settings, tokenizer);
+    options.streaming.update_frames = std::max(1, settings.updateIntervalMs / kMsPerFrame);
+    options.vad.margin_db = settings.vadMarginDb;
+    return options;
+}
+
+decoding::TranscribeOptions transcribe_options(const ui::Settings& settings,
+                                               const tokenizer::Tokenizer& tokenizer) {
+    decoding::TranscribeOptions options;
+    options.decoding = decoding_options(settings, tokenizer);
+    return options;
+}
+
+QString backend_display_name(const ui::Settings& /*settings*/) {
+    return QStringLiteral("CPU");  // auto resolves to the CPU: no CUDA backend is built yet
+}
+
+}  // namespace earshot::app

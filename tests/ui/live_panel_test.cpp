@@ -1,0 +1,231 @@
+// Tests for the live page: the transcript's committed and tentative text (colours, edits), the
+// journal that autosaves it and reopens it, copy and clear, start/stop, the device picker and the
+// level meter.
+#include "earshot/ui/live/live_panel.h"
+
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QFile>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBlock>
+#include <QTextCursor>
+#include <QTextDocument>
+
+#include "earshot/ui/live/level_meter.h"
+#include "earshot/ui/live/transcript_journal.h"
+#include "earshot/ui/live/transcript_view.h"
+#include "ink_pixels.h"
+
+namespace earshot::ui {
+namespace {
+
+// The foreground colour of the character at `position` of the view's document.
+QColor colorAt(TranscriptView& view, int position) {
+    QTextCursor cursor(view.document());
+    cursor.setPosition(position + 1);  // charFormat() is the format of the character before
+    return cursor.charFormat().foreground().color();
+}
+
+QString readFile(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        return QStringLiteral("<missing>");
+    }
+    return QString::fromUtf8(file.readAll());
+}
+
+LiveTextUpdate textUpdate(const QString& committed, const QString& tentative) {
+    LiveTextUpdate update;
+    update.committedText = committed;
+    update.tentativeText = tentative;
+    update.decoded = true;
+    return update;
+}
+
+TEST(TranscriptView, CommittedThenGreyTentative) {
+    TranscriptView view;
+    view.applyText(QStringLiteral("Hello"), QStringLiteral(" wor"));
+    EXPECT_EQ(view.toPlainText(), QStringLiteral("Hello wor"));
+    EXPECT_EQ(view.committedText(), QStringLiteral("Hello"));
+    EXPECT_EQ(view.tentativeText(), QStringLiteral(" wor"));
+    EXPECT_NE(colorAt(view, 0), TranscriptView::tentativeColor());
+    EXPECT_EQ(colorAt(view, 6), TranscriptView::tentativeColor());
+
+    // The next update replaces the tentative tail and appends what it committed.
+    view.applyText(QStringLiteral(" world,"), QStringLiteral(" how are"));
+    EXPECT_EQ(view.toPlainText(), QStringLiteral("Hello world, how are"));
+    EXPECT_EQ(view.committedText(), QStringLiteral("Hello world,"));
+    EXPECT_NE(colorAt(view, 8), TranscriptView::tentativeColor());
+    EXPECT_EQ(colorAt(view, 14), TranscriptView::tentativeColor());
+
+    // A final update commits everything.
+    view.applyText(QStringLiteral(" how are you?"), QString());
+    EXPECT_EQ(view.toPlainText(), QStringLiteral("Hello world, how are you?"));
+    EXPECT_EQ(view.tentativeText(), QString());
+    EXPECT_NE(colorAt(view, 20), TranscriptView::tentativeColor());
+}
+
+TEST(TranscriptView, UserEditsOfCommittedTextSurviveUpdates) {
+    TranscriptView view;
+    view.applyText(QStringLiteral("helo there"), QStringLiteral(" gen"));
+    QTextCursor cursor(view.document());
+    cursor.setPosition(3);
+    cursor.insertText(QStringLiteral("l"));  // "hello there"
+    EXPECT_EQ(view.committedText(), QStringLiteral("hello there"));
+    EXPECT_EQ(view.tentativeText(), QStringLiteral(" gen"));
+    view.applyText(QStringLiteral(" general"), QStringLiteral(" Kenobi"));
+    EXPECT_EQ(view.toPlainText(), QStringLiteral("hello there general Kenobi"));
+    EXPECT_EQ(view.committedText(), QStringLiteral("hello there general"));
+}
+
+TEST(TranscriptView, EditingTheTentativeTailMakesItCommitted) {
+    TranscriptView view;
+    view.applyText(QStringLiteral("one"), QStringLiteral(" too"));
+    QSignalSpy changed(&view, &TranscriptView::committedTextChanged);
+    QTextCursor cursor(view.document());
+    cursor.setPosition(5);
+    cursor.setPosition(7, QTextCursor::KeepAnchor);
+    cursor.insertText(QStringLiteral("wo"));  // " too" -> " two"
+    EXPECT_EQ(view.committedText(), QStringLiteral("one two"));
+    EXPECT_EQ(view.tentativeText(), QString());
+    EXPECT_GE(changed.count(), 1);
+    QCoreApplication::processEvents();  // the recolouring runs after the edit
+    EXPECT_NE(colorAt(view, 5), TranscriptView::tentativeColor());
+    // The next update leaves the user's words alone and writes its tail after them.
+    view.applyText(QStringLiteral(" three"), QStringLiteral(" four"));
+    EXPECT_EQ(view.toPlainText(), QStringLiteral("one two three four"));
+    EXPECT_EQ(view.committedText(), QStringLiteral("one two three"));
+}
+
+TEST(TranscriptJournal, SavesAtomicallyAndLoads) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("nested/folder/session.txt"));
+    TranscriptJournal journal(path);
+    EXPECT_EQ(journal.load(), QString());
+    ASSERT_TRUE(journal.save(QStringLiteral("Grüße, world\nsecond line")))
+        << journal.lastError().toStdString();
+    EXPECT_EQ(readFile(path), QStringLiteral("Grüße, world\nsecond line"));
+    EXPECT_EQ(TranscriptJournal(path).load(), QStringLiteral("Grüße, world\nsecond line"));
+    // A folder in the way of the file: save fails with a message naming the path.
+    TranscriptJournal blocked(dir.path());
+    EXPECT_FALSE(blocked.save(QStringLiteral("x")));
+    EXPECT_TRUE(blocked.lastError().contains(dir.path())) << blocked.lastError().toStdString();
+}
+
+TEST(LivePanel, CommittedTextIsJournaledAtOnceAndReopened) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("session-transcript.txt"));
+    {
+        LivePanel panel;
+        panel.attachJournal(path);
+        EXPECT_EQ(panel.journalPath(), path);
+        panel.applyUpdate(
+            textUpdate(QStringLiteral("And so, my fellow Americans,"), QStringLiteral(" ask not")));
+        // Saved before the update returns (a crash now loses nothing committed); the tentative
+        // text is not part of it.
+        EXPECT_EQ(readFile(path), QStringLiteral("And so, my fellow Americans,"));
+        panel.applyUpdate(textUpdate(QStringLiteral(" ask not what"), QString()));
+        EXPECT_EQ(readFile(path), QStringLiteral("And so, my fellow Americans, ask not what"));
+    }
+    LivePanel reopened;
+    reopened.attachJournal(path);
+    EXPECT_EQ(reopened.transcript()->committedText(),
+              QStringLiteral("And so, my fellow Americans, ask not what"));
+}
+
+TEST(LivePanel, UserEditsAreJournaledAfterAPause) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("journal.txt"));
+    LivePanel panel;
+    panel.attachJournal(path);
+    panel.applyUpdate(textUpdate(QStringLiteral("first"), QString()));
+    panel.transcript()->moveCursor(QTextCursor::End);
+    panel.transcript()->insertPlainText(QStringLiteral(" edited"));
+    EXPECT_EQ(panel.transcript()->committedText(), QStringLiteral("first edited"));
+    QTRY_COMPARE_WITH_TIMEOUT(readFile(path), QStringLiteral("first edited"), 3000);
+}
+
+TEST(LivePanel, CopyAndClear) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("journal.txt"));
+    LivePanel panel;
+    panel.attachJournal(path);
+    panel.applyUpdate(textUpdate(QStringLiteral("copied text"), QStringLiteral(" not this")));
+    panel.copyTranscript();
+    EXPECT_EQ(QApplication::clipboard()->text(), QStringLiteral("copied text"));
+    auto* clear = panel.findChild<QPushButton*>(QStringLiteral("clearButton"));
+    ASSERT_NE(clear, nullptr);
+    clear->click();
+    EXPECT_EQ(panel.transcript()->toPlainText(), QString());
+    QTRY_COMPARE_WITH_TIMEOUT(readFile(path), QString(), 3000);
+}
+
+TEST(LivePanel, StartStopButtonFollowsTheState) {
+    LivePanel panel;
+    QPushButton* button = panel.startStopButton();
+    QSignalSpy starts(&panel, &LivePanel::startRequested);
+    QSignalSpy stops(&panel, &LivePanel::stopRequested);
+    EXPECT_EQ(button->text(), QStringLiteral("● Start"));
+    button->click();
+    ASSERT_EQ(starts.count(), 1);
+    panel.setRunning(true);
+    EXPECT_EQ(button->text(), QStringLiteral("■ Stop"));
+    EXPECT_FALSE(panel.devicePicker()->isEnabled());
+    button->click();
+    EXPECT_EQ(stops.count(), 1);
+    panel.setRunning(false);
+    EXPECT_TRUE(panel.devicePicker()->isEnabled());
+
+    panel.setStartAllowed(false, QStringLiteral("No model is loaded."));
+    EXPECT_FALSE(button->isEnabled());
+    EXPECT_EQ(button->toolTip(), QStringLiteral("No model is loaded."));
+    panel.toggle();
+    EXPECT_EQ(starts.count(), 1);
+}
+
+TEST(LivePanel, DevicePickerOffersDefaultAndListedDevices) {
+    LivePanel panel;
+    panel.setDevices({{QStringLiteral("pulse"), QStringLiteral("pulse (ALSA)"), true},
+                      {QStringLiteral("hw:1"), QStringLiteral("USB mic (ALSA)"), false}});
+    QComboBox* picker = panel.devicePicker();
+    ASSERT_EQ(picker->count(), 3);
+    EXPECT_EQ(picker->itemText(0), QStringLiteral("Default input"));
+    EXPECT_EQ(picker->itemText(1), QStringLiteral("pulse (ALSA) (default)"));
+    EXPECT_EQ(panel.selectedDevice(), QString());
+    picker->setCurrentIndex(2);
+    EXPECT_EQ(panel.selectedDevice(), QStringLiteral("hw:1"));
+    QSignalSpy starts(&panel, &LivePanel::startRequested);
+    panel.toggle();
+    ASSERT_EQ(starts.count(), 1);
+    EXPECT_EQ(starts.at(0).at(0).toString(), QStringLiteral("hw:1"));
+}
+
+TEST(LevelMeter, FillFollowsTheLevel) {
+    LevelMeter meter;
+    meter.resize(300, 20);
+    meter.setLevelDbfs(-120.0);
+    EXPECT_DOUBLE_EQ(meter.fillFraction(), 0.0);
+    const int emptyInk = test::countInkPixels(meter.grab().toImage());
+    meter.setLevelDbfs(-30.0);
+    EXPECT_DOUBLE_EQ(meter.fillFraction(), 0.5);
+    const int halfInk = test::countInkPixels(meter.grab().toImage());
+    meter.setLevelDbfs(3.0);
+    EXPECT_DOUBLE_EQ(meter.fillFraction(), 1.0);
+    const int fullInk = test::countInkPixels(meter.grab().toImage());
+    // The lit bar: about 115 px wide at half scale, 230 px at full, 14 px high.
+    EXPECT_GT(halfInk, emptyInk + 1000);
+    EXPECT_GT(fullInk, halfInk + 1000);
+}
+
+}  // namespace
+}  // namespace earshot::ui

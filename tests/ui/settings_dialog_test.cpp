@@ -1,0 +1,117 @@
+// Tests for Settings (QSettings round trip, out-of-range values ignored) and the settings dialog
+// (shows the values, reads edits back, CUDA disabled with a note when not built).
+#include "earshot/ui/settings/settings_dialog.h"
+
+#include <gtest/gtest.h>
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QTemporaryDir>
+
+#include "earshot/ui/settings/settings.h"
+
+namespace earshot::ui {
+namespace {
+
+TEST(Settings, DefaultsAndRoundTrip) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString file = dir.filePath(QStringLiteral("earshot.ini"));
+    {
+        QSettings store(file, QSettings::IniFormat);
+        const Settings defaults = Settings::load(store);
+        EXPECT_EQ(defaults.language, QStringLiteral("auto"));
+        EXPECT_EQ(defaults.task, QStringLiteral("transcribe"));
+        EXPECT_EQ(defaults.beamSize, 5);
+        EXPECT_EQ(defaults.updateIntervalMs, 500);
+        EXPECT_DOUBLE_EQ(defaults.vadMarginDb, 12.0);
+        EXPECT_EQ(defaults.backend, QStringLiteral("auto"));
+
+        Settings changed;
+        changed.language = QStringLiteral("de");
+        changed.task = QStringLiteral("translate");
+        changed.beamSize = 1;
+        changed.updateIntervalMs = 1200;
+        changed.vadMarginDb = 6.5;
+        changed.backend = QStringLiteral("cpu");
+        changed.save(store);
+    }
+    QSettings reopened(file, QSettings::IniFormat);
+    const Settings loaded = Settings::load(reopened);
+    EXPECT_EQ(loaded.language, QStringLiteral("de"));
+    EXPECT_EQ(loaded.task, QStringLiteral("translate"));
+    EXPECT_EQ(loaded.beamSize, 1);
+    EXPECT_EQ(loaded.updateIntervalMs, 1200);
+    EXPECT_DOUBLE_EQ(loaded.vadMarginDb, 6.5);
+    EXPECT_EQ(loaded.backend, QStringLiteral("cpu"));
+}
+
+TEST(Settings, OutOfRangeValuesKeepTheDefaults) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    QSettings store(dir.filePath(QStringLiteral("bad.ini")), QSettings::IniFormat);
+    store.setValue(QStringLiteral("settings/task"), QStringLiteral("summarize"));
+    store.setValue(QStringLiteral("settings/update_interval_ms"), 20);
+    store.setValue(QStringLiteral("settings/vad_margin_db"), QStringLiteral("loud"));
+    store.setValue(QStringLiteral("settings/backend"), QStringLiteral("tpu"));
+    store.setValue(QStringLiteral("settings/beam_size"), 99);
+    const Settings loaded = Settings::load(store);
+    EXPECT_EQ(loaded, Settings{});
+}
+
+TEST(SettingsDialog, ShowsAndReadsBackEveryField) {
+    Settings settings;
+    settings.language = QStringLiteral("fr");
+    settings.beamSize = 3;
+    settings.updateIntervalMs = 800;
+    SettingsDialog dialog(settings, {QStringLiteral("en"), QStringLiteral("fr")}, false);
+    EXPECT_EQ(dialog.languageBox()->currentText(), QStringLiteral("fr"));
+    EXPECT_EQ(dialog.languageBox()->itemText(0), QStringLiteral("auto"));
+    EXPECT_EQ(dialog.languageBox()->count(), 3);
+    EXPECT_EQ(dialog.beamBox()->value(), 3);
+    EXPECT_EQ(dialog.intervalBox()->value(), 800);
+    EXPECT_EQ(dialog.settings(), settings);
+
+    dialog.languageBox()->setCurrentText(QStringLiteral("en"));
+    dialog.taskBox()->setCurrentIndex(1);
+    dialog.beamBox()->setValue(1);
+    dialog.intervalBox()->setValue(300);
+    dialog.vadBox()->setValue(18.0);
+    dialog.backendBox()->setCurrentIndex(1);
+    const Settings edited = dialog.settings();
+    EXPECT_EQ(edited.language, QStringLiteral("en"));
+    EXPECT_EQ(edited.task, QStringLiteral("translate"));
+    EXPECT_EQ(edited.beamSize, 1);
+    EXPECT_EQ(edited.updateIntervalMs, 300);
+    EXPECT_DOUBLE_EQ(edited.vadMarginDb, 18.0);
+    EXPECT_EQ(edited.backend, QStringLiteral("cpu"));
+    // The spin boxes stop at the ranges Settings::load accepts.
+    dialog.beamBox()->setValue(1000);
+    EXPECT_EQ(dialog.beamBox()->value(), Settings::kMaxBeamSize);
+}
+
+TEST(SettingsDialog, CudaIsDisabledWithANoteWhenNotBuilt) {
+    Settings settings;
+    settings.backend = QStringLiteral("cuda");
+    SettingsDialog dialog(settings, {}, false);
+    auto* model = qobject_cast<QStandardItemModel*>(dialog.backendBox()->model());
+    ASSERT_NE(model, nullptr);
+    EXPECT_EQ(dialog.backendBox()->itemData(2).toString(), QStringLiteral("cuda"));
+    EXPECT_FALSE(model->item(2)->isEnabled());
+    EXPECT_EQ(dialog.settings().backend, QStringLiteral("auto"));
+    EXPECT_TRUE(dialog.backendNote()->text().contains(QStringLiteral("No CUDA backend")));
+
+    SettingsDialog withCuda(settings, {}, true);
+    auto* cudaModel = qobject_cast<QStandardItemModel*>(withCuda.backendBox()->model());
+    ASSERT_NE(cudaModel, nullptr);
+    EXPECT_TRUE(cudaModel->item(2)->isEnabled());
+    EXPECT_EQ(withCuda.settings().backend, QStringLiteral("cuda"));
+    EXPECT_TRUE(withCuda.backendNote()->text().isEmpty());
+}
+
+}  // namespace
+}  // namespace earshot::ui

@@ -1,0 +1,98 @@
+// FilesPanel: the file transcription page. Files come in by dialog or drag and drop and wait in a
+// queue with a progress bar each; a finished file's segments are listed with their times, and
+// its transcript can be exported as TXT, SRT, VTT or JSON. The app does the work: the panel
+// announces jobs and requests, and shows what the app reports.
+#pragma once
+
+#include <QHash>
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include "earshot/ui/files/file_job.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace earshot::ui {
+
+class FilesPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit FilesPanel(QWidget* parent = nullptr);
+
+    // Queues each file (emits jobQueued per file) and returns the new jobs' ids, in order.
+    QList<int> addFiles(const QStringList& paths);
+
+    void setJobRunning(int id);
+    void setJobProgress(int id, double fraction);
+    void setJobFinished(int id, const QList<SegmentRow>& segments, const QString& language);
+    void setJobFailed(int id, const QString& message);
+    // Cancelled: keeps what was transcribed before the cancel, viewable and exportable.
+    void setJobCancelled(int id, const QList<SegmentRow>& partial);
+
+    FileJobState jobState(int id) const;
+    QString jobPath(int id) const;
+    QList<int> jobIds() const;  // in queue order
+    QList<SegmentRow> jobSegments(int id) const;
+    // The job whose result is shown (-1: none).
+    int selectedJob() const;
+    void selectJob(int id);
+    // Shows one segment's start and end in the time line below the table, and selects it.
+    void selectSegment(int row);
+
+    QTableWidget* queueTable() const { return m_queue; }
+    QTableWidget* segmentTable() const { return m_segments; }
+    QLabel* segmentTimeLabel() const { return m_segmentTime; }
+    QProgressBar* progressBar(int id) const;
+
+    // The file-type filter of the open dialog.
+    static QString audioFileFilter();
+
+public slots:
+    void chooseFiles();     // the open dialog (many files)
+    void cancelSelected();  // cancels the selected job if it is queued or running
+    void exportSelected(const QString& format);  // "txt", "srt", "vtt" or "json": save dialog
+
+signals:
+    void jobQueued(int id, const QString& path);
+    void cancelRequested(int id);
+    // Write job `id`'s transcript in `format` ("txt", "srt", "vtt", "json") to `path`.
+    void exportRequested(int id, const QString& format, const QString& path);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    struct Job {
+        QString path;
+        FileJobState state = FileJobState::queued;
+        QList<SegmentRow> segments;
+        QString language;
+        QString message;
+    };
+
+    int rowOf(int id) const;
+    void setState(int id, FileJobState state, const QString& status);
+    void showResult(int id);
+    void updateButtons();
+
+    QTableWidget* m_queue = nullptr;
+    QTableWidget* m_segments = nullptr;
+    QLabel* m_resultTitle = nullptr;
+    QLabel* m_segmentTime = nullptr;
+    QPushButton* m_add = nullptr;
+    QPushButton* m_cancel = nullptr;
+    QPushButton* m_export = nullptr;
+    QHash<int, Job> m_jobs;
+    QList<int> m_order;
+    int m_nextId = 1;
+    int m_shown = -1;
+};
+
+}  // namespace earshot::ui

@@ -1,0 +1,86 @@
+// LivePanel: the dictation page. Start/stop, the input device picker, the level meter, the
+// transcript (committed and tentative text) with copy and clear, and its autosave journal.
+#pragma once
+
+#include <QList>
+#include <QString>
+#include <QWidget>
+#include <memory>
+
+#include "earshot/ui/live/live_types.h"
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QTimer;
+
+namespace earshot::ui {
+
+class LevelMeter;
+class TranscriptJournal;
+class TranscriptView;
+
+class LivePanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit LivePanel(QWidget* parent = nullptr);
+    ~LivePanel() override;
+
+    // The picker's entries; the default device is selected. An empty list leaves only
+    // "Default input".
+    void setDevices(const QList<InputDeviceEntry>& devices);
+    // The chosen device's spec; empty for the system default.
+    QString selectedDevice() const;
+
+    // Running: the button reads Stop, the device picker is locked.
+    void setRunning(bool running);
+    bool isRunning() const { return m_running; }
+    // Whether Start can be pressed; `reason` is shown when it cannot (no model, model busy).
+    void setStartAllowed(bool allowed, const QString& reason = {});
+    bool startAllowed() const { return m_startAllowed; }
+
+    void applyUpdate(const LiveTextUpdate& update);
+    void setLevelDbfs(double levelDbfs);
+    // One line under the controls: what the session is doing, or what went wrong.
+    void setStatusText(const QString& text);
+
+    // Reads the journal at `path` into the transcript (when it holds text) and from then on
+    // saves every change of the committed text to it.
+    void attachJournal(const QString& path);
+    QString journalPath() const;
+
+    TranscriptView* transcript() const { return m_transcript; }
+    LevelMeter* levelMeter() const { return m_levelMeter; }
+    QPushButton* startStopButton() const { return m_startStop; }
+    QComboBox* devicePicker() const { return m_devices; }
+
+public slots:
+    // Start when stopped, stop when running (the button and the shortcut).
+    void toggle();
+    void copyTranscript();
+    void clearTranscript();
+
+signals:
+    void startRequested(const QString& deviceSpec);
+    void stopRequested();
+
+private:
+    void saveJournal();
+    void updateButton();
+
+    QPushButton* m_startStop = nullptr;
+    QComboBox* m_devices = nullptr;
+    LevelMeter* m_levelMeter = nullptr;
+    QLabel* m_status = nullptr;
+    TranscriptView* m_transcript = nullptr;
+    QPushButton* m_copy = nullptr;
+    QPushButton* m_clear = nullptr;
+    QTimer* m_journalTimer = nullptr;
+    std::unique_ptr<TranscriptJournal> m_journal;
+    bool m_running = false;
+    bool m_startAllowed = true;
+    QString m_notAllowedReason;
+};
+
+}  // namespace earshot::ui

@@ -1,0 +1,32 @@
+// Plain data the live panel receives from the app: one dictation update (text, timings, losses)
+// and the input devices to choose from. Value types, so they cross threads in queued signals.
+#pragma once
+
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+namespace earshot::ui {
+
+struct LiveTextUpdate {
+    QString committedText;        // newly committed by this update: appended to the transcript
+    QString tentativeText;        // replaces the previous update's tentative text
+    double engineMs = 0.0;        // engine time of this update (listen + decode + policy)
+    double delayMs = 0.0;         // publication time minus the end of the audio it heard
+    double audioEndS = 0.0;       // stream seconds heard so far
+    bool decoded = false;         // the engine ran on this update (not silence or empty)
+    bool final = false;           // the last update of a session: everything is committed
+    qint64 coalescedUpdates = 0;  // updates skipped while the engine was busy (running total)
+    quint64 droppedFrames = 0;    // frames the engine queue refused (running total)
+    quint64 overrunSamples = 0;   // samples the capture ring dropped (running total)
+};
+
+struct InputDeviceEntry {
+    QString spec;   // what the app passes back to open it (a device name)
+    QString label;  // shown in the picker: "name (host API)"
+    bool isDefault = false;
+};
+
+}  // namespace earshot::ui
+
+Q_DECLARE_METATYPE(earshot::ui::LiveTextUpdate)

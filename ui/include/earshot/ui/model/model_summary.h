@@ -1,0 +1,32 @@
+// Plain data of the model manager: what a loaded checkpoint binds, and the remembered choice of
+// checkpoint and vocabulary.
+#pragma once
+
+#include <QList>
+#include <QPair>
+#include <QString>
+#include <QStringList>
+
+class QSettings;
+
+namespace earshot::ui {
+
+struct ModelSummary {
+    QString path;            // the checkpoint: HF directory, .safetensors or ggml .bin
+    QString vocabularyPath;  // empty: the checkpoint's own tokenizer files
+    QString format;          // "Hugging Face safetensors", "ggml", ...
+    QString dtypeSource;     // where T was read from
+    QList<QPair<QString, QString>> generics;  // bound generics in declaration order: D = 384
+    QStringList languages;                    // language codes the vocabulary has slots for
+};
+
+// The model the user chose last, under the QSettings group "model".
+struct ModelChoice {
+    QString modelPath;       // empty: none chosen yet
+    QString vocabularyPath;  // empty: the model's own
+
+    static ModelChoice load(QSettings& store);
+    void save(QSettings& store) const;
+};
+
+}  // namespace earshot::ui

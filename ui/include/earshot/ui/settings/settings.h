@@ -1,0 +1,32 @@
+// Settings: what the user chooses for decoding, live updates and the backend, kept in QSettings
+// and applied to both dictation and file transcription.
+#pragma once
+
+#include <QString>
+
+class QSettings;
+
+namespace earshot::ui {
+
+struct Settings {
+    QString language = QStringLiteral("auto");    // an openai code ("en"), or auto to detect
+    QString task = QStringLiteral("transcribe");  // or "translate" (to English)
+    int beamSize = 5;                             // files, at temperature 0; 1 = greedy
+    int updateIntervalMs = 500;                   // live: new audio between two updates
+    double vadMarginDb = 12.0;                    // live: speech is this far above the floor
+    QString backend = QStringLiteral("auto");     // "auto", "cpu" or "cuda"
+
+    static constexpr int kMinBeamSize = 1;
+    static constexpr int kMaxBeamSize = 16;
+    static constexpr int kMinUpdateIntervalMs = 100;
+    static constexpr int kMaxUpdateIntervalMs = 10000;
+    static constexpr double kMaxVadMarginDb = 60.0;
+
+    // Reads the group "settings"; a missing or out-of-range value keeps its default.
+    static Settings load(QSettings& store);
+    void save(QSettings& store) const;
+
+    bool operator==(const Settings& other) const = default;
+};
+
+}  // namespace earshot::ui

@@ -1,0 +1,363 @@
+// FilesPanel: the queue table (file, progress bar, status), the result of the selected job (a
+// segment table and the clicked segment's times) and the dialogs that add and export files.
+#include "earshot/ui/files/files_panel.h"
+
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QUrl>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+namespace earshot::ui {
+
+namespace {
+
+enum QueueColumn { kFileColumn = 0, kProgressColumn, kStatusColumn, kQueueColumns };
+enum SegmentColumn { kStartColumn = 0, kEndColumn, kTextColumn, kSegmentColumns };
+constexpr int kProgressSteps = 1000;  // progress bars count per mille
+
+QTableWidgetItem* readOnlyItem(const QString& text) {
+    auto* item = new QTableWidgetItem(text);
+    item->setFlags(item->flags() & ~Qt::ItemIsEditable);
+    return item;
+}
+
+}  // namespace
+
+QString formatSegmentTime(double seconds) {
+    const qint64 totalMs = std::llround(std::max(0.0, seconds) * 1000.0);
+    const qint64 hours = totalMs / 3'600'000;
+    const qint64 minutes = totalMs / 60'000 % 60;
+    const qint64 secs = totalMs / 1000 % 60;
+    const qint64 ms = totalMs % 1000;
+    const QString rest = QStringLiteral("%1:%2.%3")
+                             .arg(minutes, 2, 10, QLatin1Char('0'))
+                             .arg(secs, 2, 10, QLatin1Char('0'))
+                             .arg(ms, 3, 10, QLatin1Char('0'));
+    return hours > 0 ? QStringLiteral("%1:%2").arg(hours).arg(rest) : rest;
+}
+
+FilesPanel::FilesPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("filesPanel"));
+    setAcceptDrops(true);
+
+    m_add = new QPushButton(tr("&Add files…"), this);
+    m_add->setObjectName(QStringLiteral("addFilesButton"));
+    connect(m_add, &QPushButton::clicked, this, &FilesPanel::chooseFiles);
+    m_cancel = new QPushButton(tr("Ca&ncel"), this);
+    m_cancel->setObjectName(QStringLiteral("cancelFileButton"));
+    connect(m_cancel, &QPushButton::clicked, this, &FilesPanel::cancelSelected);
+    m_export = new QPushButton(tr("&Export"), this);
+    m_export->setObjectName(QStringLiteral("exportButton"));
+    auto* exportMenu = new QMenu(m_export);
+    for (const QString& format : {QStringLiteral("txt"), QStringLiteral("srt"),
+                                  QStringLiteral("vtt"), QStringLiteral("json")}) {
+        QAction* action = exportMenu->addAction(tr("%1…").arg(format.toUpper()));
+        action->setObjectName(QStringLiteral("export_") + format);
+        connect(action, &QAction::triggered, this, [this, format] { exportSelected(format); });
+    }
+    m_export->setMenu(exportMenu);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_add);
+    buttons->addWidget(m_cancel);
+    buttons->addStretch(1);
+    buttons->addWidget(new QLabel(tr("Drop audio files here to queue them."), this));
+    buttons->addStretch(1);
+    buttons->addWidget(m_export);
+
+    m_queue = new QTableWidget(0, kQueueColumns, this);
+    m_queue->setObjectName(QStringLiteral("fileQueue"));
+    m_queue->setHorizontalHeaderLabels({tr("File"), tr("Progress"), tr("Status")});
+    m_queue->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_queue->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_queue->verticalHeader()->hide();
+    m_queue->horizontalHeader()->setSectionResizeMode(kFileColumn, QHeaderView::Stretch);
+    m_queue->horizontalHeader()->setSectionResizeMode(kProgressColumn, QHeaderView::Fixed);
+    m_queue->horizontalHeader()->resizeSection(kProgressColumn, 200);
+    m_queue->horizontalHeader()->setSectionResizeMode(kStatusColumn, QHeaderView::Stretch);
+    connect(m_queue, &QTableWidget::itemSelectionChanged, this, [this] {
+        const int row = m_queue->currentRow();
+        if (row >= 0 && row < m_order.size()) {
+            showResult(m_order[row]);
+        }
+        updateButtons();
+    });
+
+    m_resultTitle = new QLabel(tr("Select a finished file to see its segments."), this);
+    m_resultTitle->setObjectName(QStringLiteral("resultTitle"));
+    m_segments = new QTableWidget(0, kSegmentColumns, this);
+    m_segments->setObjectName(QStringLiteral("segmentTable"));
+    m_segments->setHorizontalHeaderLabels({tr("Start"), tr("End"), tr("Text")});
+    m_segments->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_segments->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_segments->setWordWrap(true);
+    m_segments->verticalHeader()->hide();
+    m_segments->horizontalHeader()->setSectionResizeMode(kStartColumn,
+                                                         QHeaderView::ResizeToContents);
+    m_segments->horizontalHeader()->setSectionResizeMode(kEndColumn, QHeaderView::ResizeToContents);
+    m_segments->horizontalHeader()->setSectionResizeMode(kTextColumn, QHeaderView::Stretch);
+    connect(m_segments, &QTableWidget::cellClicked, this,
+            [this](int row, int /*column*/) { selectSegment(row); });
+    m_segmentTime = new QLabel(this);
+    m_segmentTime->setObjectName(QStringLiteral("segmentTime"));
+    m_segmentTime->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* result = new QWidget(this);
+    auto* resultLayout = new QVBoxLayout(result);
+    resultLayout->setContentsMargins(0, 0, 0, 0);
+    resultLayout->addWidget(m_resultTitle);
+    resultLayout->addWidget(m_segments, 1);
+    resultLayout->addWidget(m_segmentTime);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_queue);
+    splitter->addWidget(result);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 2);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(buttons);
+    layout->addWidget(splitter, 1);
+    updateButtons();
+}
+
+QString FilesPanel::audioFileFilter() {
+    return tr(
+        "Audio and video (*.wav *.mp3 *.flac *.ogg *.opus *.m4a *.aac *.wma *.mp4 *.mkv "
+        "*.webm *.mov);;All files (*)");
+}
+
+QList<int> FilesPanel::addFiles(const QStringList& paths) {
+    QList<int> ids;
+    for (const QString& path : paths) {
+        const int id = m_nextId++;
+        Job job;
+        job.path = path;
+        m_jobs.insert(id, job);
+        m_order.append(id);
+        const int row = m_queue->rowCount();
+        m_queue->insertRow(row);
+        auto* name = readOnlyItem(QFileInfo(path).fileName());
+        name->setToolTip(path);
+        m_queue->setItem(row, kFileColumn, name);
+        auto* bar = new QProgressBar(m_queue);
+        bar->setRange(0, kProgressSteps);
+        bar->setValue(0);
+        bar->setFormat(QStringLiteral("%p%"));
+        m_queue->setCellWidget(row, kProgressColumn, bar);
+        m_queue->setItem(row, kStatusColumn, readOnlyItem(tr("Queued")));
+        ids.append(id);
+        emit jobQueued(id, path);
+    }
+    if (m_queue->currentRow() < 0 && !ids.isEmpty()) {
+        selectJob(ids.first());
+    }
+    updateButtons();
+    return ids;
+}
+
+int FilesPanel::rowOf(int id) const { return static_cast<int>(m_order.indexOf(id)); }
+
+QProgressBar* FilesPanel::progressBar(int id) const {
+    const int row = rowOf(id);
+    return row < 0 ? nullptr
+                   : qobject_cast<QProgressBar*>(m_queue->cellWidget(row, kProgressColumn));
+}
+
+void FilesPanel::setState(int id, FileJobState state, const QString& status) {
+    const int row = rowOf(id);
+    if (row < 0) {
+        return;
+    }
+    m_jobs[id].state = state;
+    m_queue->item(row, kStatusColumn)->setText(status);
+    m_queue->item(row, kStatusColumn)->setToolTip(status);
+    if (m_shown == id) {
+        showResult(id);
+    }
+    updateButtons();
+}
+
+void FilesPanel::setJobRunning(int id) { setState(id, FileJobState::running, tr("Transcribing")); }
+
+void FilesPanel::setJobProgress(int id, double fraction) {
+    if (QProgressBar* bar = progressBar(id)) {
+        bar->setValue(
+            static_cast<int>(std::lround(std::clamp(fraction, 0.0, 1.0) * kProgressSteps)));
+    }
+}
+
+void FilesPanel::setJobFinished(int id, const QList<SegmentRow>& segments,
+                                const QString& language) {
+    if (!m_jobs.contains(id)) {
+        return;
+    }
+    m_jobs[id].segments = segments;
+    m_jobs[id].language = language;
+    setJobProgress(id, 1.0);
+    setState(id, FileJobState::done,
+             tr("Done: %n segment(s)", nullptr, static_cast<int>(segments.size())) +
+                 (language.isEmpty() ? QString() : tr(", language %1").arg(language)));
+}
+
+void FilesPanel::setJobFailed(int id, const QString& message) {
+    if (!m_jobs.contains(id)) {
+        return;
+    }
+    m_jobs[id].message = message;
+    setState(id, FileJobState::failed, tr("Failed: %1").arg(message));
+}
+
+void FilesPanel::setJobCancelled(int id, const QList<SegmentRow>& partial) {
+    if (!m_jobs.contains(id)) {
+        return;
+    }
+    m_jobs[id].segments = partial;
+    setState(id, FileJobState::cancelled,
+             partial.isEmpty()
+                 ? tr("Cancelled")
+                 : tr("Cancelled after %n segment(s)", nullptr, static_cast<int>(partial.size())));
+}
+
+FileJobState FilesPanel::jobState(int id) const { return m_jobs.value(id).state; }
+QString FilesPanel::jobPath(int id) const { return m_jobs.value(id).path; }
+QList<int> FilesPanel::jobIds() const { return m_order; }
+QList<SegmentRow> FilesPanel::jobSegments(int id) const { return m_jobs.value(id).segments; }
+
+int FilesPanel::selectedJob() const {
+    const int row = m_queue->currentRow();
+    return row >= 0 && row < m_order.size() ? m_order[row] : -1;
+}
+
+void FilesPanel::selectJob(int id) {
+    const int row = rowOf(id);
+    if (row >= 0) {
+        m_queue->selectRow(row);
+        showResult(id);
+    }
+}
+
+void FilesPanel::showResult(int id) {
+    m_shown = id;
+    const Job& job = m_jobs[id];
+    const QString name = QFileInfo(job.path).fileName();
+    m_segments->setRowCount(0);
+    m_segmentTime->clear();
+    switch (job.state) {
+        case FileJobState::queued:
+            m_resultTitle->setText(tr("%1 is waiting in the queue.").arg(name));
+            return;
+        case FileJobState::running:
+            m_resultTitle->setText(tr("%1 is being transcribed…").arg(name));
+            return;
+        case FileJobState::failed:
+            m_resultTitle->setText(tr("%1 failed: %2").arg(name, job.message));
+            return;
+        case FileJobState::done:
+        case FileJobState::cancelled:
+            break;
+    }
+    m_resultTitle->setText(
+        tr("%1: %n segment(s)", nullptr, static_cast<int>(job.segments.size())).arg(name) +
+        (job.language.isEmpty() ? QString() : tr(" · language %1").arg(job.language)) +
+        (job.state == FileJobState::cancelled ? tr(" · cancelled") : QString()));
+    m_segments->setRowCount(static_cast<int>(job.segments.size()));
+    for (int row = 0; row < job.segments.size(); ++row) {
+        const SegmentRow& segment = job.segments[row];
+        m_segments->setItem(row, kStartColumn, readOnlyItem(formatSegmentTime(segment.startS)));
+        m_segments->setItem(row, kEndColumn, readOnlyItem(formatSegmentTime(segment.endS)));
+        m_segments->setItem(row, kTextColumn, readOnlyItem(segment.text));
+    }
+    m_segments->resizeRowsToContents();
+}
+
+void FilesPanel::selectSegment(int row) {
+    if (m_shown < 0 || row < 0 || row >= m_jobs[m_shown].segments.size()) {
+        return;
+    }
+    const SegmentRow& segment = m_jobs[m_shown].segments[row];
+    m_segments->selectRow(row);
+    m_segmentTime->setText(
+        tr("Segment %1: %2 → %3 (%4 s)")
+            .arg(row + 1)
+            .arg(formatSegmentTime(segment.startS), formatSegmentTime(segment.endS))
+            .arg(segment.endS - segment.startS, 0, 'f', 2));
+}
+
+void FilesPanel::updateButtons() {
+    const int id = selectedJob();
+    const FileJobState state = id < 0 ? FileJobState::failed : m_jobs[id].state;
+    m_cancel->setEnabled(id >= 0 &&
+                         (state == FileJobState::queued || state == FileJobState::running));
+    m_export->setEnabled(id >= 0 &&
+                         (state == FileJobState::done || state == FileJobState::cancelled));
+}
+
+void FilesPanel::chooseFiles() {
+    const QStringList paths =
+        QFileDialog::getOpenFileNames(this, tr("Transcribe files"), QString(), audioFileFilter());
+    if (!paths.isEmpty()) {
+        addFiles(paths);
+    }
+}
+
+void FilesPanel::cancelSelected() {
+    const int id = selectedJob();
+    if (id >= 0 &&
+        (m_jobs[id].state == FileJobState::queued || m_jobs[id].state == FileJobState::running)) {
+        emit cancelRequested(id);
+    }
+}
+
+void FilesPanel::exportSelected(const QString& format) {
+    const int id = selectedJob();
+    if (id < 0) {
+        return;
+    }
+    const QFileInfo input(m_jobs[id].path);
+    const QString suggested = input.absolutePath() + QLatin1Char('/') + input.completeBaseName() +
+                              QLatin1Char('.') + format;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export %1").arg(format.toUpper()), suggested,
+        tr("%1 files (*.%2);;All files (*)").arg(format.toUpper(), format));
+    if (!path.isEmpty()) {
+        emit exportRequested(id, format, path);
+    }
+}
+
+void FilesPanel::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) {
+        for (const QUrl& url : event->mimeData()->urls()) {
+            if (url.isLocalFile()) {
+                event->acceptProposedAction();
+                return;
+            }
+        }
+    }
+}
+
+void FilesPanel::dropEvent(QDropEvent* event) {
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (url.isLocalFile() && QFileInfo(url.toLocalFile()).isFile()) {
+            paths.append(url.toLocalFile());
+        }
+    }
+    if (!paths.isEmpty()) {
+        addFiles(paths);
+        event->acceptProposedAction();
+    }
+}
+
+}  // namespace earshot::ui

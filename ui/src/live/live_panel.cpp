@@ -1,0 +1,169 @@
+// LivePanel: lays out the dictation controls over the transcript and keeps the journal in step
+// with the committed text (saved at once when an update commits, shortly after user edits).
+#include "earshot/ui/live/live_panel.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "earshot/ui/live/level_meter.h"
+#include "earshot/ui/live/transcript_journal.h"
+#include "earshot/ui/live/transcript_view.h"
+
+namespace earshot::ui {
+
+namespace {
+constexpr int kEditSaveDelayMs = 300;  // typing saves once it pauses this long
+}
+
+LivePanel::LivePanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("livePanel"));
+
+    m_startStop = new QPushButton(this);
+    m_startStop->setObjectName(QStringLiteral("startStopButton"));
+    m_startStop->setMinimumWidth(120);
+    connect(m_startStop, &QPushButton::clicked, this, &LivePanel::toggle);
+
+    m_devices = new QComboBox(this);
+    m_devices->setObjectName(QStringLiteral("devicePicker"));
+    m_devices->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_devices->setToolTip(tr("Input device"));
+    setDevices({});
+
+    m_levelMeter = new LevelMeter(this);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(m_startStop);
+    controls->addWidget(new QLabel(tr("Input:"), this));
+    controls->addWidget(m_devices);
+    controls->addWidget(m_levelMeter, 1);
+
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("liveStatus"));
+    m_status->setWordWrap(true);
+
+    m_transcript = new TranscriptView(this);
+
+    m_copy = new QPushButton(tr("&Copy"), this);
+    m_copy->setObjectName(QStringLiteral("copyButton"));
+    m_copy->setToolTip(tr("Copy the committed transcript to the clipboard"));
+    connect(m_copy, &QPushButton::clicked, this, &LivePanel::copyTranscript);
+    m_clear = new QPushButton(tr("C&lear"), this);
+    m_clear->setObjectName(QStringLiteral("clearButton"));
+    connect(m_clear, &QPushButton::clicked, this, &LivePanel::clearTranscript);
+    auto* editRow = new QHBoxLayout;
+    editRow->addStretch(1);
+    editRow->addWidget(m_copy);
+    editRow->addWidget(m_clear);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(m_status);
+    layout->addWidget(m_transcript, 1);
+    layout->addLayout(editRow);
+
+    m_journalTimer = new QTimer(this);
+    m_journalTimer->setSingleShot(true);
+    m_journalTimer->setInterval(kEditSaveDelayMs);
+    connect(m_journalTimer, &QTimer::timeout, this, &LivePanel::saveJournal);
+    connect(m_transcript, &TranscriptView::committedTextChanged, m_journalTimer,
+            qOverload<>(&QTimer::start));
+
+    updateButton();
+}
+
+LivePanel::~LivePanel() {
+    if (m_journalTimer->isActive()) {
+        saveJournal();
+    }
+}
+
+void LivePanel::setDevices(const QList<InputDeviceEntry>& devices) {
+    m_devices->clear();
+    m_devices->addItem(tr("Default input"), QString());
+    for (const InputDeviceEntry& device : devices) {
+        m_devices->addItem(device.label, device.spec);
+        if (device.isDefault) {
+            m_devices->setItemText(m_devices->count() - 1, tr("%1 (default)").arg(device.label));
+        }
+    }
+    m_devices->setCurrentIndex(0);
+}
+
+QString LivePanel::selectedDevice() const { return m_devices->currentData().toString(); }
+
+void LivePanel::setRunning(bool running) {
+    m_running = running;
+    if (!running) {
+        m_levelMeter->setLevelDbfs(-120.0);
+    }
+    updateButton();
+}
+
+void LivePanel::setStartAllowed(bool allowed, const QString& reason) {
+    m_startAllowed = allowed;
+    m_notAllowedReason = reason;
+    updateButton();
+}
+
+void LivePanel::updateButton() {
+    m_startStop->setText(m_running ? tr("■ Stop") : tr("● Start"));
+    m_startStop->setEnabled(m_running || m_startAllowed);
+    m_startStop->setToolTip(m_running        ? tr("Stop dictation (Ctrl+Space)")
+                            : m_startAllowed ? tr("Start dictation (Ctrl+Space)")
+                                             : m_notAllowedReason);
+    m_devices->setEnabled(!m_running);
+    if (!m_running && !m_startAllowed && !m_notAllowedReason.isEmpty()) {
+        m_status->setText(m_notAllowedReason);
+    }
+}
+
+void LivePanel::toggle() {
+    if (m_running) {
+        emit stopRequested();
+    } else if (m_startAllowed) {
+        emit startRequested(selectedDevice());
+    }
+}
+
+void LivePanel::applyUpdate(const LiveTextUpdate& update) {
+    m_transcript->applyText(update.committedText, update.tentativeText);
+    if (!update.committedText.isEmpty()) {
+        saveJournal();  // a crash right after this loses nothing that was committed
+    }
+}
+
+void LivePanel::setLevelDbfs(double levelDbfs) { m_levelMeter->setLevelDbfs(levelDbfs); }
+
+void LivePanel::setStatusText(const QString& text) { m_status->setText(text); }
+
+void LivePanel::copyTranscript() {
+    QApplication::clipboard()->setText(m_transcript->committedText());
+}
+
+void LivePanel::clearTranscript() { m_transcript->clearTranscript(); }
+
+void LivePanel::attachJournal(const QString& path) {
+    m_journal = std::make_unique<TranscriptJournal>(path);
+    const QString saved = m_journal->load();
+    if (!saved.isEmpty()) {
+        m_transcript->setCommittedText(saved);
+        m_journalTimer->stop();  // it is what the journal holds already
+    }
+}
+
+QString LivePanel::journalPath() const { return m_journal ? m_journal->path() : QString(); }
+
+void LivePanel::saveJournal() {
+    m_journalTimer->stop();
+    if (m_journal && !m_journal->save(m_transcript->committedText())) {
+        setStatusText(tr("Autosave failed: %1").arg(m_journal->lastError()));
+    }
+}
+
+}  // namespace earshot::ui

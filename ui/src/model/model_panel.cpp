@@ -1,0 +1,159 @@
+// ModelPanel: the choose buttons, the error line, and a stack of the no-model message and the
+// loaded model's details (files, format, bound generics).
+#include "earshot/ui/model/model_panel.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QStackedWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace earshot::ui {
+
+ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("modelPanel"));
+
+    auto* folder = new QPushButton(tr("Checkpoint &folder…"), this);
+    folder->setObjectName(QStringLiteral("chooseFolderButton"));
+    folder->setToolTip(
+        tr("A Hugging Face model directory (config.json, model.safetensors, "
+           "tokenizer files)"));
+    connect(folder, &QPushButton::clicked, this, &ModelPanel::chooseFolder);
+    auto* file = new QPushButton(tr("Checkpoint f&ile…"), this);
+    file->setObjectName(QStringLiteral("chooseFileButton"));
+    file->setToolTip(tr("A whisper.cpp ggml .bin, or a model.safetensors with config.json"));
+    connect(file, &QPushButton::clicked, this, &ModelPanel::chooseFile);
+    m_vocabulary = new QPushButton(tr("&Vocabulary…"), this);
+    m_vocabulary->setObjectName(QStringLiteral("chooseVocabularyButton"));
+    m_vocabulary->setToolTip(
+        tr("Another vocabulary for the loaded checkpoint (.tiktoken, "
+           "tokenizer.json or a ggml .bin)"));
+    m_vocabulary->setEnabled(false);
+    connect(m_vocabulary, &QPushButton::clicked, this, &ModelPanel::chooseVocabulary);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(folder);
+    buttons->addWidget(file);
+    buttons->addWidget(m_vocabulary);
+    buttons->addStretch(1);
+
+    m_error = new QLabel(this);
+    m_error->setObjectName(QStringLiteral("modelError"));
+    m_error->setWordWrap(true);
+    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->setStyleSheet(QStringLiteral("QLabel { color: #b3261e; }"));
+    m_error->hide();
+
+    m_noModel = new QLabel(this);
+    m_noModel->setObjectName(QStringLiteral("noModelMessage"));
+    m_noModel->setAlignment(Qt::AlignCenter);
+    m_noModel->setWordWrap(true);
+    m_noModel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_noModel->setMargin(24);
+
+    m_modelPage = new QWidget(this);
+    m_title = new QLabel(m_modelPage);
+    m_title->setObjectName(QStringLiteral("modelTitle"));
+    QFont titleFont = m_title->font();
+    titleFont.setBold(true);
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.25);
+    m_title->setFont(titleFont);
+    m_details = new QLabel(m_modelPage);
+    m_details->setObjectName(QStringLiteral("modelDetails"));
+    m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_details->setWordWrap(true);
+    m_generics = new QTableWidget(0, 2, m_modelPage);
+    m_generics->setObjectName(QStringLiteral("genericsTable"));
+    m_generics->setHorizontalHeaderLabels({tr("Generic"), tr("Bound to")});
+    m_generics->verticalHeader()->hide();
+    m_generics->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_generics->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_generics->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    auto* modelLayout = new QVBoxLayout(m_modelPage);
+    modelLayout->setContentsMargins(0, 0, 0, 0);
+    modelLayout->addWidget(m_title);
+    modelLayout->addWidget(m_details);
+    modelLayout->addWidget(m_generics, 1);
+
+    m_stack = new QStackedWidget(this);
+    m_stack->addWidget(m_noModel);
+    m_stack->addWidget(m_modelPage);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(buttons);
+    layout->addWidget(m_error);
+    layout->addWidget(m_stack, 1);
+}
+
+void ModelPanel::showModel(const ModelSummary& summary) {
+    m_summary = summary;
+    m_hasModel = true;
+    const QFileInfo info(QDir::cleanPath(summary.path));
+    m_title->setText(info.fileName().isEmpty() ? summary.path : info.fileName());
+    m_details->setText(tr("Checkpoint: %1\nFormat: %2 (T from %3)\nVocabulary: %4")
+                           .arg(summary.path, summary.format, summary.dtypeSource,
+                                summary.vocabularyPath.isEmpty() ? tr("the checkpoint's own")
+                                                                 : summary.vocabularyPath));
+    m_generics->setRowCount(static_cast<int>(summary.generics.size()));
+    for (int row = 0; row < summary.generics.size(); ++row) {
+        m_generics->setItem(row, 0, new QTableWidgetItem(summary.generics[row].first));
+        m_generics->setItem(row, 1, new QTableWidgetItem(summary.generics[row].second));
+    }
+    m_vocabulary->setEnabled(true);
+    clearLoadError();
+    m_stack->setCurrentWidget(m_modelPage);
+}
+
+void ModelPanel::showNoModel(const QString& message) {
+    m_hasModel = false;
+    m_summary = {};
+    m_noModel->setText(message);
+    m_vocabulary->setEnabled(false);
+    m_stack->setCurrentWidget(m_noModel);
+}
+
+void ModelPanel::showLoadError(const QString& path, const QString& reason) {
+    m_error->setText(tr("Could not load %1:\n%2").arg(path, reason));
+    m_error->show();
+}
+
+void ModelPanel::clearLoadError() {
+    m_error->clear();
+    m_error->hide();
+}
+
+QString ModelPanel::loadError() const { return m_error->isVisible() ? m_error->text() : QString(); }
+
+void ModelPanel::chooseFolder() {
+    const QString path = QFileDialog::getExistingDirectory(this, tr("Open checkpoint folder"));
+    if (!path.isEmpty()) {
+        emit modelChosen(path, QString());
+    }
+}
+
+void ModelPanel::chooseFile() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open checkpoint"), QString(),
+        tr("Whisper checkpoints (*.bin *.safetensors);;All files (*)"));
+    if (!path.isEmpty()) {
+        emit modelChosen(path, QString());
+    }
+}
+
+void ModelPanel::chooseVocabulary() {
+    if (!m_hasModel) {
+        return;
+    }
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open vocabulary"), QString(),
+        tr("Vocabularies (*.tiktoken tokenizer.json vocab.json *.bin);;All files (*)"));
+    if (!path.isEmpty()) {
+        emit modelChosen(m_summary.path, path);
+    }
+}
+
+}  // namespace earshot::ui

@@ -1,0 +1,54 @@
+// Settings: reading and writing the QSettings group "settings", with every value checked against
+// the range the dialog offers.
+#include "earshot/ui/settings/settings.h"
+
+#include <QSettings>
+
+namespace earshot::ui {
+
+Settings Settings::load(QSettings& store) {
+    Settings s;
+    store.beginGroup(QStringLiteral("settings"));
+    const QString language = store.value(QStringLiteral("language"), s.language).toString();
+    if (!language.trimmed().isEmpty()) {
+        s.language = language.trimmed();
+    }
+    const QString task = store.value(QStringLiteral("task"), s.task).toString();
+    if (task == QStringLiteral("transcribe") || task == QStringLiteral("translate")) {
+        s.task = task;
+    }
+    bool ok = false;
+    const int beam = store.value(QStringLiteral("beam_size"), s.beamSize).toInt(&ok);
+    if (ok && beam >= kMinBeamSize && beam <= kMaxBeamSize) {
+        s.beamSize = beam;
+    }
+    const int interval =
+        store.value(QStringLiteral("update_interval_ms"), s.updateIntervalMs).toInt(&ok);
+    if (ok && interval >= kMinUpdateIntervalMs && interval <= kMaxUpdateIntervalMs) {
+        s.updateIntervalMs = interval;
+    }
+    const double margin = store.value(QStringLiteral("vad_margin_db"), s.vadMarginDb).toDouble(&ok);
+    if (ok && margin >= 0.0 && margin <= kMaxVadMarginDb) {
+        s.vadMarginDb = margin;
+    }
+    const QString backend = store.value(QStringLiteral("backend"), s.backend).toString();
+    if (backend == QStringLiteral("auto") || backend == QStringLiteral("cpu") ||
+        backend == QStringLiteral("cuda")) {
+        s.backend = backend;
+    }
+    store.endGroup();
+    return s;
+}
+
+void Settings::save(QSettings& store) const {
+    store.beginGroup(QStringLiteral("settings"));
+    store.setValue(QStringLiteral("language"), language);
+    store.setValue(QStringLiteral("task"), task);
+    store.setValue(QStringLiteral("beam_size"), beamSize);
+    store.setValue(QStringLiteral("update_interval_ms"), updateIntervalMs);
+    store.setValue(QStringLiteral("vad_margin_db"), vadMarginDb);
+    store.setValue(QStringLiteral("backend"), backend);
+    store.endGroup();
+}
+
+}  // namespace earshot::ui
