@@ -6,25 +6,9 @@
 #include "earshot/app/commands.h"
 #include "earshot/engine/model/whisper_model.h"
 #include "earshot/engine/program/graph_view.h"
+#include "entry_binding.h"
 
 namespace earshot::app {
-
-namespace {
-
-// The length of a prefill in the --bind view: <|startoftranscript|>, a language and a task.
-constexpr int64_t kBoundPrefillTokens = 3;
-
-// Run-time dims of the entries' own generics for --bind: one sequence (B = Batch), the full
-// encoder output (A), and the usual start-of-transcript prefill (S).
-program::ConcreteBinding entry_binding(const model::WhisperBinding& binding) {
-    program::ConcreteBinding values = binding.values;
-    values.dims["B"] = values.dims.at("Batch");
-    values.dims["A"] = model::audio_positions(values.dims);
-    values.dims["S"] = kBoundPrefillTokens;
-    return values;
-}
-
-}  // namespace
 
 int run_graph(const GraphOptions& options, std::ostream& out, std::ostream& err) {
     auto binding = bind_checkpoint(options.model_path, "graph", err);

@@ -75,7 +75,8 @@ TEST(InspectorGraphLayout, DotPlacesNodesTopToBottomInsideTheirGroups) {
     const QString dot = layoutDot(data);
     EXPECT_TRUE(dot.contains(QStringLiteral("rankdir=TB")));
     EXPECT_TRUE(dot.contains(QStringLiteral("subgraph cluster_1")));
-    EXPECT_TRUE(dot.contains(QStringLiteral("label=\"T[B, Mels, Frames]\"")));
+    EXPECT_TRUE(dot.contains(QStringLiteral("comment=\"T[B, Mels, Frames]\"")));
+    EXPECT_TRUE(dot.contains(QStringLiteral("FIXEDSIZE=\"TRUE\"")));
 
     const GraphLayout layout = layoutGraph(data);
     ASSERT_TRUE(layout.error.isEmpty()) << layout.error.toStdString();

@@ -29,8 +29,7 @@ QPainterPath arrowHead(const QPointF& base, const QPointF& tip) {
 
 GraphEdgeItem::GraphEdgeItem(const GraphEdge& edge, const EdgeLayout& layout)
     : m_edge(edge), m_layout(layout), m_arrow(arrowHead(layout.arrowBase, layout.arrowTip)) {
-    const QFontMetricsF metrics(graph_style::edgeFont());
-    const QSizeF size(metrics.horizontalAdvance(edge.label) + 4, metrics.height());
+    const QSizeF size = graph_style::edgeLabelSize(edge.label);
     m_labelRect = QRectF(layout.labelCentre.x() - size.width() / 2,
                          layout.labelCentre.y() - size.height() / 2, size.width(), size.height());
     setToolTip(edge.label);

@@ -16,20 +16,14 @@ GraphGroupItem::GraphGroupItem(const GraphGroup& group, const QRectF& rect,
     setZValue(0);
 }
 
-QRectF GraphGroupItem::boundingRect() const { return m_rect.adjusted(-2, -2, 2, 2); }
+QRectF GraphGroupItem::boundingRect() const { return m_rect.adjusted(-2, -12, 2, 2); }
 
 QRectF GraphGroupItem::labelRect() const {
-    const QFontMetricsF main(graph_style::labelFont());
-    const QFontMetricsF sub(graph_style::sublabelFont());
-    qreal width = main.horizontalAdvance(m_group.label);
-    qreal height = main.height();
-    if (!m_group.sublabel.isEmpty()) {
-        width = std::max(width, sub.horizontalAdvance(m_group.sublabel));
-        height += sub.height();
-    }
+    const QSizeF size = graph_style::groupLabelSize(m_group.label, m_group.sublabel);
     QPointF centre = m_labelCentre;
-    if (centre.isNull()) centre = QPointF(m_rect.center().x(), m_rect.top() + height / 2 + 4);
-    return QRectF(centre.x() - width / 2, centre.y() - height / 2, width, height);
+    if (centre.isNull()) centre = QPointF(m_rect.center().x(), m_rect.top() + size.height() / 2);
+    return QRectF(centre.x() - size.width() / 2, centre.y() - size.height() / 2, size.width(),
+                  size.height());
 }
 
 void GraphGroupItem::setHighlighted(bool on) {
@@ -48,7 +42,7 @@ void GraphGroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, Q
     QColor fill(0, 0, 0, 0);
     if (m_heat) {
         fill = graph_style::heatFill(*m_heat);
-        fill.setAlpha(90);
+        fill.setAlpha(40);  // light: nested groups tint over each other
     }
     QPen pen(m_highlighted ? graph_style::highlight() : graph_style::groupInk(),
              m_highlighted ? 2.5 : 1.0, isCall() ? Qt::DashLine : Qt::DotLine);
@@ -58,24 +52,33 @@ void GraphGroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, Q
 
     const QRectF label = labelRect();
     const QFont main = graph_style::labelFont();
+    const QFont sub = graph_style::sublabelFont();
     const qreal mainHeight = QFontMetricsF(main).height();
+    const qreal subHeight = m_group.sublabel.isEmpty() ? 0.0 : QFontMetricsF(sub).height();
+    const qreal top = label.center().y() - (mainHeight + subHeight) / 2;
     painter->setFont(main);
     painter->setPen(graph_style::ink());
-    QString title = m_group.label;
-    painter->drawText(QRectF(label.left() - 40, label.top(), label.width() + 80, mainHeight),
-                      Qt::AlignCenter, title);
+    painter->drawText(QRectF(label.left(), top, label.width(), mainHeight), Qt::AlignCenter,
+                      m_group.label);
     if (!m_group.sublabel.isEmpty()) {
-        painter->setFont(graph_style::sublabelFont());
+        painter->setFont(sub);
         painter->setPen(graph_style::sublabelInk());
-        painter->drawText(QRectF(label.left() - 40, label.top() + mainHeight, label.width() + 80,
-                                 label.height() - mainHeight),
+        painter->drawText(QRectF(label.left(), top + mainHeight, label.width(), subHeight),
                           Qt::AlignCenter, m_group.sublabel);
     }
     if (m_heat) {
-        painter->setFont(graph_style::sublabelFont());
+        // The share as a badge on the top border's right end, clear of the label.
+        const QString value = QStringLiteral("%1%").arg(qRound(*m_heat * 100.0));
+        const QFontMetricsF metrics(sub);
+        const QSizeF size(metrics.horizontalAdvance(value) + 8, metrics.height() + 2);
+        const QRectF badge(m_rect.right() - size.width() - 6, m_rect.top() - size.height() / 2,
+                           size.width(), size.height());
+        painter->setPen(QPen(graph_style::heatFill(1.0), 1.0));
+        painter->setBrush(Qt::white);
+        painter->drawRoundedRect(badge, 3, 3);
+        painter->setFont(sub);
         painter->setPen(graph_style::ink());
-        painter->drawText(m_rect.adjusted(6, 4, -6, -4), Qt::AlignTop | Qt::AlignRight,
-                          QStringLiteral("%1%").arg(qRound(*m_heat * 100.0)));
+        painter->drawText(badge, Qt::AlignCenter, value);
     }
 }
 

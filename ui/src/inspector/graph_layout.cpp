@@ -6,6 +6,7 @@
 
 #include <QHash>
 #include <QStringList>
+#include <QtMath>
 
 #include "earshot/ui/inspector/graph_style.h"
 
@@ -29,6 +30,17 @@ QString quoted(const QString& text) {
 }
 
 QString inches(qreal px) { return QString::number(px / kPointsPerInch, 'f', 4); }
+
+// A label dot sizes exactly as the view will draw it: an empty HTML table of that many points
+// (Graphviz's own text metrics differ from Qt's).
+QString fixedLabel(const QSizeF& size) {
+    return QStringLiteral(
+               "<<TABLE BORDER=\"0\" CELLBORDER=\"0\" CELLSPACING=\"0\" "
+               "CELLPADDING=\"0\" FIXEDSIZE=\"TRUE\" WIDTH=\"%1\" "
+               "HEIGHT=\"%2\"><TR><TD></TD></TR></TABLE>>")
+        .arg(qCeil(size.width()))
+        .arg(qCeil(size.height()));
+}
 
 // The one Graphviz context of the process (loading its plugins once); used on the UI thread.
 GVC_t* context() {
@@ -152,9 +164,9 @@ QString layoutDot(const GraphData& graph) {
         }
         for (int k : groupsIn.value(group)) {
             const GraphGroup& g = graph.groups[k];
-            const QString label = g.sublabel.isEmpty() ? g.label : g.label + u'\n' + g.sublabel;
             dot += pad + QStringLiteral("subgraph cluster_%1 {\n").arg(k);
-            dot += pad + QStringLiteral("  label=%1;\n").arg(quoted(label));
+            dot += pad + QStringLiteral("  label=%1;\n")
+                             .arg(fixedLabel(graph_style::groupLabelSize(g.label, g.sublabel)));
             self(self, g.id, depth + 1);
             dot += pad + QStringLiteral("}\n");
         }
@@ -163,11 +175,14 @@ QString layoutDot(const GraphData& graph) {
     for (int e = 0; e < graph.edges.size(); ++e) {
         const GraphEdge& edge = graph.edges[e];
         if (!nodeIndex.contains(edge.from) || !nodeIndex.contains(edge.to)) continue;
-        dot += QStringLiteral("  n%1 -> n%2 [label=%3, eid=%4];\n")
-                   .arg(nodeIndex.value(edge.from))
-                   .arg(nodeIndex.value(edge.to))
-                   .arg(quoted(edge.label))
-                   .arg(e);
+        // The type rides along as a comment for whoever reads the DOT; dot sizes the label.
+        const QString label = edge.label.isEmpty()
+                                  ? QStringLiteral("\"\"")
+                                  : fixedLabel(graph_style::edgeLabelSize(edge.label));
+        dot += QStringLiteral("  n") + QString::number(nodeIndex.value(edge.from)) +
+               QStringLiteral(" -> n") + QString::number(nodeIndex.value(edge.to)) +
+               QStringLiteral(" [comment=") + quoted(edge.label) + QStringLiteral(", label=") +
+               label + QStringLiteral(", eid=") + QString::number(e) + QStringLiteral("];\n");
     }
     return dot + QStringLiteral("}\n");
 }

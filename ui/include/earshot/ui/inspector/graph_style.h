@@ -51,5 +51,9 @@ inline QColor heatFill(double share) {
 
 // The size a node of `kind` needs for its label and sublabel.
 QSizeF nodeSize(const QString& kind, const QString& label, const QString& sublabel);
+// The room an edge's type label takes (dot reserves exactly this beside the edge).
+QSizeF edgeLabelSize(const QString& label);
+// The room a group's label and sublabel take at the top of its box.
+QSizeF groupLabelSize(const QString& label, const QString& sublabel);
 
 }  // namespace earshot::ui::graph_style
