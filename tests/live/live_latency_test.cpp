@@ -2,9 +2,10 @@
 // PulseAudio null sink whose monitor is the microphone, the live pipeline listens through
 // PortAudio, and for every word the delay from its end in the audio to (a) the first update that
 // heard it whole, (b) the second one (the earliest LocalAgreement-2 can commit it) and (c) its
-// commit, when the model's text matches, is printed as p50 / p95. With no checkpoint given
-// (EARSHOT_LIVE_MODEL, an HF directory or ggml file) a random one of Whisper tiny's shape is used:
-// it understands nothing, so (c) has no matches and only timing and throughput are measured.
+// commit, when the model's text matches, is printed as p50 / p95, with the committed text's WER.
+// The model: EARSHOT_LIVE_MODEL (an HF directory or ggml file) when set, else the embedded micro
+// model (whose WER must then be at most 10%), else a random checkpoint of Whisper tiny's shape,
+// which understands nothing: then only timing and throughput are measured.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -74,23 +76,40 @@ TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
     mic.export_environment();
 
     TempDir dir;
-    std::string why;
-    SpeechOptions speech;
-    speech.sentence_gap_s = 1.2;
-    const auto spoken = speak_sentences(dictation_sentence_words(0, 6), speech, &why);
-    if (!spoken) GTEST_SKIP() << why;
-    const fs::path wav = dir.path() / "dictation.wav";
-    write_wav_pcm16(wav, spoken->samples);
-
     std::unique_ptr<app::LoadedModel> loaded;
     std::string model_name;
+    const fs::path micro(EARSHOT_MICRO_MODEL_DIR);
+    bool understands = false;  // a model that knows the spoken words: its WER is checked
     if (const char* path = std::getenv("EARSHOT_LIVE_MODEL")) {
         loaded = app::load_model(path);
         model_name = path;
+    } else if (fs::exists(micro / "model.safetensors")) {
+        loaded = app::load_model(micro);
+        model_name = "the embedded micro model";
+        understands = true;
     } else {
         loaded = random_live_model(dir.path() / "tiny", RandomModelSize::tiny);
         model_name = "random checkpoint of Whisper tiny's shape (timing only)";
     }
+
+    // The micro model knows only its own word list: it hears six of its held-out sentences.
+    std::vector<std::vector<std::string>> sentences = dictation_sentence_words(0, 6);
+    if (understands) {
+        sentences.clear();
+        std::ifstream heldout(micro.parent_path() / "heldout.txt");
+        std::string line;
+        while (sentences.size() < 6 && std::getline(heldout, line)) {
+            if (!line.empty()) sentences.push_back(sentence_words(line));
+        }
+        ASSERT_EQ(sentences.size(), 6u) << "heldout.txt beside " << micro;
+    }
+    std::string why;
+    SpeechOptions speech;
+    speech.sentence_gap_s = 1.2;
+    const auto spoken = speak_sentences(sentences, speech, &why);
+    if (!spoken) GTEST_SKIP() << why;
+    const fs::path wav = dir.path() / "dictation.wav";
+    write_wav_pcm16(wav, spoken->samples);
 
     app::LiveOptions options;
     options.device = "pulse";
@@ -172,6 +191,33 @@ TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
     print_row("word end -> commit (matching words only)", percentiles(commit_s));
     std::printf("  committed words: %zu, matching the spoken ones: %zu of %zu\n", committed_words,
                 commit_s.size(), spoken->words.size());
+
+    // The committed text against what was said, word by word (Levenshtein over comparable forms).
+    std::vector<std::string> said;
+    for (const SpokenWord& w : spoken->words) said.push_back(decoding::comparable_word(w.text));
+    std::vector<std::string> heard;
+    for (const auto& e : entries) {
+        for (const auto& cw : e.update.update.committed_words) {
+            const std::string form = decoding::comparable_word(cw.text);
+            if (!form.empty()) heard.push_back(form);
+        }
+    }
+    std::vector<size_t> row(heard.size() + 1);
+    for (size_t j = 0; j <= heard.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= said.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= heard.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min(
+                {row[j] + 1, row[j - 1] + 1, diagonal + (said[i - 1] == heard[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    const double wer = static_cast<double>(row[heard.size()]) / static_cast<double>(said.size());
+    std::printf("  committed text WER: %.1f%% (%zu words said, %zu committed)\n", wer * 100.0,
+                said.size(), heard.size());
+    if (understands) EXPECT_LE(wer, 0.10);
 
     EXPECT_EQ(unheard, 0u) << "words that no update heard";
     EXPECT_EQ(stats.dropped_frames, 0u);

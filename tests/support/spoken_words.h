@@ -54,6 +54,9 @@ struct SpeechOptions {
     double lead_s = 0.5;          // silence before the first word
     double tail_s = 1.0;          // silence after the last word
     double gain = 0.5;            // peak scale of the speech
+    // Speak each sentence in one espeak-ng call (natural prosody and joins; word_gap_s unused)
+    // instead of word by word. Sentence times stay exact; `words` is then left empty.
+    bool whole_sentences = false;
 };
 
 namespace spoken_detail {
@@ -188,8 +191,14 @@ inline std::optional<SpokenAudio> speak_sentences(
     try {
         TempDir dir("earshot-spoken-words");
         for (const auto& sentence : sentences) {
-            for (const auto& word : sentence) {
-                if (voiced.contains(word)) continue;
+            std::vector<std::string> units = sentence;
+            if (options.whole_sentences) {
+                std::string text;
+                for (const auto& word : sentence) text += (text.empty() ? "" : " ") + word;
+                units = {text};
+            }
+            for (const auto& word : units) {
+                if (word.empty() || voiced.contains(word)) continue;
                 const std::string stem = "word" + std::to_string(voiced.size());
                 const std::filesystem::path wav = dir.path() / (stem + ".wav");
                 const std::string error =
@@ -234,6 +243,15 @@ inline std::optional<SpokenAudio> speak_sentences(
         if (!first_sentence) audio.samples.resize(audio.samples.size() + sentence_gap, 0.0f);
         first_sentence = false;
         const std::size_t sentence_start = audio.samples.size();
+        if (options.whole_sentences) {
+            std::string text;
+            for (const auto& word : sentence) text += (text.empty() ? "" : " ") + word;
+            const std::vector<float>& samples = voiced.at(text);
+            audio.samples.insert(audio.samples.end(), samples.begin(), samples.end());
+            audio.sentences.emplace_back(sd::samples_to_seconds(sentence_start),
+                                         sd::samples_to_seconds(audio.samples.size()));
+            continue;
+        }
         for (std::size_t i = 0; i < sentence.size(); ++i) {
             if (i > 0) audio.samples.resize(audio.samples.size() + word_gap, 0.0f);
             const std::vector<float>& samples = voiced.at(sentence[i]);

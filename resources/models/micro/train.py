@@ -324,6 +324,9 @@ def export(run: Run) -> None:
     positions = [0, 1, len(fed) - 1]
     exporter.export(run.model, run.encoder, VOCAB_DIR, run.args.model_dir, run.args.parity_out,
                     mel[0].numpy(), fed, positions)  # fmt: skip
+    # The held-out sentences, which no training clip says: Earshot's accuracy tests speak them.
+    heldout_path = Path(__file__).resolve().parent / "heldout.txt"
+    heldout_path.write_text("".join(" ".join(spec.words) + "\n" for spec in run.pools.heldout))
     size_mb = (run.args.model_dir / "model.safetensors").stat().st_size / 1e6
     print(f"exported {path.name} (step {run.step}) to {run.args.model_dir}: "
           f"model.safetensors {size_mb:.2f} MB; parity fixture {run.args.parity_out} "
