@@ -11,6 +11,7 @@
 #include "earshot/app/cli.h"
 #include "earshot/ui/app_icon.h"
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/inspector/inspector_widget.h"
 #include "earshot/ui/main_window.h"
 #include "gui_controller.h"
 #include "gui_files_worker.h"
@@ -61,8 +62,13 @@ bool show_view(ui::MainWindow& window, const std::string& view) {
         window.showPage(Page::files);
     } else if (view == "model") {
         window.showPage(Page::model);
-    } else if (view == "inspector" || valid_view(view)) {
+    } else if (view == "inspector") {
         window.showPage(Page::inspector);
+    } else if (valid_view(view)) {
+        window.showPage(Page::inspector);
+        if (auto* inspector = qobject_cast<ui::InspectorWidget*>(window.inspectorWidget())) {
+            inspector->showEntry(QString::fromStdString(view.substr(kGraphViewPrefix.size())));
+        }
     } else {
         return false;
     }

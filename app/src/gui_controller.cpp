@@ -1,7 +1,9 @@
-// GuiController: wires the window's requests to model loading, LiveBridge and FilesWorker, and
-// their results back to the window.
-#include "gui_controller.h"
-
+// GuiController: wires the window's requests to model loading, LiveBridge, FilesWorker and the
+// inspector, and their results back to the window.
+// The engine's headers (through gui_inspector.h) before any Qt header: Qt defines `emit` as a
+// macro, and the graph builder has a member function of that name.
+#include "gui_inspector.h"
+// Qt, the standard library and the other headers after them.
 #include <QApplication>
 #include <QSettings>
 #include <QStatusBar>
@@ -11,10 +13,12 @@
 
 #include "earshot/audio/input_device.h"
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/inspector/inspector_widget.h"
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/live/transcript_journal.h"
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/model/model_summary.h"
+#include "gui_controller.h"
 #include "gui_files_worker.h"
 #include "gui_live_bridge.h"
 #include "gui_model.h"
@@ -38,6 +42,8 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
 
     m_live = new LiveBridge(this);
     m_files = new FilesWorker(this);
+    m_inspector = new ui::InspectorWidget(&m_window);
+    m_window.setInspectorWidget(m_inspector);
     connectLive();
     connectFiles();
     connect(&m_window, &ui::MainWindow::modelChosen, this,
@@ -123,7 +129,6 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
         return false;
     }
     m_model = std::move(loaded);
-    m_files->setModel(m_model);
     try {
         m_files->setOptions(transcribe_options(m_settings, m_model->tokenizer));
     } catch (const std::exception& error) {
@@ -133,7 +138,10 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
         detect.language = QStringLiteral("auto");
         m_files->setOptions(transcribe_options(detect, m_model->tokenizer));
     }
+    m_files->setModel(m_model);  // after the options: queued files may start right away
     m_window.showModel(model_summary(*m_model, modelPath, vocabularyPath));
+    m_inspector->setGraphProvider(graph_provider(m_model->checkpoint.binding));
+    m_inspector->setData(inspector_data(m_model->checkpoint.binding));
     if (remember == Remember::yes) {
         ui::ModelChoice{modelPath, vocabularyPath}.save(*m_store);
         m_store->sync();

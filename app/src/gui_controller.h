@@ -13,8 +13,9 @@
 class QSettings;
 
 namespace earshot::ui {
+class InspectorWidget;
 class MainWindow;
-}
+}  // namespace earshot::ui
 
 namespace earshot::app {
 
@@ -50,6 +51,7 @@ public:
     void applySettings(const ui::Settings& settings);
 
     LiveBridge& live() const { return *m_live; }
+    ui::InspectorWidget& inspector() const { return *m_inspector; }
     FilesWorker& files() const { return *m_files; }
     // Starts dictation on `device` ("" = default input); the reason when it cannot start.
     QString startLive(const QString& device);
@@ -70,6 +72,7 @@ private:
     std::shared_ptr<LoadedModel> m_model;
     LiveBridge* m_live = nullptr;
     FilesWorker* m_files = nullptr;
+    ui::InspectorWidget* m_inspector = nullptr;
 };
 
 }  // namespace earshot::app

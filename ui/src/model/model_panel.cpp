@@ -126,7 +126,7 @@ void ModelPanel::clearLoadError() {
     m_error->hide();
 }
 
-QString ModelPanel::loadError() const { return m_error->isVisible() ? m_error->text() : QString(); }
+QString ModelPanel::loadError() const { return m_error->isHidden() ? QString() : m_error->text(); }
 
 void ModelPanel::chooseFolder() {
     const QString path = QFileDialog::getExistingDirectory(this, tr("Open checkpoint folder"));

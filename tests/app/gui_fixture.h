@@ -1,0 +1,99 @@
+// Shared by the GUI tests of earshot_app_tests: one offscreen QApplication for the binary, a small
+// random checkpoint with the multilingual vocabulary, jfk.wav, and counting painted pixels.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QColor>
+#include <QEventLoop>
+#include <QImage>
+#include <QTimer>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include "earshot/engine/decoding/long_form.h"
+#include "earshot/engine/model/random_checkpoint.h"
+#include "temp_dir.h"
+
+namespace earshot::test {
+
+// Creates the QApplication on the offscreen platform unless another test already made one.
+inline void ensure_gui_application() {
+    if (QApplication::instance() != nullptr) return;
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    static int argc = 1;
+    static char name[] = "earshot_app_tests";
+    static char* argv[] = {name, nullptr};
+    static QApplication application(argc, argv);
+}
+
+inline std::filesystem::path gui_shared_asset(const char* name) {
+    return std::filesystem::path(EARSHOT_SHARED_DIR) / "whisper-assets" / name;
+}
+inline std::filesystem::path gui_jfk() { return gui_shared_asset("jfk.wav"); }
+inline std::filesystem::path gui_vocab() { return gui_shared_asset("multilingual.tiktoken"); }
+inline bool gui_assets_present() {
+    return std::filesystem::exists(gui_jfk()) && std::filesystem::exists(gui_vocab());
+}
+
+// A random checkpoint small enough to transcribe jfk.wav in about a second (D 64, 2 + 2 layers),
+// with the multilingual vocabulary's size; written once per process.
+inline const std::filesystem::path& gui_random_checkpoint() {
+    static const std::unique_ptr<TempDir> dir = [] {
+        auto d = std::make_unique<TempDir>("earshot-gui-model");
+        model::RandomCheckpointOptions o;
+        o.d = 64;
+        o.heads = 4;
+        o.enc_layers = 2;
+        o.dec_layers = 2;
+        o.vocab = 51865;
+        model::write_random_checkpoint(d->path() / "ck", o);
+        return d;
+    }();
+    static const std::filesystem::path path = dir->path() / "ck";
+    return path;
+}
+
+// File transcription as fast as it goes on a random model: English, greedy, temperature 0 only
+// (a random model's text would otherwise climb the whole fallback ladder).
+inline decoding::TranscribeOptions fast_file_options() {
+    decoding::TranscribeOptions options;
+    options.decoding.language = "en";
+    options.decoding.beam_size = 1;
+    options.decoding.temperatures = {0.0};
+    return options;
+}
+
+// Runs the event loop until `sender` emits `signal` or `timeout_ms` pass; true when it emitted.
+template <typename Sender, typename Signal>
+bool wait_for_signal(const Sender* sender, Signal signal, int timeout_ms) {
+    QEventLoop loop;
+    bool emitted = false;
+    QObject::connect(sender, signal, &loop, [&] {
+        emitted = true;
+        loop.quit();
+    });
+    QTimer::singleShot(timeout_ms, &loop, &QEventLoop::quit);
+    loop.exec();
+    return emitted;
+}
+
+// Pixels clearly different from the image's top-left (background) pixel.
+inline int count_ink_pixels(const QImage& image) {
+    const QColor background = image.pixelColor(0, 0);
+    int ink = 0;
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x) {
+            const QColor c = image.pixelColor(x, y);
+            const int distance = std::abs(c.red() - background.red()) +
+                                 std::abs(c.green() - background.green()) +
+                                 std::abs(c.blue() - background.blue());
+            if (distance > 96) ++ink;
+        }
+    }
+    return ink;
+}
+
+}  // namespace earshot::test
