@@ -13,6 +13,7 @@
 
 #include "earshot/audio/input_device.h"
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/inspector/graph_view.h"
 #include "earshot/ui/inspector/inspector_widget.h"
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/live/transcript_journal.h"
@@ -204,6 +205,18 @@ void GuiController::connectLive() {
         m_live->stop();
     });
     connect(m_live, &LiveBridge::updated, &m_window, &ui::MainWindow::applyLiveUpdate);
+    // The heat overlay: each call's share of the last update's engine time, on the entry the
+    // inspector shows.
+    connect(m_live, &LiveBridge::engineTimings, this, [this](const StepTimings& timings) {
+        const QString entry = m_inspector->graphView()->entry();
+        if (entry.isEmpty()) return;
+        try {
+            m_inspector->setHeat(call_time_shares(entry.toStdString(), timings));
+        } catch (const std::exception& error) {
+            m_window.statusBar()->showMessage(QString::fromStdString(error.what()),
+                                              kStatusMessageMs);
+        }
+    });
     connect(m_live, &LiveBridge::levelChanged, panel, &ui::LivePanel::setLevelDbfs);
     connect(m_live, &LiveBridge::failed, panel,
             [panel](const QString& message) { panel->setStatusText(message); });

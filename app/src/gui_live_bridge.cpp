@@ -7,6 +7,7 @@
 #include <QTimer>
 #include <algorithm>
 #include <exception>
+#include <memory>
 #include <utility>
 
 namespace earshot::app {
@@ -52,16 +53,27 @@ QString LiveBridge::start(std::shared_ptr<LoadedModel> model, const LiveOptions&
     }
     // The sink runs on the engine thread: copy the update into a value and queue it. The
     // controller is joined before this object is destroyed, so `this` outlives every call.
-    auto sink = [this](const LiveUpdate& update) {
+    // The decoder model's timings are taken here too, on the engine thread, the only one using
+    // the model while the session runs.
+    decoding::DecoderModel* decoder = model->model.get();
+    auto sink = [this, decoder](const LiveUpdate& update) {
         const ui::LiveTextUpdate text = to_text_update(update);
+        auto timings = std::make_shared<const StepTimings>(decoder->take_step_timings());
         QMetaObject::invokeMethod(
-            this, [this, text] { emit updated(text); }, Qt::QueuedConnection);
+            this,
+            [this, text, timings] {
+                emit updated(text);
+                if (!timings->empty()) emit engineTimings(*timings);
+            },
+            Qt::QueuedConnection);
     };
+    decoder->set_profiling(true);
     auto controller =
         std::make_unique<LiveController>(*model->model, model->tokenizer, options, sink);
     try {
         controller->start();
     } catch (const std::exception& error) {
+        decoder->set_profiling(false);
         return QString::fromStdString(error.what());
     }
     m_model = std::move(model);
@@ -91,6 +103,9 @@ void LiveBridge::finishStop() {
     if (m_controller) {
         m_lastStats = m_controller->stats();
         m_controller.reset();
+    }
+    if (m_model) {
+        m_model->model->set_profiling(false);  // the threads are joined: the UI has the model
     }
     m_model.reset();
     m_stopping = false;

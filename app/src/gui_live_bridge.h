@@ -1,5 +1,6 @@
 // LiveBridge: the GUI's side of live dictation. Owns a LiveController, re-emits its updates (which
-// arrive on the engine thread) as queued signals carrying value types, polls the input level at
+// arrive on the engine thread) as queued signals carrying value types, with the engine's timed
+// steps of each update (the backend profiles while dictation runs), polls the input level at
 // 20 Hz for the meter, and stops without blocking the UI.
 #pragma once
 
@@ -7,14 +8,19 @@
 #include <QString>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "earshot/app/live_controller.h"
 #include "earshot/app/loaded_model.h"
+#include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/ui/live/live_types.h"
 
 class QTimer;
 
 namespace earshot::app {
+
+// The engine's timed steps of one update (listen, prefill, steps), for the inspector's heat.
+using StepTimings = std::vector<backend::CpuWhisper::StepTiming>;
 
 // One controller update as the live panel shows it: text, engine time, delay after the audio it
 // heard (wall_s - audio_end_s) and the running loss counters.
@@ -42,6 +48,8 @@ public:
 
 signals:
     void updated(const earshot::ui::LiveTextUpdate& update);
+    // After `updated`, for an update the engine ran on: the steps it timed, with their scopes.
+    void engineTimings(const earshot::app::StepTimings& timings);
     void levelChanged(double levelDbfs);
     // The device was lost, or the engine failed: the session stops; `message` says why.
     void failed(const QString& message);

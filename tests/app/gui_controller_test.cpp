@@ -17,11 +17,15 @@
 #include "earshot/app/loaded_model.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/inspector/graph_group_item.h"
+#include "earshot/ui/inspector/graph_view.h"
+#include "earshot/ui/inspector/inspector_widget.h"
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/model/model_panel.h"
 #include "gui_files_worker.h"
 #include "gui_fixture.h"
+#include "gui_live_bridge.h"
 #include "gui_model.h"
 #include "gui_options.h"
 #include "gui_session.h"
@@ -215,6 +219,41 @@ TEST(GuiController, CancellingAQueuedFileRemovesIt) {
     EXPECT_EQ(window.filesPanel()->jobState(ids[1]), ui::FileJobState::done);
     EXPECT_TRUE(window.livePanel()->startAllowed());
     EXPECT_EQ(controller.files().transcript(ids[0]), nullptr);
+}
+
+TEST(GuiController, DictationHeatsTheInspectorsGraph) {
+    if (!gui_assets_present()) GTEST_SKIP() << "jfk.wav or multilingual.tiktoken not found";
+    ensure_gui_application();
+    const TempDir dir("earshot-gui-heat");
+    ui::MainWindow window;
+    app::GuiController controller(window, temp_paths(dir));
+    ASSERT_TRUE(controller.openModel(q(gui_random_checkpoint()), q(gui_vocab()),
+                                     app::GuiController::Remember::no));
+    ASSERT_TRUE(app::show_view(window, "graph:encode"));
+    const ui::GraphGroupItem* layers = controller.inspector().graphView()->groupItem(
+        QStringLiteral("for layer in encoder_layers"));
+    ASSERT_NE(layers, nullptr);
+    EXPECT_FALSE(layers->heat().has_value());
+
+    // A file paced like a microphone, through the controller's own bridge and wiring.
+    app::LiveOptions options;
+    options.input = gui_jfk();
+    options.speed = 8.0;
+    options.streaming.decoding.language = "en";
+    options.streaming.use_vad = false;
+    ASSERT_EQ(controller.live().start(controller.model(), options), QString());
+    ASSERT_TRUE(wait_for_signal(&controller.live(), &app::LiveBridge::stopped, 120'000));
+
+    // The encoder's layers ran in every decoded update: they hold a share of its engine time.
+    layers = controller.inspector().graphView()->groupItem(
+        QStringLiteral("for layer in encoder_layers"));
+    ASSERT_NE(layers, nullptr);
+    ASSERT_TRUE(layers->heat().has_value());
+    EXPECT_GT(*layers->heat(), 0.0);
+    EXPECT_LE(*layers->heat(), 1.0);
+    // The status bar shows the engine time of the last decoded update.
+    EXPECT_TRUE(window.latencyLabel()->text().startsWith(QStringLiteral("Engine ")))
+        << window.latencyLabel()->text().toStdString();
 }
 
 }  // namespace

@@ -74,6 +74,21 @@ TEST(LiveBridge, PacedFileEndsWithAFinalUpdateOnTheUiThread) {
                      });
     int levels = 0;
     QObject::connect(&bridge, &app::LiveBridge::levelChanged, &panel, [&] { ++levels; });
+    // The backend's timed steps of each decoded update: the encoder's layers (listen) and the
+    // decoder's (prefill and steps) by their call scopes.
+    int timed_updates = 0;
+    bool saw_encoder = false;
+    bool saw_decoder = false;
+    double timed_ms = 0.0;
+    QObject::connect(&bridge, &app::LiveBridge::engineTimings, &panel,
+                     [&](const app::StepTimings& timings) {
+                         ++timed_updates;
+                         for (const auto& t : timings) {
+                             saw_encoder = saw_encoder || t.scope.starts_with("encoder_layers.");
+                             saw_decoder = saw_decoder || t.scope.starts_with("decoder_layers.");
+                             timed_ms += t.ms;
+                         }
+                     });
     QStringList failures;
     QObject::connect(&bridge, &app::LiveBridge::failed, &panel,
                      [&](const QString& message) { failures << message; });
@@ -91,6 +106,12 @@ TEST(LiveBridge, PacedFileEndsWithAFinalUpdateOnTheUiThread) {
     EXPECT_GE(bridge.lastStats().updates, 3);
     EXPECT_GE(bridge.lastStats().updates + bridge.lastStats().coalesced_updates, 21);
     EXPECT_NEAR(bridge.lastStats().audio_s, 11.0, 0.05);
+    EXPECT_GE(timed_updates, 3);
+    EXPECT_TRUE(saw_encoder);
+    EXPECT_TRUE(saw_decoder);
+    EXPECT_GT(timed_ms, 0.0);
+    // Profiling ends with the session: nothing more is timed.
+    EXPECT_TRUE(model->model->take_step_timings().empty());
     // Everything committed is what the page shows and what its journal holds.
     EXPECT_EQ(panel.transcript()->committedText(), committed);
     EXPECT_EQ(panel.transcript()->tentativeText(), QString());

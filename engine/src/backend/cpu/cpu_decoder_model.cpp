@@ -1,5 +1,6 @@
 // The CPU backend as decoding's DecoderModel: a CpuWhisper whose Batch follows the decoder's rows.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "earshot/engine/backend/cpu_whisper.h"
@@ -37,25 +38,48 @@ public:
         if (whisper_.batch() != 1) whisper_.resize_batch(1);
         heard_shape_.clear();  // a failed listen leaves nothing remembered
         whisper_.listen(mel);
+        keep_timings();
         heard_.assign(values.begin(), values.end());
         heard_shape_ = mel.shape();
     }
     void expand(int64_t rows) override { whisper_.expand_batch(rows); }
     int64_t rows() const override { return whisper_.batch(); }
     backend::HostTensor prefill(const backend::HostTensor& tokens) override {
-        return whisper_.prefill(tokens);
+        backend::HostTensor logits = whisper_.prefill(tokens);
+        keep_timings();
+        return logits;
     }
     backend::HostTensor step(const backend::HostTensor& tokens, int32_t pos) override {
-        return whisper_.step(tokens, pos);
+        backend::HostTensor logits = whisper_.step(tokens, pos);
+        keep_timings();
+        return logits;
     }
     void reorder(std::span<const int64_t> source_rows) override {
         whisper_.reorder_batch(source_rows);
     }
 
+    void set_profiling(bool on) override {
+        whisper_.set_profiling(on);
+        profiling_ = on;
+        if (!on) timings_.clear();
+    }
+    std::vector<backend::CpuWhisper::StepTiming> take_step_timings() override {
+        return std::exchange(timings_, {});
+    }
+
 private:
+    // After each call: its timed steps join those not yet taken.
+    void keep_timings() {
+        if (!profiling_) return;
+        const auto& last = whisper_.last_timings();
+        timings_.insert(timings_.end(), last.begin(), last.end());
+    }
+
     backend::CpuWhisper whisper_;
     std::vector<float> heard_;  // the mel the caches hold
     std::vector<int64_t> heard_shape_;
+    bool profiling_ = false;
+    std::vector<backend::CpuWhisper::StepTiming> timings_;  // timed steps not yet taken
     int64_t vocab_ = 0;
     int64_t max_tokens_ = 0;
     int64_t mels_ = 0;

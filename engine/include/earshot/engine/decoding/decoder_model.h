@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
+#include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/backend/host_tensor.h"
 
 namespace earshot::model {
@@ -34,6 +36,14 @@ public:
     virtual backend::HostTensor step(const backend::HostTensor& tokens, int32_t pos) = 0;
     // Self-attention caches: row i takes the contents of row source_rows[i] (beam reordering).
     virtual void reorder(std::span<const int64_t> source_rows) = 0;
+
+    // Profiling, for backends that time their steps (the CPU backend): while on, the timed steps
+    // of every listen, prefill and step are kept until take_step_timings(). Off by default;
+    // backends without it ignore it and report nothing.
+    virtual void set_profiling(bool /*on*/) {}
+    // The steps timed since the last take, oldest first (e.g. one live update's listen, prefill
+    // and steps), each with the call scope it ran in; empty when profiling is off.
+    virtual std::vector<backend::CpuWhisper::StepTiming> take_step_timings() { return {}; }
 };
 
 // The CPU backend as a DecoderModel.
