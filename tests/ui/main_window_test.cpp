@@ -17,6 +17,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
+#include <cstdlib>
 
 #include "earshot/ui/app_icon.h"
 #include "earshot/ui/live/live_panel.h"
@@ -263,6 +264,51 @@ TEST(MainWindow, RendersTextPixels) {
     if (!shots.isEmpty()) {
         EXPECT_TRUE(whole.save(shots + QStringLiteral("/main_window_no_model.png")));
         EXPECT_TRUE(window.grab().toImage().save(shots + QStringLiteral("/main_window_model.png")));
+    }
+}
+
+// Pixels whose grey level (the mean of R, G and B) lies in [low, high].
+int countGreyLevel(const QImage& image, int low, int high) {
+    int count = 0;
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x) {
+            const QColor c = image.pixelColor(x, y);
+            const int level = (c.red() + c.green() + c.blue()) / 3;
+            count += level >= low && level <= high ? 1 : 0;
+        }
+    }
+    return count;
+}
+
+TEST(MainWindow, LiveTranscriptPaintsCommittedDarkAndTentativeGrey) {
+    MainWindow window;
+    window.resize(800, 600);
+    window.showModel(tinySummary());
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    TranscriptView* view = window.livePanel()->transcript();
+    ASSERT_LT(view->palette().color(QPalette::Text).lightness(), 60);  // dark text on light
+    // Glyph cores: committed text near black, tentative text near its grey (0x8a = 138).
+    const auto dark = [](const QImage& image) { return countGreyLevel(image, 0, 70); };
+    const auto grey = [](const QImage& image) { return countGreyLevel(image, 118, 158); };
+
+    LiveTextUpdate committedOnly;
+    committedOnly.committedText = QStringLiteral("And so, my fellow Americans,");
+    window.applyLiveUpdate(committedOnly);
+    const QImage before = view->viewport()->grab().toImage();
+    EXPECT_GT(dark(before), 150);
+
+    LiveTextUpdate withTail;
+    withTail.tentativeText = QStringLiteral(" ask not what your country can do for you");
+    window.applyLiveUpdate(withTail);
+    const QImage after = view->viewport()->grab().toImage();
+    // The tail adds grey glyphs, about as many as its characters need, and almost no dark ones.
+    EXPECT_GT(grey(after) - grey(before), 200);
+    EXPECT_LT(dark(after) - dark(before), dark(before) / 5);
+
+    const QString shots = qEnvironmentVariable("EARSHOT_SCREENSHOT_DIR");
+    if (!shots.isEmpty()) {
+        EXPECT_TRUE(window.grab().toImage().save(shots + QStringLiteral("/main_window_live.png")));
     }
 }
 
