@@ -26,7 +26,10 @@ inline void ensure_gui_application() {
     static int argc = 1;
     static char name[] = "earshot_app_tests";
     static char* argv[] = {name, nullptr};
-    static QApplication application(argc, argv);
+    // Never destroyed: a QApplication torn down by the exit handlers, after Qt's own globals,
+    // crashes the process after the tests passed.
+    static QApplication* application = new QApplication(argc, argv);
+    (void)application;
 }
 
 inline std::filesystem::path gui_shared_asset(const char* name) {
