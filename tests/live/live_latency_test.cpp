@@ -217,7 +217,9 @@ TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
     const double wer = static_cast<double>(row[heard.size()]) / static_cast<double>(said.size());
     std::printf("  committed text WER: %.1f%% (%zu words said, %zu committed)\n", wer * 100.0,
                 said.size(), heard.size());
-    if (understands) EXPECT_LE(wer, 0.10);
+    if (understands) {
+        EXPECT_LE(wer, 0.10);
+    }
 
     EXPECT_EQ(unheard, 0u) << "words that no update heard";
     EXPECT_EQ(stats.dropped_frames, 0u);
