@@ -26,6 +26,7 @@
 #include "earshot/ui/inspector/graph_node_item.h"
 #include "earshot/ui/inspector/graph_view.h"
 #include "earshot/ui/inspector/inspector_widget.h"
+#include "large_v3_config.h"
 #include "temp_dir.h"
 
 namespace {
@@ -44,18 +45,7 @@ void ensureApplication() {
 }
 
 earshot::model::WhisperBinding large_v3() {
-    earshot::checkpoint::WhisperConfig c;
-    c.source = "large-v3";
-    c.n_mels = 128;
-    c.n_audio_ctx = 1500;
-    c.n_audio_state = c.n_text_state = 1280;
-    c.n_audio_head = c.n_text_head = 20;
-    c.n_audio_layer = c.n_text_layer = 32;
-    c.n_audio_ffn = c.n_text_ffn = 5120;
-    c.n_text_ctx = 448;
-    c.n_vocab = 51866;
-    c.weight_dtype = "f16";
-    return earshot::model::bind_whisper(c);
+    return earshot::model::bind_whisper(earshot::test::large_v3_config());
 }
 
 std::string read_text(const fs::path& path) {

@@ -9,6 +9,7 @@
 #include "earshot/engine/checkpoint/whisper_config.h"
 #include "earshot/engine/model/whisper_binding.h"
 #include "earshot/engine/model/whisper_model.h"
+#include "large_v3_config.h"
 #include "temp_dir.h"
 
 namespace {
@@ -26,20 +27,7 @@ std::string read_text(const fs::path& path) {
     return buffer.str();
 }
 
-WhisperConfig large_v3() {
-    WhisperConfig c;
-    c.source = "large-v3";
-    c.n_mels = 128;
-    c.n_audio_ctx = 1500;
-    c.n_audio_state = c.n_text_state = 1280;
-    c.n_audio_head = c.n_text_head = 20;
-    c.n_audio_layer = c.n_text_layer = 32;
-    c.n_audio_ffn = c.n_text_ffn = 5120;
-    c.n_text_ctx = 448;
-    c.n_vocab = 51866;
-    c.weight_dtype = "f16";
-    return c;
-}
+WhisperConfig large_v3() { return earshot::test::large_v3_config(); }
 
 std::string report(const WhisperConfig& config) {
     auto binding = bind_whisper(config);
