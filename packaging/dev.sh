@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # The two developer commands: `dev.sh run` builds and starts the app, `dev.sh test` runs every test.
+# A third, run by hand and never in CI: `dev.sh train [train.py arguments...]` retrains the
+# embedded micro model (resources/models/micro/README.md).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -7,7 +9,7 @@ cd "$root"
 jobs=$(nproc)
 
 usage() {
-    echo "usage: packaging/dev.sh run [earshot arguments...] | test" >&2
+    echo "usage: packaging/dev.sh run [earshot arguments...] | test | train [train.py arguments...]" >&2
     exit 2
 }
 
@@ -45,6 +47,11 @@ test)
     status=$?
     set -e
     exit "$status"
+    ;;
+train)
+    packaging/setup.sh --train
+    # Debian's python3, whose dist-packages hold python3-torch (not a virtual environment's).
+    exec /usr/bin/python3 resources/models/micro/train.py "$@"
     ;;
 *)
     usage

@@ -1,6 +1,18 @@
 #!/usr/bin/env bash
-# Installs, only when missing, every Debian 12 package that building and testing Earshot needs.
+# Installs, only when missing, every Debian 12 package that building and testing Earshot needs;
+# with --train, also what retraining the embedded micro model needs (resources/models/micro).
 set -euo pipefail
+
+train=0
+for argument in "$@"; do
+    case "$argument" in
+    --train) train=1 ;;
+    *)
+        echo "usage: packaging/setup.sh [--train]" >&2
+        exit 2
+        ;;
+    esac
+done
 
 # One package a line; later modules add theirs here.
 packages=(
@@ -50,6 +62,10 @@ packages=(
     # tokenizer: the GPT-2 pre-tokenizer regex (UTF-8, Unicode properties)
     libpcre2-dev
 )
+if [[ $train -eq 1 ]]; then
+    # the micro model's training recipe: Debian's PyTorch (CPU, OpenBLAS) and NumPy
+    packages+=(python3 python3-torch python3-numpy)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,10 +1,12 @@
 # Training batches for the micro model: the step-based curriculum (phase A short clips from the
-# word subset, phase B short clips from the whole list, phase C sentences with 30% short clips),
-# placement of the speech in the 6 s window, and the token sequences in both prompt modes.
+# word subset, phase B short clips from the whole list, phase C sentences with 30% short clips,
+# phase D stream windows as long form and live cut them, mixed with phase C items), placement of
+# the speech in the 6 s window, and the token sequences in both prompt modes.
 from dataclasses import dataclass
 
 import numpy as np
 
+import streams
 import tokens
 from speech import SAMPLE_RATE_HZ, ClipPools
 
@@ -24,13 +26,19 @@ class Curriculum:
     pair_share_c: float = 0.25  # phase C: share of two-sentence clips among the sentence items
     prompt_share_c: float = 0.15  # phase C: share with a <|startofprev|> prompt (a sentence)
     timestamp_share: float = 0.5  # timestamps mode vs <|notimestamps|>
+    phase_d_start: int = 10000  # then stream windows mixed with phase C items
+    stream_share_d: float = 0.65  # phase D: share of stream windows
+    words_share_d: float = 0.4  # phase D: share of word-by-word streams among them
+    prompt_share_d: float = 0.4  # phase D: share with a <|startofprev|> prompt of 1-223 tokens
+    lead_zero_share_d: float = 0.25  # phase D: share of phase C items whose speech starts at 0
+    peak_d: tuple[float, float] = (0.05, 1.0)  # phase D: peak level range
 
     def phase(self, step: int) -> str:
         if step < self.phase_a_steps:
             return "A"
         if step < self.phase_a_steps + self.phase_b_steps:
             return "B"
-        return "C"
+        return "C" if step < self.phase_d_start else "D"
 
 
 @dataclass
@@ -50,7 +58,16 @@ class Item:
     text: list[int]
 
 
-def place(rng: np.random.Generator, parts: list[np.ndarray]) -> tuple[np.ndarray, list[float]]:
+def level(rng: np.random.Generator, window: np.ndarray, peak: tuple[float, float]) -> np.ndarray:
+    """The window scaled to a random peak, half the time with faint white noise."""
+    window = window * (rng.uniform(*peak) / max(float(np.abs(window).max()), 1e-6))
+    if rng.random() < 0.5:
+        window += rng.normal(0.0, 10 ** rng.uniform(-4.0, -2.3), WINDOW_SAMPLES).astype(np.float32)
+    return window.astype(np.float32)
+
+
+def place(rng: np.random.Generator, parts: list[np.ndarray], lead_zero_share: float = 0.0,
+          peak: tuple[float, float] = (0.1, 0.9)) -> tuple[np.ndarray, list[float]]:
     """One or two int16 clips laid into a 6 s window: the first starts at most 1.0 s in, a pause
     separates them, a random peak level and sometimes a little white noise. Returns the window
     [96000] float32 and the start/end time of each clip in seconds (or raises ValueError when
@@ -61,6 +78,8 @@ def place(rng: np.random.Generator, parts: list[np.ndarray]) -> tuple[np.ndarray
     if slack < 0:
         raise ValueError("speech longer than the window")
     start = int(rng.integers(0, min(slack, int(MAX_START_S * SAMPLE_RATE_HZ)) + 1))
+    if lead_zero_share and rng.random() < lead_zero_share:
+        start = 0
     window = np.zeros(WINDOW_SAMPLES, dtype=np.float32)
     times = []
     at = start
@@ -68,11 +87,7 @@ def place(rng: np.random.Generator, parts: list[np.ndarray]) -> tuple[np.ndarray
         window[at : at + len(part)] = part.astype(np.float32) / 32768.0
         times += [at / SAMPLE_RATE_HZ, (at + len(part)) / SAMPLE_RATE_HZ]
         at += len(part) + (pauses[i] if i < len(pauses) else 0)
-    peak = float(np.abs(window).max())
-    window *= rng.uniform(0.1, 0.9) / max(peak, 1e-6)
-    if rng.random() < 0.5:
-        window += rng.normal(0.0, 10 ** rng.uniform(-4.0, -2.3), WINDOW_SAMPLES).astype(np.float32)
-    return window, times
+    return level(rng, window, peak), times
 
 
 def sequence(
@@ -99,6 +114,7 @@ class BatchMaker:
         self.word_ids = word_ids
         self.curriculum = curriculum
         self.seed = seed
+        self.streams = streams.StreamMaker(pools, word_ids, curriculum.pool_sentences)
 
     def text(self, words: tuple[str, ...]) -> list[int]:
         return [i for w in words for i in self.word_ids[w]]
@@ -114,21 +130,51 @@ class BatchMaker:
         pools = ["sentences", "sentences"] if rng.random() < c.pair_share_c else ["sentences"]
         return pools, rng.random() < c.prompt_share_c
 
+    def stream_item(self, rng: np.random.Generator) -> Item:
+        """Phase D: a window of a sentence stream, as the seek loop or the live pipeline sees it."""
+        c = self.curriculum
+        timestamps = rng.random() < c.timestamp_share
+        for _ in range(20):
+            try:
+                if rng.random() < c.words_share_d:
+                    window, heard = self.streams.word_by_word_window(rng)
+                else:
+                    window, heard = self.streams.whole_sentences_window(rng)
+            except ValueError:
+                continue
+            if heard and heard[0].start > streams.MAX_FIRST_TIMESTAMP_S * SAMPLE_RATE_HZ:
+                continue
+            prompt = self.streams.prompt(rng, timestamps) if rng.random() < c.prompt_share_d else []
+            seq, first = streams.stream_sequence(heard, timestamps, prompt)
+            window = level(rng, window, c.peak_d)
+            return Item(window, seq, first, [i for h in heard for i in h.ids])
+        raise RuntimeError("no stream window fits")
+
     def item(self, rng: np.random.Generator, phase: str) -> Item:
         c = self.curriculum
+        d = phase == "D"
+        if d and rng.random() < c.stream_share_d:
+            return self.stream_item(rng)
         sizes = {"words_a": c.pool_words_a, "words": c.pool_words, "sentences": c.pool_sentences}
-        pools, with_prompt = self._pick(rng, phase)
+        pools, with_prompt = self._pick(rng, "C" if d else phase)
         timestamps = rng.random() < c.timestamp_share
         for _ in range(20):
             numbers = [int(rng.integers(sizes[p])) for p in pools]
             try:
-                window, times = place(rng, [self.pools.audio(p, n) for p, n in zip(pools, numbers)])
+                clips = [self.pools.audio(p, n) for p, n in zip(pools, numbers)]
+                if d:
+                    window, times = place(rng, clips, c.lead_zero_share_d, c.peak_d)
+                else:
+                    window, times = place(rng, clips)
             except ValueError:
                 pools = pools[:1]  # a pair that does not fit: try single clips
                 continue
             texts = [self.text(self.pools.spec(p, n).words) for p, n in zip(pools, numbers)]
             prompt = []
-            if with_prompt:
+            if d:
+                if rng.random() < c.prompt_share_d:
+                    prompt = self.streams.prompt(rng, timestamps)
+            elif with_prompt:
                 other = self.pools.spec("sentences", int(rng.integers(c.pool_sentences)))
                 prompt = self.text(other.words)
             seq, first = sequence(texts, times, timestamps, prompt)

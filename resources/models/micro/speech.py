@@ -2,6 +2,7 @@
 # pitch, word gap), derived from the seed and the clip's number; espeak-ng + sox synthesis at
 # 16 kHz, trimmed to the speech, cached as int16 .npy files in the work directory.
 import subprocess
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,7 +18,10 @@ SILENCE_LEVEL = 64  # |int16| at or below this counts as silence when trimming
 
 # Pools: clip numbers 0..size-1 of each kind; a clip's text and voice depend only on
 # (seed, pool, number). The held-out pool draws its sentences first; no training clip says one.
-POOL_CODES = {"words_a": 1, "words": 2, "sentences": 3, "heldout": 4}
+POOL_CODES = {"words_a": 1, "words": 2, "sentences": 3, "heldout": 4, "speakers": 5}
+# Phase D's word-by-word speech: a fixed bank of speakers (voice, speed, pitch), each saying every
+# word of the list alone, as Earshot's live tests speak.
+SPEAKERS = 32
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,37 @@ class ClipPools:
         if pool == "sentences":
             return self._draw(pool, number, 3, 9, self.vocabulary.words)
         raise KeyError(pool)
+
+    def speaker(self, number: int) -> ClipSpec:
+        """Speaker `number` of the word bank (its words field is empty)."""
+        rng = np.random.default_rng([self.seed, POOL_CODES["speakers"], number])
+        voice, speed, pitch, _ = self._voice(rng)
+        return ClipSpec((), voice, speed, pitch, 0)
+
+    def word_audio(self, speaker: int, word: str) -> np.ndarray:
+        """int16 samples of one word said alone by speaker `speaker`, cached."""
+        spec = self.speaker(speaker)
+        path = self.cache_dir / "bank" / str(speaker) / f"{word}.npy"
+        return self._cached(path, ClipSpec((word,), spec.voice, spec.speed_wpm, spec.pitch, 0))
+
+    def prefix_audio(self, pool: str, number: int, count: int) -> np.ndarray:
+        """The first `count` words of a clip said with its voice, as one utterance: where those
+        words end inside the whole clip, give or take the prefix's phrase-final lengthening."""
+        spec = self.spec(pool, number)
+        path = self.cache_dir / f"{pool}-prefix" / f"{number}-{count}.npy"
+        prefix = ClipSpec(spec.words[:count], spec.voice, spec.speed_wpm, spec.pitch,
+                          spec.word_gap_10ms)  # fmt: skip
+        return self._cached(path, prefix)
+
+    def _cached(self, path: Path, spec: ClipSpec) -> np.ndarray:
+        if path.exists():
+            return np.load(path)
+        samples = synthesize(spec)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(f".part{threading.get_ident()}.npy")
+        np.save(partial, samples)
+        partial.replace(path)
+        return samples
 
     def audio(self, pool: str, number: int) -> np.ndarray:
         """The clip's int16 samples, synthesized once and then read from the cache."""

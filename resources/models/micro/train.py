@@ -35,6 +35,7 @@ RECIPE_KEYS = (
     "seed", "steps", "batch_size", "lr", "warmup_steps", "final_lr_ratio", "weight_decay",
     "grad_clip", "ctc_weight", "ctc_ramp_steps", "negatives", "phase_a_steps", "phase_b_steps",
     "pool_words_a", "pool_words", "pool_sentences", "subset_size", "eval_count", "overfit",
+    "phase_d_start", "lr_d", "warmup_steps_d",
 )  # fmt: skip
 TSV_COLUMNS = ["step", "phase", "loss", "ctc_loss", "ctc_weight", "lr", "step_s", "compute_s",
                "wer", "wer_timed", "exact", "exact_timed", "foreign"]  # fmt: skip
@@ -57,7 +58,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--log-every", type=int, default=10, help="print every N steps")
     # The recipe.
     p.add_argument("--seed", type=int, default=1234)
-    p.add_argument("--steps", type=int, default=10000, help="length of the schedule")
+    p.add_argument("--steps", type=int, default=15000, help="length of the schedule")
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--lr", type=float, default=2.5e-3)
     p.add_argument("--warmup-steps", type=int, default=200)
@@ -74,6 +75,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--pool-words-a", type=int, default=4000)
     p.add_argument("--pool-words", type=int, default=8000)
     p.add_argument("--pool-sentences", type=int, default=12000)
+    p.add_argument("--phase-d-start", type=int, default=10000,
+                   help="first step of phase D (stream windows); phase C's cosine ends here")
+    p.add_argument("--lr-d", type=float, default=1.5e-3, help="phase D's peak learning rate")
+    p.add_argument("--warmup-steps-d", type=int, default=100)
     p.add_argument("--subset-size", type=int, default=100)
     p.add_argument("--eval-count", type=int, default=32, help="held-out sentences")
     p.add_argument("--overfit", type=int, default=0,
@@ -94,7 +99,7 @@ class Run:
         curriculum = batches.Curriculum(
             phase_a_steps=args.phase_a_steps, phase_b_steps=args.phase_b_steps,
             pool_words_a=args.pool_words_a, pool_words=args.pool_words,
-            pool_sentences=args.pool_sentences,
+            pool_sentences=args.pool_sentences, phase_d_start=args.phase_d_start,
         )  # fmt: skip
         self.maker = batches.BatchMaker(self.pools, self.word_ids, curriculum, args.seed)
         self.logmel = features.LogMel()
@@ -125,10 +130,19 @@ class Run:
         a = self.args
         if step < a.warmup_steps:
             return a.lr * (step + 1) / a.warmup_steps
+        if not a.overfit and step >= a.phase_d_start:  # a warm restart, then its own cosine
+            into = step - a.phase_d_start
+            if into < a.warmup_steps_d:
+                return a.lr_d * (into + 1) / a.warmup_steps_d
+            span = max(a.steps - a.phase_d_start - a.warmup_steps_d, 1)
+            progress = min(1.0, (into - a.warmup_steps_d) / span)
+            cosine = 0.5 * (1 + np.cos(np.pi * progress))
+            return a.lr_d * (a.final_lr_ratio + (1 - a.final_lr_ratio) * cosine)
         decay_from = a.phase_a_steps + a.phase_b_steps
-        if a.overfit or step < decay_from or a.steps <= decay_from:
+        c_end = min(a.steps, a.phase_d_start)
+        if a.overfit or step < decay_from or c_end <= decay_from:
             return a.lr
-        progress = min(1.0, (step - decay_from) / (a.steps - decay_from))
+        progress = min(1.0, (step - decay_from) / (c_end - decay_from))
         cosine = 0.5 * (1 + np.cos(np.pi * progress))
         return a.lr * (a.final_lr_ratio + (1 - a.final_lr_ratio) * cosine)
 
