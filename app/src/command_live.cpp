@@ -127,6 +127,7 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
     streaming.pause_commit_s = r.pause_ms / 1000.0;
     streaming.use_vad = !r.no_vad;
     options.vad.margin_db = r.vad_margin_db;
+    apply_model_defaults(*loaded, streaming.decoding);
 
     std::ofstream json;
     if (!r.updates_json.empty()) {

