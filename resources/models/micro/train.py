@@ -35,7 +35,7 @@ RECIPE_KEYS = (
     "seed", "steps", "batch_size", "lr", "warmup_steps", "final_lr_ratio", "weight_decay",
     "grad_clip", "ctc_weight", "ctc_ramp_steps", "negatives", "phase_a_steps", "phase_b_steps",
     "pool_words_a", "pool_words", "pool_sentences", "subset_size", "eval_count", "overfit",
-    "phase_d_start", "lr_d", "warmup_steps_d",
+    "phase_d_start", "lr_d", "warmup_steps_d", "cycle_steps_d", "cycle_decay_d",
 )  # fmt: skip
 TSV_COLUMNS = ["step", "phase", "loss", "ctc_loss", "ctc_weight", "lr", "step_s", "compute_s",
                "wer", "wer_timed", "exact", "exact_timed", "foreign"]  # fmt: skip
@@ -79,6 +79,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="first step of phase D (stream windows); phase C's cosine ends here")
     p.add_argument("--lr-d", type=float, default=1.5e-3, help="phase D's peak learning rate")
     p.add_argument("--warmup-steps-d", type=int, default=100)
+    p.add_argument("--cycle-steps-d", type=int, default=5000,
+                   help="phase D's learning rate restarts every this many steps (warm-up, cosine)")
+    p.add_argument("--cycle-decay-d", type=float, default=0.5,
+                   help="each restart's peak is the previous one's times this")
     p.add_argument("--subset-size", type=int, default=100)
     p.add_argument("--eval-count", type=int, default=32, help="held-out sentences")
     p.add_argument("--overfit", type=int, default=0,
@@ -130,14 +134,15 @@ class Run:
         a = self.args
         if step < a.warmup_steps:
             return a.lr * (step + 1) / a.warmup_steps
-        if not a.overfit and step >= a.phase_d_start:  # a warm restart, then its own cosine
-            into = step - a.phase_d_start
+        if not a.overfit and step >= a.phase_d_start:  # warm restarts, each with its cosine
+            cycle, into = divmod(step - a.phase_d_start, a.cycle_steps_d)
+            peak = a.lr_d * a.cycle_decay_d**cycle
             if into < a.warmup_steps_d:
-                return a.lr_d * (into + 1) / a.warmup_steps_d
-            span = max(a.steps - a.phase_d_start - a.warmup_steps_d, 1)
+                return peak * (into + 1) / a.warmup_steps_d
+            span = max(a.cycle_steps_d - a.warmup_steps_d, 1)
             progress = min(1.0, (into - a.warmup_steps_d) / span)
             cosine = 0.5 * (1 + np.cos(np.pi * progress))
-            return a.lr_d * (a.final_lr_ratio + (1 - a.final_lr_ratio) * cosine)
+            return peak * (a.final_lr_ratio + (1 - a.final_lr_ratio) * cosine)
         decay_from = a.phase_a_steps + a.phase_b_steps
         c_end = min(a.steps, a.phase_d_start)
         if a.overfit or step < decay_from or c_end <= decay_from:
