@@ -23,6 +23,9 @@ constexpr int64_t kFramesPerTimestamp = 2;  // <|0.02|> steps over 10 ms frames
 // Silence kept at the window start after the window is dropped at a pause: a word whose onset
 // the energy VAD judged quiet still reaches the encoder.
 constexpr int64_t kOnsetKeepFrames = 30;
+// A window restarted inside speech starts at an estimated word time, so it may hear the last
+// committed words again; this many are compared with the new hypothesis's first words.
+constexpr size_t kMaxRepeatedWords = 5;
 
 }  // namespace
 
@@ -123,7 +126,31 @@ void StreamingTranscriber::commit_words(const std::vector<TimedWord>& words, siz
         update.committed_text += words[i].text;
         update.committed_words.push_back(
             {words[i].text, offset_s + words[i].start_s, offset_s + words[i].end_s});
+        remember_committed(update.committed_words.back());
     }
+}
+
+void StreamingTranscriber::remember_committed(const StreamWord& word) {
+    recent_committed_.push_back(word);
+    if (recent_committed_.size() > kMaxRepeatedWords) {
+        recent_committed_.erase(recent_committed_.begin());
+    }
+}
+
+// The largest n such that the hypothesis opens with the last n committed words (compared as
+// comparable_word forms), or 0.
+size_t StreamingTranscriber::repeated_prefix(const std::vector<TimedWord>& words) const {
+    const size_t most = std::min(recent_committed_.size(), words.size());
+    for (size_t n = most; n > 0; --n) {
+        const size_t from = recent_committed_.size() - n;
+        bool same = true;
+        for (size_t i = 0; i < n && same; ++i) {
+            const std::string committed = comparable_word(recent_committed_[from + i].text);
+            same = !committed.empty() && committed == comparable_word(words[i].text);
+        }
+        if (same) return n;
+    }
+    return 0;
 }
 
 void StreamingTranscriber::move_window_past_segments() {
@@ -159,6 +186,7 @@ void StreamingTranscriber::move_window_past_segments() {
 }
 
 void StreamingTranscriber::drop_window(int64_t keep_frames) {
+    check_repeats_ = false;
     const std::vector<int32_t> done = text_tokens(committed_);
     prompt_.insert(prompt_.end(), done.begin(), done.end());
     committed_.clear();
@@ -195,6 +223,7 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
         for (const StreamWord& word : tentative_words_) {
             update.committed_text += word.text;
             update.committed_words.push_back(word);
+            remember_committed(word);
         }
         committed_.insert(committed_.end(), tentative_text_tokens_.begin(),
                           tentative_text_tokens_.end());
@@ -263,8 +292,23 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
         .timestamp_begin = tok_.specials().timestamp_begin,
         .eot = tok_.specials().eot,
         .decode_text = [this](std::span<const int32_t> ids) { return tok_.decode_text(ids); }};
-    const std::vector<TimedWord> words =
+    std::vector<TimedWord> words =
         split_timed_words(tokens, committed_.size(), vocabulary, seconds(window_frames));
+    if (check_repeats_ && committed_.empty() && !words.empty()) {
+        // The first hypothesis of a window restarted inside speech: words it opens with that
+        // repeat the last committed ones were heard twice. They join the committed prefix (the
+        // decoder is forced through them from now on) without being committed again.
+        check_repeats_ = false;
+        const size_t n = repeated_prefix(words);
+        if (n > 0) {
+            const TimedWord& last = words[n - 1];
+            const size_t end = last.closes_segment ? last.closing_index + 1 : last.token_end;
+            committed_.assign(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(end));
+            words =
+                split_timed_words(tokens, committed_.size(), vocabulary, seconds(window_frames));
+            update.repeated_words = static_cast<int>(n);
+        }
+    }
 
     const size_t agreed = agreement_.agree(words);
     const int64_t trailing_silence_frames = total_frames_ - 1 - last_speech_frame_;
@@ -310,6 +354,7 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
             drop_window(frames_now - drop);
             tentative_words_.clear();  // shown in this update, heard again by the next
             tentative_text_tokens_.clear();
+            check_repeats_ = true;
         } else {
             drop_window(0);
         }

@@ -70,6 +70,7 @@ struct StreamUpdate {
     int new_tokens = 0;  // tokens sampled by this update
     UpdateGate gate = UpdateGate::empty;
     bool forced_commit = false;  // committed without agreement: a pause or a full window
+    int repeated_words = 0;      // words the restarted window heard again, dropped (see run())
     bool final = false;          // finish(): everything is committed
 };
 
@@ -104,6 +105,8 @@ private:
                       std::span<const int32_t> continuation, StreamUpdate& update);
     void move_window_past_segments();
     void drop_window(int64_t keep_frames);
+    size_t repeated_prefix(const std::vector<TimedWord>& words) const;
+    void remember_committed(const StreamWord& word);
     std::vector<int32_t> text_tokens(std::span<const int32_t> tokens) const;
     double seconds(int64_t frames) const;
 
@@ -123,6 +126,8 @@ private:
     std::vector<int32_t> committed_;  // committed tokens inside the window (timestamps relative)
     std::vector<int32_t> prompt_;     // committed text tokens before the window, newest last
     LocalAgreement agreement_;
+    std::vector<StreamWord> recent_committed_;  // the last kMaxRepeatedWords committed words
+    bool check_repeats_ = false;  // the window restarted inside speech: look for repeated words
     std::vector<StreamWord> tentative_words_;     // the last hypothesis's uncommitted words
     std::vector<int32_t> tentative_text_tokens_;  // ... and their text tokens
     std::string transcript_;
