@@ -137,18 +137,21 @@ void StreamingTranscriber::remember_committed(const StreamWord& word) {
     }
 }
 
-// The largest n such that the hypothesis opens with the last n committed words (compared as
-// comparable_word forms), or 0.
+// How many of the hypothesis's first words were already committed: the largest n such that
+// words [skip, skip + n) equal the last n committed words (comparable_word forms), for skip 0 or
+// 1 (a word cut at the window start may come out as junk before them); skip + n, or 0.
 size_t StreamingTranscriber::repeated_prefix(const std::vector<TimedWord>& words) const {
-    const size_t most = std::min(recent_committed_.size(), words.size());
-    for (size_t n = most; n > 0; --n) {
-        const size_t from = recent_committed_.size() - n;
-        bool same = true;
-        for (size_t i = 0; i < n && same; ++i) {
-            const std::string committed = comparable_word(recent_committed_[from + i].text);
-            same = !committed.empty() && committed == comparable_word(words[i].text);
+    for (size_t skip = 0; skip < 2 && skip < words.size(); ++skip) {
+        const size_t most = std::min(recent_committed_.size(), words.size() - skip);
+        for (size_t n = most; n > 0; --n) {
+            const size_t from = recent_committed_.size() - n;
+            bool same = true;
+            for (size_t i = 0; i < n && same; ++i) {
+                const std::string committed = comparable_word(recent_committed_[from + i].text);
+                same = !committed.empty() && committed == comparable_word(words[skip + i].text);
+            }
+            if (same) return skip + n;
         }
-        if (same) return n;
     }
     return 0;
 }
@@ -179,6 +182,8 @@ void StreamingTranscriber::move_window_past_segments() {
     committed_ = std::move(rest);
     window_.erase(window_.begin(), window_.begin() + cut_frames * mels_);
     window_start_frame_ += cut_frames;
+    // The new start is the model's end timestamp, which may fall inside the segment's last word.
+    check_repeats_ = true;
     const auto cap = static_cast<size_t>(std::max(options_.prompt_max_tokens, 0));
     if (prompt_.size() > cap) {
         prompt_.erase(prompt_.begin(), prompt_.end() - static_cast<std::ptrdiff_t>(cap));
@@ -295,9 +300,10 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
     std::vector<TimedWord> words =
         split_timed_words(tokens, committed_.size(), vocabulary, seconds(window_frames));
     if (check_repeats_ && committed_.empty() && !words.empty()) {
-        // The first hypothesis of a window restarted inside speech: words it opens with that
-        // repeat the last committed ones were heard twice. They join the committed prefix (the
-        // decoder is forced through them from now on) without being committed again.
+        // The first hypothesis of a window restarted inside speech (a full window, or a start
+        // moved to a segment's end timestamp): words it opens with that repeat the last
+        // committed ones were heard twice. They join the committed prefix (the decoder is forced
+        // through them from now on) without being committed again.
         check_repeats_ = false;
         const size_t n = repeated_prefix(words);
         if (n > 0) {

@@ -70,7 +70,7 @@ struct StreamUpdate {
     int new_tokens = 0;  // tokens sampled by this update
     UpdateGate gate = UpdateGate::empty;
     bool forced_commit = false;  // committed without agreement: a pause or a full window
-    int repeated_words = 0;      // words the restarted window heard again, dropped (see run())
+    int repeated_words = 0;      // words a restarted window heard again, dropped (see run())
     bool final = false;          // finish(): everything is committed
 };
 
