@@ -5,8 +5,8 @@
 // commit, when the model's text matches, is printed as p50 / p95, with the committed text's WER.
 // The model: EARSHOT_LIVE_MODEL (an HF directory or ggml file) when set, else the embedded micro
 // model, else a random checkpoint of Whisper tiny's shape, which understands nothing: then only
-// timing and throughput are measured. The WER is printed, not yet held to a bound: the micro
-// model does not meet its issue's 10% yet (see resources/models/micro/README.md).
+// timing and throughput are measured. With the micro model the committed text's WER is printed
+// beside its 10% target and held to a regression bound (the model does not meet the target yet).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,6 +24,7 @@
 #include "earshot/app/live_controller.h"
 #include "earshot/engine/decoding/timed_words.h"
 #include "live_fixture.h"
+#include "micro_model.h"
 #include "spoken_words.h"
 #include "temp_dir.h"
 #include "virtual_mic.h"
@@ -79,7 +80,7 @@ TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
     TempDir dir;
     std::unique_ptr<app::LoadedModel> loaded;
     std::string model_name;
-    const fs::path micro(EARSHOT_MICRO_MODEL_DIR);
+    const fs::path micro = micro_model_dir();
     bool understands = false;  // the micro model: it hears sentences from its own word list
     if (const char* path = std::getenv("EARSHOT_LIVE_MODEL")) {
         loaded = app::load_model(path);
@@ -97,7 +98,7 @@ TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
     std::vector<std::vector<std::string>> sentences = dictation_sentence_words(0, 6);
     if (understands) {
         sentences.clear();
-        std::ifstream heldout(micro.parent_path() / "heldout.txt");
+        std::ifstream heldout(micro_heldout_sentences());
         std::string line;
         while (sentences.size() < 6 && std::getline(heldout, line)) {
             if (!line.empty()) sentences.push_back(sentence_words(line));
@@ -115,6 +116,7 @@ TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
     app::LiveOptions options;
     options.device = "pulse";
     options.streaming.decoding.language = "en";
+    app::apply_model_defaults(*loaded, options.streaming.decoding);
     UpdateLog log;
     app::LiveController live(*loaded->model, loaded->tokenizer, options, log.sink());
     live.start();
@@ -216,9 +218,21 @@ TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
         }
     }
     const double wer = static_cast<double>(row[heard.size()]) / static_cast<double>(said.size());
+    auto joined = [](const std::vector<std::string>& words) {
+        std::string text;
+        for (const auto& w : words) text += (text.empty() ? "" : " ") + w;
+        return text;
+    };
+    std::printf("  said:      %s\n  committed: %s\n", joined(said).c_str(), joined(heard).c_str());
     std::printf("  committed text WER: %.1f%% (%zu words said, %zu committed)\n", wer * 100.0,
                 said.size(), heard.size());
 
+    if (understands) {
+        // Issue 7's target is 10%; the embedded model measures 10-18% here (run to run, with the
+        // update timing), so it is held to a regression bound.
+        std::printf("  target 10%%: %s\n", wer <= 0.10 ? "met" : "not met");
+        EXPECT_LE(wer, 0.30) << "the micro model's committed text: regression bound";
+    }
     EXPECT_EQ(unheard, 0u) << "words that no update heard";
     EXPECT_EQ(stats.dropped_frames, 0u);
     EXPECT_TRUE(stats.error.empty()) << stats.error;

