@@ -137,6 +137,18 @@ protected:
         return wer;
     }
 
+    // The held-out sentences as espeak-ng en-us says them at `speed_wpm`, each alone with 0.3 s
+    // of silence before it: their WER.
+    double held_out_wer_at(int speed_wpm) {
+        SpeechOptions speech;
+        speech.whole_sentences = true;
+        speech.voice = "en-us";
+        speech.speed_wpm = speed_wpm;
+        speech.lead_s = 0.3;
+        speech.tail_s = 0.5;
+        return sentence_wer(speech, "at_" + std::to_string(speed_wpm) + "wpm");
+    }
+
     TempDir dir_{"earshot-micro"};
 };
 
@@ -172,37 +184,20 @@ TEST(MicroModelExport, SuppressesEveryIdItNeverLearned) {
 }
 
 TEST_F(MicroModel, HeldOutSentencesAtATrainedSpeed) {
-    SpeechOptions speech;
-    speech.whole_sentences = true;
-    speech.voice = "en-us";
-    speech.speed_wpm = 170;  // trained: 140-200 wpm
-    speech.lead_s = 0.3;
-    speech.tail_s = 0.5;
-    const double wer = sentence_wer(speech, "trained_170wpm");
+    const double wer = held_out_wer_at(170);  // trained: 140-200 wpm
     std::printf("  target 5%%: %s\n", wer <= 0.05 ? "met" : "not met");
     EXPECT_LE(wer, 0.09) << "regression bound (measured 6.6%; the target is 5%)";
 }
 
 TEST_F(MicroModel, HeldOutSentencesOutsideTheTrainedSpeeds) {
-    SpeechOptions speech;
-    speech.whole_sentences = true;
-    speech.voice = "en-us";
-    speech.speed_wpm = 220;  // faster than any training clip
-    speech.lead_s = 0.3;
-    speech.tail_s = 0.5;
-    const double wer = sentence_wer(speech, "untrained_220wpm");
+    const double wer = held_out_wer_at(220);  // faster than any training clip
     std::printf("  target 10%%: %s\n", wer <= 0.10 ? "met" : "not met");
     EXPECT_LE(wer, 0.25) << "regression bound (measured 19.9%; the target is 10%)";
 }
 
 TEST_F(MicroModel, HeldOutSentencesSlowerThanTheTrainedSpeeds) {
-    SpeechOptions speech;
-    speech.whole_sentences = true;
-    speech.voice = "en-us";
-    speech.speed_wpm = 120;  // slower than any training clip
-    speech.lead_s = 0.3;
-    speech.tail_s = 0.5;
-    EXPECT_LE(sentence_wer(speech, "untrained_120wpm"), 0.10) << "the issue's target";
+    // Slower than any training clip.
+    EXPECT_LE(held_out_wer_at(120), 0.10) << "the issue's target";
 }
 
 TEST_F(MicroModel, TwoMinutesLongFormWithTimestamps) {

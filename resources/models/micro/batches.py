@@ -117,7 +117,7 @@ class BatchMaker:
         self.streams = streams.StreamMaker(pools, word_ids, curriculum.pool_sentences)
 
     def text(self, words: tuple[str, ...]) -> list[int]:
-        return [i for w in words for i in self.word_ids[w]]
+        return self.streams.text(words)
 
     def _pick(self, rng: np.random.Generator, phase: str) -> tuple[list[str], bool]:
         """Pools to draw from: ["words_a"], ["words"], ["sentences"] or two sentences; and

@@ -133,6 +133,7 @@ class ClipPools:
         return self._cached(path, prefix)
 
     def _cached(self, path: Path, spec: ClipSpec) -> np.ndarray:
+        """int16 samples of `spec`, synthesized and stored at `path` the first time."""
         if path.exists():
             return np.load(path)
         samples = synthesize(spec)
@@ -144,12 +145,4 @@ class ClipPools:
 
     def audio(self, pool: str, number: int) -> np.ndarray:
         """The clip's int16 samples, synthesized once and then read from the cache."""
-        path = self.cache_dir / pool / f"{number}.npy"
-        if path.exists():
-            return np.load(path)
-        samples = synthesize(self.spec(pool, number))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(".part.npy")
-        np.save(partial, samples)
-        partial.replace(path)
-        return samples
+        return self._cached(self.cache_dir / pool / f"{number}.npy", self.spec(pool, number))
