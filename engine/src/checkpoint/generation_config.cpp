@@ -1,13 +1,12 @@
 // read_generation_config: generation_config.json's suppress_tokens, checked against the vocabulary.
 #include "earshot/engine/checkpoint/generation_config.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <system_error>
 
 #include "earshot/engine/checkpoint/errors.h"
+#include "json_file.h"
 
 namespace earshot::checkpoint {
 namespace {
@@ -36,16 +35,7 @@ GenerationConfig read_generation_config(const fs::path& path, int64_t n_vocab) {
     if (!fs::is_regular_file(file, error)) return config;
     config.file = file;
 
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw CheckpointError(file, "cannot open for reading");
-    std::ostringstream text;
-    text << in.rdbuf();
-    json root;
-    try {
-        root = json::parse(text.str());
-    } catch (const json::exception& e) {
-        throw CheckpointError(file, "malformed JSON: " + std::string(e.what()));
-    }
+    const json root = read_json_file(file);
     if (!root.is_object()) throw CheckpointError(file, "the top level is not an object");
     const auto it = root.find("suppress_tokens");
     if (it == root.end() || it->is_null()) return config;
@@ -53,10 +43,11 @@ GenerationConfig read_generation_config(const fs::path& path, int64_t n_vocab) {
         throw CheckpointError(
             file, "field \"suppress_tokens\" is not a list (got " + it->dump().substr(0, 40) + ")");
     }
+    const auto& list = it->get_ref<const json::array_t&>();
     std::vector<int32_t> ids;
-    ids.reserve(it->size());
-    for (size_t i = 0; i < it->size(); ++i) {
-        const json& value = (*it)[i];
+    ids.reserve(list.size());
+    for (size_t i = 0; i < list.size(); ++i) {
+        const json& value = list[i];
         if (!value.is_number_integer() || value.get<int64_t>() < 0 ||
             value.get<int64_t>() >= n_vocab) {
             throw CheckpointError(file, "suppress_tokens[" + std::to_string(i) +

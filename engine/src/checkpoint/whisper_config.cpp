@@ -2,19 +2,18 @@
 // weight dtype from config.json plus safetensors headers, or from a ggml header.
 #include "earshot/engine/checkpoint/whisper_config.h"
 
-#include <fstream>
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <system_error>
 #include <vector>
 
 #include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/checkpoint/ggml_file.h"
 #include "earshot/engine/checkpoint/safetensors.h"
+#include "json_file.h"
 
 namespace earshot::checkpoint {
 namespace {
@@ -30,20 +29,6 @@ struct DtypeChoice {
 bool regular_file_exists(const fs::path& path) {
     std::error_code error;
     return fs::is_regular_file(path, error);
-}
-
-json read_json_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw CheckpointError(path, "cannot open for reading");
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    try {
-        return json::parse(text.str());
-    } catch (const json::exception& error) {
-        throw CheckpointError(path, "malformed JSON: " + std::string(error.what()));
-    }
 }
 
 int64_t require_int(const json& config, const fs::path& path, const char* field) {
