@@ -25,6 +25,7 @@
 #include "run_process.h"
 #include "spoken_words.h"
 #include "temp_dir.h"
+#include "word_edits.h"
 
 namespace earshot::test {
 namespace {
@@ -50,23 +51,6 @@ std::vector<std::string> split_words(const std::string& text) {
     }
     if (!word.empty()) words.push_back(word);
     return words;
-}
-
-// Word-level Levenshtein distance (substitutions, insertions, deletions).
-size_t word_edits(const std::vector<std::string>& ref, const std::vector<std::string>& hyp) {
-    std::vector<size_t> row(hyp.size() + 1);
-    for (size_t j = 0; j <= hyp.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= ref.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= hyp.size(); ++j) {
-            const size_t up = row[j];
-            row[j] = std::min(
-                {row[j] + 1, row[j - 1] + 1, diagonal + (ref[i - 1] == hyp[j - 1] ? 0 : 1)});
-            diagonal = up;
-        }
-    }
-    return row[hyp.size()];
 }
 
 std::string read_text(const fs::path& path) {

@@ -28,6 +28,7 @@
 #include "spoken_words.h"
 #include "temp_dir.h"
 #include "virtual_mic.h"
+#include "word_edits.h"
 
 namespace earshot::test {
 namespace {
@@ -205,19 +206,8 @@ TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
             if (!form.empty()) heard.push_back(form);
         }
     }
-    std::vector<size_t> row(heard.size() + 1);
-    for (size_t j = 0; j <= heard.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= said.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= heard.size(); ++j) {
-            const size_t up = row[j];
-            row[j] = std::min(
-                {row[j] + 1, row[j - 1] + 1, diagonal + (said[i - 1] == heard[j - 1] ? 0 : 1)});
-            diagonal = up;
-        }
-    }
-    const double wer = static_cast<double>(row[heard.size()]) / static_cast<double>(said.size());
+    const double wer =
+        static_cast<double>(word_edits(said, heard)) / static_cast<double>(said.size());
     auto joined = [](const std::vector<std::string>& words) {
         std::string text;
         for (const auto& w : words) text += (text.empty() ? "" : " ") + w;
@@ -228,7 +218,7 @@ TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
                 said.size(), heard.size());
 
     if (understands) {
-        // Issue 7's target is 10%; the embedded model measures 10-18% here (run to run, with the
+        // Issue 7's target is 10%; the embedded model measures 10-20% here (run to run, with the
         // update timing), so it is held to a regression bound.
         std::printf("  target 10%%: %s\n", wer <= 0.10 ? "met" : "not met");
         EXPECT_LE(wer, 0.30) << "the micro model's committed text: regression bound";
