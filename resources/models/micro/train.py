@@ -113,6 +113,8 @@ class Run:
         last_timestamp = tokens.TIMESTAMP_BEGIN + self.dims.audio_positions  # <|6.00|>
         timestamps = range(tokens.TIMESTAMP_BEGIN, last_timestamp + 1)
         specials = [tokens.EOT, tokens.SOT, tokens.NO_TIMESTAMPS, tokens.START_OF_PREV]
+        # What the model learns to produce: the words, EOT and the timestamps inside its window.
+        self.produced_ids = set(text_ids) | {tokens.EOT} | set(timestamps)
         self.live_ids = sorted(set(text_ids) | set(specials) | set(timestamps))
         self.live_set = set(self.live_ids)
         torch.manual_seed(args.seed)
@@ -341,11 +343,8 @@ def export(run: Run) -> None:
     mel, texts = run.heldout()
     fed = [tokens.SOT, tokens.NO_TIMESTAMPS] + texts[0][:3]
     positions = [0, 1, len(fed) - 1]
-    text_ids = {i for ids in run.word_ids.values() for i in ids}
-    window_timestamps = range(tokens.TIMESTAMP_BEGIN, tokens.TIMESTAMP_BEGIN + run.dims.audio_positions + 1)
-    produced = text_ids | {tokens.EOT} | set(window_timestamps)
     exporter.export(run.model, run.encoder, VOCAB_DIR, run.args.model_dir, run.args.parity_out,
-                    mel[0].numpy(), fed, positions, produced)  # fmt: skip
+                    mel[0].numpy(), fed, positions, run.produced_ids)  # fmt: skip
     # The held-out sentences, which no training clip says: Earshot's accuracy tests speak them.
     heldout_path = Path(__file__).resolve().parent / "heldout.txt"
     heldout_path.write_text("".join(" ".join(spec.words) + "\n" for spec in run.pools.heldout))
