@@ -1,6 +1,6 @@
-// Tests for the live page: the transcript's committed and tentative text (colours, edits), the
-// journal that autosaves it and reopens it, copy and clear, start/stop, the device picker and the
-// level meter.
+// Tests for the live page: the transcript's committed and tentative text (colours, edits, undo),
+// the journal that autosaves it and reopens it, copy and clear, start/stop, the device picker and
+// the level meter.
 #include "earshot/ui/live/live_panel.h"
 
 #include <gtest/gtest.h>
@@ -84,23 +84,75 @@ TEST(TranscriptView, UserEditsOfCommittedTextSurviveUpdates) {
     EXPECT_EQ(view.committedText(), QStringLiteral("hello there general"));
 }
 
-TEST(TranscriptView, EditingTheTentativeTailMakesItCommitted) {
+// Shows `widget` and makes its window the active one, so that key events and shortcuts reach it
+// as they reach a user's window.
+void showActive(QWidget& widget) {
+    widget.show();
+    widget.activateWindow();
+    ASSERT_TRUE(QTest::qWaitForWindowActive(&widget));
+}
+
+// Typing at the end while the last word is still grey: the typed text goes before the grey tail
+// (never into it), so the words the model commits next arrive exactly once.
+TEST(TranscriptView, TypingWhileATailShowsKeepsEveryWordOnce) {
     TranscriptView view;
-    view.applyText(QStringLiteral("one"), QStringLiteral(" too"));
-    QSignalSpy changed(&view, &TranscriptView::committedTextChanged);
+    showActive(view);
+    view.applyText(QStringLiteral("i need coffee and"), QStringLiteral(" bread"));
+    QTest::keyClick(&view, Qt::Key_End, Qt::ControlModifier);  // the caret after "bread"
+    QTest::keyClicks(&view, QStringLiteral("!"));
+    EXPECT_EQ(view.committedText(), QStringLiteral("i need coffee and!"));
+    EXPECT_EQ(view.tentativeText(), QStringLiteral(" bread"));
+    EXPECT_EQ(view.toPlainText(), QStringLiteral("i need coffee and! bread"));
+    EXPECT_NE(colorAt(view, 17), TranscriptView::tentativeColor());  // the "!"
+    EXPECT_EQ(colorAt(view, 20), TranscriptView::tentativeColor());  // "bread" stays grey
+    // More typing follows the first, still before the tail.
+    QTest::keyClicks(&view, QStringLiteral(" now"));
+    view.applyText(QStringLiteral(" bread"), QStringLiteral(" four"));
+    view.applyText(QStringLiteral(" four breakfast"), QString());
+    EXPECT_EQ(view.toPlainText(), QStringLiteral("i need coffee and! now bread four breakfast"));
+    EXPECT_EQ(view.committedText(), view.toPlainText());
+}
+
+// An edit that reaches from the committed text into the tail: what it removed of the committed
+// text stays removed, the typed text stays, and the tail is the model's again.
+TEST(TranscriptView, AnEditReachingIntoTheTailKeepsTheTail) {
+    TranscriptView view;
+    showActive(view);
+    view.applyText(QStringLiteral("one two"), QStringLiteral(" three"));
+    QTextCursor selection = view.textCursor();
+    selection.setPosition(4);                            // "two"
+    selection.setPosition(11, QTextCursor::KeepAnchor);  // ... and " thr"
+    view.setTextCursor(selection);
+    QTest::keyClicks(&view, QStringLiteral("2"));
+    EXPECT_EQ(view.committedText(), QStringLiteral("one 2"));
+    EXPECT_EQ(view.tentativeText(), QStringLiteral(" three"));
+    view.applyText(QStringLiteral(" three"), QString());
+    EXPECT_EQ(view.toPlainText(), QStringLiteral("one 2 three"));
+
+    // The same through the document (a drop, a context-menu action): moved from the event loop,
+    // or by the next update at the latest.
+    view.applyText(QString(), QStringLiteral(" four"));
     QTextCursor cursor(view.document());
-    cursor.setPosition(5);
-    cursor.setPosition(7, QTextCursor::KeepAnchor);
-    cursor.insertText(QStringLiteral("wo"));  // " too" -> " two"
-    EXPECT_EQ(view.committedText(), QStringLiteral("one two"));
-    EXPECT_EQ(view.tentativeText(), QString());
-    EXPECT_GE(changed.count(), 1);
-    QCoreApplication::processEvents();  // the recolouring runs after the edit
-    EXPECT_NE(colorAt(view, 5), TranscriptView::tentativeColor());
-    // The next update leaves the user's words alone and writes its tail after them.
-    view.applyText(QStringLiteral(" three"), QStringLiteral(" four"));
-    EXPECT_EQ(view.toPlainText(), QStringLiteral("one two three four"));
-    EXPECT_EQ(view.committedText(), QStringLiteral("one two three"));
+    cursor.movePosition(QTextCursor::End);
+    cursor.insertText(QStringLiteral("."));
+    view.applyText(QStringLiteral(" four"), QString());
+    EXPECT_EQ(view.toPlainText(), QStringLiteral("one 2 three. four"));
+}
+
+TEST(TranscriptView, CtrlZUndoesTheUsersEditsNotTheModelsWords) {
+    TranscriptView view;
+    showActive(view);
+    view.applyText(QStringLiteral("first"), QString());
+    QTest::keyClick(&view, Qt::Key_End, Qt::ControlModifier);
+    QTest::keyClicks(&view, QStringLiteral(" typed"));
+    view.applyText(QStringLiteral(" second"), QStringLiteral(" thi"));
+    EXPECT_EQ(view.toPlainText(), QStringLiteral("first typed second thi"));
+    QTest::keyClick(&view, Qt::Key_Z, Qt::ControlModifier);  // the typing, as one step
+    EXPECT_EQ(view.committedText(), QStringLiteral("first second"));
+    EXPECT_EQ(view.tentativeText(), QStringLiteral(" thi"));
+    EXPECT_FALSE(view.canUndo());
+    QTest::keyClick(&view, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+    EXPECT_EQ(view.committedText(), QStringLiteral("first typed second"));
 }
 
 TEST(TranscriptJournal, SavesAtomicallyAndLoads) {
@@ -168,6 +220,70 @@ TEST(LivePanel, CopyAndClear) {
     clear->click();
     EXPECT_EQ(panel.transcript()->toPlainText(), QString());
     QTRY_COMPARE_WITH_TIMEOUT(readFile(path), QString(), 3000);
+}
+
+// Clear takes everything away at once; Ctrl+Z brings the text back (words committed since come
+// after it), from the transcript or with the focus still on the Clear button.
+TEST(LivePanel, CtrlZUndoesClear) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("journal.txt"));
+    LivePanel panel;
+    panel.attachJournal(path);
+    showActive(panel);
+    panel.applyUpdate(textUpdate(QStringLiteral("keep these words"), QStringLiteral(" maybe")));
+    auto* clear = panel.findChild<QPushButton*>(QStringLiteral("clearButton"));
+    ASSERT_NE(clear, nullptr);
+    QTest::mouseClick(clear, Qt::LeftButton);
+    EXPECT_EQ(panel.transcript()->toPlainText(), QString());
+    panel.applyUpdate(textUpdate(QStringLiteral(" new"), QString()));
+    QTest::keyClick(panel.transcript(), Qt::Key_Z, Qt::ControlModifier);
+    EXPECT_EQ(panel.transcript()->committedText(), QStringLiteral("keep these words new"));
+    QTRY_COMPARE_WITH_TIMEOUT(readFile(path), QStringLiteral("keep these words new"), 3000);
+
+    QTest::mouseClick(clear, Qt::LeftButton);
+    EXPECT_EQ(panel.transcript()->toPlainText(), QString());
+    clear->setFocus();
+    QTest::keyClick(clear, Qt::Key_Z, Qt::ControlModifier);
+    EXPECT_EQ(panel.transcript()->committedText(), QStringLiteral("keep these words new"));
+}
+
+// The journal follows the cleared transcript, but the cleared text stays on disk beside it for
+// the rest of the session and all of the next one.
+TEST(LivePanel, ClearedTextStaysOnDiskUntilTheSessionAfterNext) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("session-transcript.txt"));
+    const QString cleared = dir.filePath(QStringLiteral("session-transcript.cleared.txt"));
+    const QString previous =
+        dir.filePath(QStringLiteral("session-transcript.cleared-previous.txt"));
+    EXPECT_EQ(TranscriptJournal(path).clearedPath(), cleared);
+    EXPECT_EQ(TranscriptJournal(path).previousClearedPath(), previous);
+    {
+        LivePanel panel;
+        panel.attachJournal(path);
+        panel.applyUpdate(textUpdate(QStringLiteral("notes to self"), QString()));
+        panel.clearTranscript();
+        EXPECT_TRUE(readFile(cleared).contains(QStringLiteral("\nnotes to self\n")))
+            << readFile(cleared).toStdString();
+        QTRY_COMPARE_WITH_TIMEOUT(readFile(path), QString(), 3000);
+        panel.applyUpdate(textUpdate(QStringLiteral("more notes"), QString()));
+        panel.clearTranscript();
+        EXPECT_TRUE(readFile(cleared).contains(QStringLiteral("\nnotes to self\n")));
+        EXPECT_TRUE(readFile(cleared).contains(QStringLiteral("\nmore notes\n")));
+    }
+    {
+        LivePanel next;  // the next session
+        next.attachJournal(path);
+        EXPECT_EQ(next.transcript()->committedText(), QString());
+        EXPECT_TRUE(readFile(previous).contains(QStringLiteral("\nnotes to self\n")));
+        EXPECT_TRUE(readFile(previous).contains(QStringLiteral("\nmore notes\n")));
+        EXPECT_FALSE(QFile::exists(cleared));
+    }
+    LivePanel afterNext;  // cleared nothing in between: the copy is gone
+    afterNext.attachJournal(path);
+    EXPECT_FALSE(QFile::exists(previous));
+    EXPECT_FALSE(QFile::exists(cleared));
 }
 
 TEST(LivePanel, StartStopButtonFollowsTheState) {

@@ -2,10 +2,12 @@
 // with the committed text (saved at once when an update commits, shortly after user edits).
 #include "earshot/ui/live/live_panel.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QKeySequence>
 #include <QLabel>
 #include <QPushButton>
 #include <QTimer>
@@ -55,7 +57,21 @@ LivePanel::LivePanel(QWidget* parent) : QWidget(parent) {
     connect(m_copy, &QPushButton::clicked, this, &LivePanel::copyTranscript);
     m_clear = new QPushButton(tr("C&lear"), this);
     m_clear->setObjectName(QStringLiteral("clearButton"));
+    m_clear->setToolTip(tr("Clear the transcript (Ctrl+Z brings it back)"));
     connect(m_clear, &QPushButton::clicked, this, &LivePanel::clearTranscript);
+    // Undo and redo of the transcript's edits also while the focus is on a button of this page
+    // (Clear, say); in the transcript itself its own key handling does the same.
+    auto* undo = new QAction(tr("Undo"), this);
+    undo->setShortcuts(QKeySequence::Undo);
+    undo->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(undo, &QAction::triggered, m_transcript, &TranscriptView::undoEdit);
+    addAction(undo);
+    auto* redo = new QAction(tr("Redo"), this);
+    redo->setShortcuts(QKeySequence::Redo);
+    redo->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connect(redo, &QAction::triggered, m_transcript, &TranscriptView::redoEdit);
+    addAction(redo);
+
     auto* editRow = new QHBoxLayout;
     editRow->addStretch(1);
     editRow->addWidget(m_copy);
@@ -146,10 +162,22 @@ void LivePanel::copyTranscript() {
     QApplication::clipboard()->setText(m_transcript->committedText());
 }
 
-void LivePanel::clearTranscript() { m_transcript->clearTranscript(); }
+void LivePanel::clearTranscript() {
+    const QString cleared = m_transcript->committedText();
+    if (m_journal && !cleared.isEmpty() && !m_journal->keepCleared(cleared)) {
+        setStatusText(tr("Could not keep a copy of the cleared text: %1; Ctrl+Z still brings it "
+                         "back.")
+                          .arg(m_journal->lastError()));
+    } else if (!cleared.isEmpty()) {
+        setStatusText(tr("Transcript cleared; Ctrl+Z brings it back."));
+    }
+    m_transcript->clearTranscript();
+    m_transcript->setFocus();  // where Ctrl+Z undoes the clear
+}
 
 void LivePanel::attachJournal(const QString& path) {
     m_journal = std::make_unique<TranscriptJournal>(path);
+    m_journal->startSession();
     const QString saved = m_journal->load();
     if (!saved.isEmpty()) {
         m_transcript->setCommittedText(saved);

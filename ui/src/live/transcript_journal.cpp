@@ -1,7 +1,9 @@
 // TranscriptJournal: QSaveFile writes a temporary file and renames it over the journal, so the
-// journal on disk is always a whole transcript, the previous one or the new one.
+// journal on disk is always a whole transcript, the previous one or the new one. Cleared text is
+// appended to a file beside it, which the next session's start moves aside once.
 #include "earshot/ui/live/transcript_journal.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -44,6 +46,55 @@ bool TranscriptJournal::save(const QString& text) {
     }
     m_lastError.clear();
     return true;
+}
+
+namespace {
+// <dir>/<name>.<tag>.<suffix>: "session-transcript.txt" -> "session-transcript.cleared.txt".
+QString besideJournal(const QString& journal, const QString& tag) {
+    const QFileInfo info(journal);
+    const QString suffix = info.suffix();
+    return info.path() + QLatin1Char('/') + info.completeBaseName() + QLatin1Char('.') + tag +
+           (suffix.isEmpty() ? QString() : QLatin1Char('.') + suffix);
+}
+}  // namespace
+
+QString TranscriptJournal::clearedPath() const {
+    return besideJournal(m_path, QStringLiteral("cleared"));
+}
+
+QString TranscriptJournal::previousClearedPath() const {
+    return besideJournal(m_path, QStringLiteral("cleared-previous"));
+}
+
+bool TranscriptJournal::keepCleared(const QString& text) {
+    const QString path = clearedPath();
+    if (!QDir().mkpath(QFileInfo(path).absolutePath())) {
+        m_lastError = QObject::tr("cannot create %1").arg(QFileInfo(path).absolutePath());
+        return false;
+    }
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Append)) {
+        m_lastError = QObject::tr("cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    const QString entry = QStringLiteral("--- cleared %1 ---\n%2\n")
+                              .arg(QDateTime::currentDateTime().toString(Qt::ISODate), text);
+    const QByteArray bytes = entry.toUtf8();
+    if (file.write(bytes) != bytes.size() || !file.flush()) {
+        m_lastError = QObject::tr("cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    m_lastError.clear();
+    return true;
+}
+
+void TranscriptJournal::startSession() {
+    const QString previous = previousClearedPath();
+    QFile::remove(previous);
+    const QString cleared = clearedPath();
+    if (QFile::exists(cleared)) {
+        QFile::rename(cleared, previous);
+    }
 }
 
 }  // namespace earshot::ui

@@ -59,6 +59,7 @@ public slots:
     // Start when stopped, stop when running (the button and the shortcut).
     void toggle();
     void copyTranscript();
+    // Clears the transcript (undoable; a copy of the cleared text goes beside the journal).
     void clearTranscript();
 
 signals:

@@ -3,9 +3,16 @@
 #pragma once
 
 #include <QColor>
+#include <QList>
 #include <QString>
 #include <QTextCharFormat>
 #include <QTextEdit>
+
+class QContextMenuEvent;
+class QDropEvent;
+class QInputMethodEvent;
+class QKeyEvent;
+class QMimeData;
 
 namespace earshot::ui {
 
@@ -20,8 +27,17 @@ public:
     // the user's edits to committed text stay.
     void applyText(const QString& committed, const QString& tentative);
     // Replaces everything with `text` as committed text, no tentative tail (a reopened journal).
+    // Forgets the undo history.
     void setCommittedText(const QString& text);
+    // Removes everything; undoable (undoEdit() brings the committed text back).
     void clearTranscript();
+
+    // The user's edits (typing, paste, drop, clear), undone and redone one at a time; updates
+    // from the model are not steps of their own. Ctrl+Z and Ctrl+Shift+Z in the view.
+    bool canUndo() const { return !m_undo.isEmpty(); }
+    bool canRedo() const { return !m_redo.isEmpty(); }
+    void undoEdit();
+    void redoEdit();
 
     QString committedText() const;  // everything but the tentative tail
     QString tentativeText() const;
@@ -32,17 +48,47 @@ signals:
     // The committed text changed: an update committed words, the user edited, or it was cleared.
     void committedTextChanged();
 
+protected:
+    void keyPressEvent(QKeyEvent* event) override;
+    void inputMethodEvent(QInputMethodEvent* event) override;
+    void insertFromMimeData(const QMimeData* source) override;
+    void dropEvent(QDropEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
+
 private slots:
     void onContentsChange(int position, int charsRemoved, int charsAdded);
-    void recolorCommitted();
+    void repair();
 
 private:
-    int plainLength() const;
+    // One user edit of the committed text: at `position`, `removed` became `inserted`.
+    struct EditStep {
+        int position = 0;
+        QString removed;
+        QString inserted;
+    };
+
+    int committedLength() const { return static_cast<int>(m_text.size()) - m_tentativeLength; }
+    void keepCursorOutOfTail();
+    EditStep committedEdit(int position, int removed, const QString& inserted) const;
+    void recordEdit(const EditStep& step);
+    void replaceCommitted(int position, int length, const QString& text);
+    void applyStep(const EditStep& step);
 
     QTextCharFormat m_committedFormat;
     QTextCharFormat m_tentativeFormat;
-    int m_tentativeLength = 0;  // the tentative tail: the last m_tentativeLength characters
+    // What the transcript holds: the committed text, then the tentative tail (its last
+    // m_tentativeLength characters). The document shows exactly this, except for the moment
+    // between a user edit that reached into the tail and repair().
+    QString m_text;
+    QString m_documentText;  // the document's plain text as of the last change seen
+    int m_tentativeLength = 0;
     bool m_programmatic = false;
+    // A user edit that reached into the tail, waiting for repair() to move it before the tail.
+    bool m_repairPending = false;
+    bool m_repairHintValid = false;
+    EditStep m_repairHint;
+    QList<EditStep> m_undo;
+    QList<EditStep> m_redo;
 };
 
 }  // namespace earshot::ui
