@@ -162,7 +162,7 @@ ui::GraphProvider graph_provider(const model::WhisperBinding& binding) {
 }
 
 QHash<QString, double> call_time_shares(const std::string& entry,
-                                        std::span<const backend::CpuWhisper::StepTiming> timings) {
+                                        std::span<const backend::StepTiming> timings) {
     // Traced once per entry: live updates ask several times a second.
     static std::mutex mutex;
     static std::map<std::string, program::Graph, std::less<>> traced;

@@ -24,11 +24,11 @@ ui::InspectorData inspector_data(const model::WhisperBinding& binding);
 ui::GraphProvider graph_provider(const model::WhisperBinding& binding);
 
 // For each call and loop of `entry`'s graph that the timed steps ran in, by call id: the share
-// (0..1) of the total time of `timings` (CpuWhisper::last_timings()). The steps may come from
+// (0..1) of the total time of `timings` (a backend's last_timings()). The steps may come from
 // other entries too (a live update's listen, prefill and steps, concatenated): those whose scope
 // names no call of `entry` count to the total only, so `encode`'s layers get their share of the
 // whole update. Throws what trace_whisper throws for an unknown entry.
 QHash<QString, double> call_time_shares(const std::string& entry,
-                                        std::span<const backend::CpuWhisper::StepTiming> timings);
+                                        std::span<const backend::StepTiming> timings);
 
 }  // namespace earshot::app

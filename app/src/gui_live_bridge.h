@@ -20,7 +20,7 @@ class QTimer;
 namespace earshot::app {
 
 // The engine's timed steps of one update (listen, prefill, steps), for the inspector's heat.
-using StepTimings = std::vector<backend::CpuWhisper::StepTiming>;
+using StepTimings = std::vector<backend::StepTiming>;
 
 // One controller update as the live panel shows it: text, engine time, delay after the audio it
 // heard (wall_s - audio_end_s) and the running loss counters.

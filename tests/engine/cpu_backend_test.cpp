@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "backend_test_data.h"
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/checkpoint/weight_set.h"
@@ -30,6 +31,8 @@ using earshot::model::WhisperCheckpoint;
 
 namespace {
 
+using namespace earshot::test::backend_data;
+
 // Every comparison is max |got - want| divided by the largest |want| of the compared tensor (a
 // whole [B, A, D] or [B, S, Vocab] against the reference; one [Vocab] logits row otherwise).
 // Backend against reference: measured at most 8.2e-7 over the three shapes below (f32 rounding);
@@ -40,9 +43,6 @@ constexpr double kReferenceTolerance = 1e-5;
 constexpr double kCacheTolerance = 1e-5;
 // A listen that leaves no trace reruns the very same arithmetic as a fresh model (measured 0).
 constexpr double kFreshTolerance = 1e-6;
-// Loud mel frames at the start: a conv that pads on the wrong side or drops the first frame
-// turns these into large errors.
-constexpr int64_t kLoudFrames = 3;
 
 struct Shape {
     std::string name;
@@ -108,86 +108,11 @@ ref::Weights reference_weights(const earshot::checkpoint::WeightSet& set, const 
     return weights;
 }
 
-// mel [B, Mels, Frames]: kLoudFrames loud frames at the start, a gentle ramp after; `variant`
-// gives a clearly different input of the same shape.
-HostTensor test_mel(int64_t batch, const ref::Dims& dims, int variant) {
-    std::vector<float> values;
-    values.reserve(static_cast<size_t>(batch * dims.mels * dims.frames));
-    for (int64_t b = 0; b < batch; ++b) {
-        for (int64_t m = 0; m < dims.mels; ++m) {
-            for (int64_t t = 0; t < dims.frames; ++t) {
-                double v = 0.0;
-                if (t < kLoudFrames) {
-                    v = 4.0 + 0.5 * static_cast<double>((m + t + b + variant) % 3);
-                } else {
-                    v = -1.0 + 2.0 * static_cast<double>(t) / static_cast<double>(dims.frames) -
-                        0.005 * static_cast<double>(m) + 0.2 * static_cast<double>(b) +
-                        0.3 * variant * std::sin(0.1 * static_cast<double>(m + t));
-                }
-                values.push_back(static_cast<float>(v));
-            }
-        }
-    }
-    return HostTensor::f32({batch, dims.mels, dims.frames}, std::move(values));
-}
-
 ref::Array3 to_array(const HostTensor& t) {
     ref::Array3 a(t.dim(0), t.dim(1), t.dim(2));
     const std::span<const float> v = t.f32_values();
     std::copy(v.begin(), v.end(), a.values.begin());
     return a;
-}
-
-// tokens [B, S] drawn uniformly from the vocabulary.
-std::vector<std::vector<int32_t>> random_tokens(int64_t batch, int64_t length, int64_t vocab,
-                                                uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(vocab - 1));
-    std::vector<std::vector<int32_t>> rows(static_cast<size_t>(batch));
-    for (auto& row : rows) {
-        for (int64_t s = 0; s < length; ++s) row.push_back(pick(rng));
-    }
-    return rows;
-}
-
-// tokens [B, end - begin] from columns begin .. end - 1.
-HostTensor token_tensor(const std::vector<std::vector<int32_t>>& rows, int64_t begin, int64_t end) {
-    std::vector<int32_t> values;
-    for (const auto& row : rows)
-        values.insert(values.end(), row.begin() + begin, row.begin() + end);
-    return HostTensor::i32({static_cast<int64_t>(rows.size()), end - begin}, std::move(values));
-}
-
-double max_abs(std::span<const double> values) {
-    double m = 0.0;
-    for (double v : values) m = std::max(m, std::abs(v));
-    return m;
-}
-
-// max |got - want| / max |want|.
-double relative_error(std::span<const float> got, std::span<const double> want) {
-    EXPECT_EQ(got.size(), want.size());
-    double worst = 0.0;
-    for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
-        worst = std::max(worst, std::abs(static_cast<double>(got[i]) - want[i]));
-    }
-    return worst / max_abs(want);
-}
-
-double relative_error(std::span<const float> got, std::span<const float> want) {
-    const std::vector<double> wide(want.begin(), want.end());
-    return relative_error(got, std::span<const double>(wide));
-}
-
-template <typename T>
-int64_t argmax(std::span<const T> row) {
-    return std::max_element(row.begin(), row.end()) - row.begin();
-}
-
-// Row `index` of length `width` from a flat array.
-template <typename T>
-std::span<const T> row_of(std::span<const T> flat, int64_t index, int64_t width) {
-    return flat.subspan(static_cast<size_t>(index * width), static_cast<size_t>(width));
 }
 
 class CpuBackend : public ::testing::TestWithParam<Shape> {
@@ -212,7 +137,7 @@ TEST_P(CpuBackend, EncodeAndDecodeMatchTheReference) {
     CpuWhisper backend(*checkpoint_);
     constexpr int64_t kBatch = 2;
 
-    const HostTensor mel = test_mel(kBatch, dims_, 0);
+    const HostTensor mel = test_mel(kBatch, dims_.mels, dims_.frames, 0);
     const HostTensor audio = backend.encode(mel);  // [2, A, D]
     ASSERT_EQ(audio.shape(), (std::vector<int64_t>{kBatch, dims_.audio_positions(), dims_.d}));
     const ref::Array3 want_audio = reference.encode(to_array(mel));
@@ -239,7 +164,7 @@ TEST_P(CpuBackend, EncodeAndDecodeMatchTheReference) {
 // listen + prefill(P tokens) + steps at P .. MaxTokens - 1 reproduce decode's every position.
 TEST_P(CpuBackend, PrefillAndStepsMatchTheFullDecode) {
     CpuWhisper backend(*checkpoint_, 1);
-    const HostTensor mel = test_mel(1, dims_, 1);
+    const HostTensor mel = test_mel(1, dims_.mels, dims_.frames, 1);
     const HostTensor audio = backend.listen(mel);
     EXPECT_LT(relative_error(audio.f32_values(), backend.encode(mel).f32_values()),
               kCacheTolerance);
@@ -280,8 +205,8 @@ std::vector<HostTensor> cached_run(CpuWhisper& backend, const HostTensor& mel,
 TEST_P(CpuBackend, SecondListenLeavesNoTraceOfTheFirst) {
     const auto first_tokens = random_tokens(1, dims_.max_tokens, dims_.vocab, 7);
     const auto second_tokens = random_tokens(1, dims_.max_tokens, dims_.vocab, 8);
-    const HostTensor first_mel = test_mel(1, dims_, 0);
-    const HostTensor second_mel = test_mel(1, dims_, 2);
+    const HostTensor first_mel = test_mel(1, dims_.mels, dims_.frames, 0);
+    const HostTensor second_mel = test_mel(1, dims_.mels, dims_.frames, 2);
 
     CpuWhisper used(*checkpoint_, 1);
     const auto before = cached_run(used, first_mel, first_tokens);  // fills every slot
@@ -303,7 +228,7 @@ TEST_P(CpuBackend, SecondListenLeavesNoTraceOfTheFirst) {
 // Batch 2 through listen / prefill / step equals two Batch-1 runs, row for row.
 TEST_P(CpuBackend, BatchOfTwoEqualsTwoSingleRuns) {
     const auto tokens = random_tokens(2, dims_.max_tokens, dims_.vocab, 9);
-    const HostTensor mel = test_mel(2, dims_, 1);
+    const HostTensor mel = test_mel(2, dims_.mels, dims_.frames, 1);
     CpuWhisper pair(*checkpoint_, 2);
     ASSERT_EQ(pair.batch(), 2);
     const auto both = cached_run(pair, mel, tokens);
@@ -343,7 +268,7 @@ TEST(CpuBackendSensitivity, SmallChangesInTheReferenceBreakTheComparison) {
     const ref::Weights weights = reference_weights(checkpoint.weights, dims);
     CpuWhisper backend(checkpoint);
 
-    const HostTensor mel = test_mel(2, dims, 0);
+    const HostTensor mel = test_mel(2, dims.mels, dims.frames, 0);
     const HostTensor audio = backend.encode(mel);  // [2, A, D]
     const ref::Array3 mel_array = to_array(mel);
     const auto encoder_error = [&](const ref::Weights& w) {

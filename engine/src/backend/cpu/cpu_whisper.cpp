@@ -10,6 +10,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "../whisper_plans.h"
 #include "cpu_gemv_f16.h"
 #include "cpu_kernels.h"
 #include "earshot/engine/backend/plan.h"
@@ -26,43 +27,29 @@ namespace {
 // Products with at most this many rows read f16 weights directly (memory-bound GEMV).
 constexpr int64_t kHalfWeightRows = 2;
 
-int64_t product(const std::vector<int64_t>& shape, size_t begin = 0, size_t end = SIZE_MAX) {
-    int64_t n = 1;
-    for (size_t i = begin; i < shape.size() && i < end; ++i) n *= shape[i];
-    return n;
-}
-
 using program::shape_str;
 
 }  // namespace
 
 struct CpuWhisper::Impl {
+    explicit Impl(const model::WhisperBinding& bound) : binding(bound), plans(bound) {}
+
     model::WhisperBinding binding;
     int64_t batch = 1;
     std::unordered_map<std::string, std::vector<float>> params;
     std::unordered_map<std::string, std::vector<float>> states;
     // The weights the checkpoint stores as f16, also kept as f16 for single-row products.
     std::unordered_map<std::string, std::vector<uint16_t>> params_f16;
-    std::map<std::string, program::Graph> graphs;  // traced once per entry
-    std::map<std::string, ExecutionPlan> plans;    // planned once per (entry, binding)
-    std::vector<float> arena;                      // intermediates of the running plan
+    WhisperPlans plans;
+    std::vector<float> arena;  // intermediates of the running plan
     std::vector<float> conv_scratch;
     bool profiling = false;
     std::vector<StepTiming> timings;
 
     const ExecutionPlan& plan_for(const std::string& entry, const program::DimValues& extra) {
-        std::string key = entry + " Batch=" + std::to_string(batch);
-        for (const auto& [name, value] : extra) key += " " + name + "=" + std::to_string(value);
-        auto found = plans.find(key);
-        if (found != plans.end()) return found->second;
-        auto graph = graphs.find(entry);
-        if (graph == graphs.end()) graph = graphs.emplace(entry, model::trace_whisper(entry)).first;
-        program::ConcreteBinding values = binding.values;
-        values.dims["Batch"] = batch;
-        for (const auto& [name, value] : extra) values.dims[name] = value;
-        ExecutionPlan plan = build_plan(graph->second, values);
+        const ExecutionPlan& plan = plans.plan(entry, batch, extra);
         check_params(plan);
-        return plans.emplace(key, std::move(plan)).first->second;
+        return plan;
     }
 
     // Every param a plan reads exists with the planned shape (optional ones may be absent).
@@ -71,7 +58,7 @@ struct CpuWhisper::Impl {
             if (slot.kind != SlotKind::param) continue;
             auto found = params.find(slot.path);
             if (found == params.end()) continue;  // absent optional (checked at load)
-            if (static_cast<int64_t>(found->second.size()) != product(slot.shape)) {
+            if (static_cast<int64_t>(found->second.size()) != element_count(slot.shape)) {
                 throw std::runtime_error("parameter " + slot.path + " holds " +
                                          std::to_string(found->second.size()) +
                                          " values, the plan expects " + shape_str(slot.shape));
@@ -81,19 +68,9 @@ struct CpuWhisper::Impl {
 
     // The decoder caches: [Batch, Heads, MaxTokens | Audio, D / Heads] per layer, all zero.
     void allocate_states() {
-        const auto& dims = binding.values.dims;
-        const int64_t heads = dims.at("Heads");
-        const int64_t dh = dims.at("D") / heads;
-        const int64_t audio = model::audio_positions(dims);
         states.clear();
-        for (int64_t layer = 0; layer < dims.at("DecoderLayers"); ++layer) {
-            const std::string prefix = "decoder_layers." + std::to_string(layer) + ".";
-            const auto self = static_cast<size_t>(batch * heads * dims.at("MaxTokens") * dh);
-            const auto cross = static_cast<size_t>(batch * heads * audio * dh);
-            states[prefix + "self_k"].assign(self, 0.0F);
-            states[prefix + "self_v"].assign(self, 0.0F);
-            states[prefix + "cross_k"].assign(cross, 0.0F);
-            states[prefix + "cross_v"].assign(cross, 0.0F);
+        for (const CacheShape& cache : plans.cache_shapes(batch)) {
+            states[cache.path].assign(static_cast<size_t>(cache.elements()), 0.0F);
         }
     }
 
@@ -119,16 +96,7 @@ struct CpuWhisper::Impl {
 
     HostTensor run(const ExecutionPlan& plan, const std::vector<const HostTensor*>& inputs,
                    int32_t pos) {
-        // Inputs match the planned shapes.
-        for (const Slot& slot : plan.slots) {
-            if (slot.kind != SlotKind::input || slot.scalar) continue;
-            const HostTensor& t = *inputs.at(static_cast<size_t>(slot.index));
-            if (t.shape() != slot.shape) {
-                throw std::invalid_argument(plan.entry + ": input " + std::to_string(slot.index) +
-                                            " is " + t.shape_str() + ", expected " +
-                                            shape_str(slot.shape));
-            }
-        }
+        check_inputs(plan, inputs);
         arena.resize(static_cast<size_t>(plan.arena_bytes / 4 + 16));
         auto* base = reinterpret_cast<std::byte*>(arena.data());
         std::vector<void*> ptr(plan.slots.size(), nullptr);
@@ -196,7 +164,7 @@ struct CpuWhisper::Impl {
         const Slot& out_slot = plan.slots[static_cast<size_t>(step.output)];
         void* out_raw = ptr[static_cast<size_t>(step.output)];
         auto* out = static_cast<float*>(out_raw);
-        const int64_t out_n = product(out_slot.shape);
+        const int64_t out_n = element_count(out_slot.shape);
         switch (step.kind) {
             case OpKind::permute:
                 cpu::permute(in(0), out, slot(0).shape, step.axes);
@@ -212,7 +180,7 @@ struct CpuWhisper::Impl {
                 cpu::gelu_erf(in(0), out, out_n);
                 return;
             case OpKind::add:
-                cpu::add(in(0), in(1), out, out_n, product(slot(1).shape));
+                cpu::add(in(0), in(1), out, out_n, element_count(slot(1).shape));
                 return;
             case OpKind::layer_norm: {
                 const int64_t d = slot(0).shape.back();
@@ -227,7 +195,7 @@ struct CpuWhisper::Impl {
             case OpKind::linear: {
                 const int64_t k = slot(0).shape.back();
                 const int64_t n = slot(1).shape.at(0);
-                const int64_t m = product(slot(0).shape) / k;
+                const int64_t m = element_count(slot(0).shape) / k;
                 const float* bias = step.inputs.size() > 2 ? in(2) : nullptr;
                 // A decoder step streams every weight once per token: read the f16 copy.
                 auto half = m <= kHalfWeightRows ? params_f16.find(slot(1).path) : params_f16.end();
@@ -261,7 +229,7 @@ struct CpuWhisper::Impl {
             }
             case OpKind::embedding: {
                 const auto& ts = slot(1).shape;  // [V, H]
-                cpu::embedding(in_i32(0), in(1), out, product(slot(0).shape), ts[0], ts[1]);
+                cpu::embedding(in_i32(0), in(1), out, element_count(slot(0).shape), ts[0], ts[1]);
                 return;
             }
             case OpKind::slice_rows: {
@@ -281,8 +249,8 @@ struct CpuWhisper::Impl {
                 const auto& xs = slot(0).shape;
                 const int64_t axis = step.ints.at("axis");
                 const int64_t index = step.ints.at("index");
-                const int64_t outer = product(xs, 0, static_cast<size_t>(axis));
-                const int64_t inner = product(xs, static_cast<size_t>(axis) + 1);
+                const int64_t outer = element_count(xs, 0, static_cast<size_t>(axis));
+                const int64_t inner = element_count(xs, static_cast<size_t>(axis) + 1);
                 const int64_t n = xs[static_cast<size_t>(axis)];
                 for (int64_t o = 0; o < outer; ++o) {
                     std::memcpy(out + o * inner, in(0) + (o * n + index) * inner,
@@ -327,8 +295,8 @@ struct CpuWhisper::Impl {
                                             std::to_string(start + vs[axis] - 1) +
                                             " of a cache with " + std::to_string(ss[axis]));
                 }
-                const int64_t outer = product(ss, 0, axis);
-                const int64_t inner = product(ss, axis + 1);
+                const int64_t outer = element_count(ss, 0, axis);
+                const int64_t inner = element_count(ss, axis + 1);
                 auto* state = static_cast<float*>(out_raw);
                 for (int64_t o = 0; o < outer; ++o) {
                     std::memcpy(state + (o * ss[axis] + start) * inner,
@@ -349,13 +317,12 @@ struct CpuWhisper::Impl {
 };
 
 CpuWhisper::CpuWhisper(const model::WhisperCheckpoint& checkpoint, int64_t batch)
-    : impl_(std::make_unique<Impl>()) {
+    : impl_(std::make_unique<Impl>(checkpoint.binding)) {
     if (batch < 1) throw std::invalid_argument("batch must be at least 1");
-    impl_->binding = checkpoint.binding;
     impl_->batch = batch;
     impl_->binding.values.dims["Batch"] = batch;
     for (const auto& weight : checkpoint.weights.weights()) {
-        std::vector<float> values(static_cast<size_t>(product(weight.shape)));
+        std::vector<float> values(static_cast<size_t>(element_count(weight.shape)));
         checkpoint::convert_to_f32(weight, values);
         impl_->params.emplace(weight.path, std::move(values));
         if (weight.dtype == checkpoint::WeightDType::f16 && weight.shape.size() == 2) {
@@ -393,23 +360,10 @@ CpuWhisper& CpuWhisper::operator=(CpuWhisper&&) noexcept = default;
 
 void CpuWhisper::set_profiling(bool on) { impl_->profiling = on; }
 
-const std::vector<CpuWhisper::StepTiming>& CpuWhisper::last_timings() const {
-    return impl_->timings;
-}
+const std::vector<StepTiming>& CpuWhisper::last_timings() const { return impl_->timings; }
 
 const model::WhisperBinding& CpuWhisper::binding() const { return impl_->binding; }
 int64_t CpuWhisper::batch() const { return impl_->batch; }
-
-namespace {
-
-void require_rank(const HostTensor& t, size_t rank, const char* what) {
-    if (t.shape().size() != rank) {
-        throw std::invalid_argument(std::string(what) + " must have rank " + std::to_string(rank) +
-                                    ", got " + t.shape_str());
-    }
-}
-
-}  // namespace
 
 HostTensor CpuWhisper::encode(const HostTensor& mel) {
     require_rank(mel, 3, "encode: mel [B, Mels, Frames]");

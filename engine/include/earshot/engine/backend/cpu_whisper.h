@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "earshot/engine/backend/host_tensor.h"
+#include "earshot/engine/backend/step_timing.h"
 #include "earshot/engine/model/whisper_binding.h"
 
 namespace earshot::model {
@@ -50,11 +51,6 @@ public:
 
     // Time spent in each step of the last call, when profiling is on: the op and the call scope
     // it ran in (`encoder_layers.2.forward > self_attn.forward`). Measured, not estimated.
-    struct StepTiming {
-        std::string scope;
-        std::string op;
-        double ms = 0.0;
-    };
     void set_profiling(bool on);
     const std::vector<StepTiming>& last_timings() const;
 

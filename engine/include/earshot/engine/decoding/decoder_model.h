@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
-#include "earshot/engine/backend/cpu_whisper.h"
+#include "earshot/engine/backend/backend_choice.h"
 #include "earshot/engine/backend/host_tensor.h"
+#include "earshot/engine/backend/step_timing.h"
 
 namespace earshot::model {
 struct WhisperCheckpoint;
@@ -24,6 +26,9 @@ public:
     virtual int64_t max_tokens() const = 0;  // decoder positions (448)
     virtual int64_t mels() const = 0;        // a window is mel [1, mels, frames]
     virtual int64_t frames() const = 0;
+    // What runs it, for people: "CPU", "CUDA (NVIDIA H200)"; empty for models that are no
+    // backend (test doubles).
+    virtual std::string backend_name() const { return {}; }
 
     // Encodes one window and fills the cross caches; afterwards there is one token row.
     virtual void listen(const backend::HostTensor& mel) = 0;
@@ -37,16 +42,33 @@ public:
     // Self-attention caches: row i takes the contents of row source_rows[i] (beam reordering).
     virtual void reorder(std::span<const int64_t> source_rows) = 0;
 
-    // Profiling, for backends that time their steps (the CPU backend): while on, the timed steps
-    // of every listen, prefill and step are kept until take_step_timings(). Off by default;
-    // backends without it ignore it and report nothing.
+    // Profiling, for backends that time their steps (CPU: host clock; CUDA: events): while on, the
+    // timed steps of every listen, prefill and step are kept until take_step_timings(). Off by
+    // default; backends without it ignore it and report nothing.
     virtual void set_profiling(bool /*on*/) {}
     // The steps timed since the last take, oldest first (e.g. one live update's listen, prefill
     // and steps), each with the call scope it ran in; empty when profiling is off.
-    virtual std::vector<backend::CpuWhisper::StepTiming> take_step_timings() { return {}; }
+    virtual std::vector<backend::StepTiming> take_step_timings() { return {}; }
 };
 
 // The CPU backend as a DecoderModel.
 std::unique_ptr<DecoderModel> make_cpu_decoder_model(const model::WhisperCheckpoint& checkpoint);
+
+// The CUDA backend as a DecoderModel on `device`; throws backend::CudaError saying what is
+// missing (module, driver, device, memory for `model_name`).
+std::unique_ptr<DecoderModel> make_cuda_decoder_model(const model::WhisperCheckpoint& checkpoint,
+                                                      int device = 0,
+                                                      const std::string& model_name = "the model");
+
+// A decoder model on the backend the user chose. `automatic` tries CUDA and falls back to the
+// CPU, saying why in `fallback_reason` (one line; empty when nothing fell back). `cuda` throws
+// backend::CudaError instead of falling back.
+struct ChosenDecoderModel {
+    std::unique_ptr<DecoderModel> model;
+    std::string fallback_reason;
+};
+ChosenDecoderModel make_decoder_model(const model::WhisperCheckpoint& checkpoint,
+                                      backend::BackendChoice choice,
+                                      const std::string& model_name = "the model");
 
 }  // namespace earshot::decoding

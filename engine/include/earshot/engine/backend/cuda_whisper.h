@@ -1,0 +1,58 @@
+// CudaWhisper: the CUDA backend running the traced Whisper program, the same plans as CpuWhisper
+// executed by the CUDA module (loaded at run time): f16 weights on tensor cores with f32
+// accumulation, the arena, caches and encoder output resident on the device.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "earshot/engine/backend/cuda_devices.h"
+#include "earshot/engine/backend/host_tensor.h"
+#include "earshot/engine/backend/step_timing.h"
+#include "earshot/engine/model/whisper_binding.h"
+
+namespace earshot::model {
+struct WhisperCheckpoint;
+}
+
+namespace earshot::backend {
+
+class CudaWhisper {
+public:
+    // Uploads every weight to device `device`. Throws CudaError (module, driver, device, memory;
+    // out of memory names `model_name` and how much it needed).
+    CudaWhisper(const model::WhisperCheckpoint& checkpoint, int64_t batch = 1, int device = 0,
+                const std::string& model_name = "the model");
+    ~CudaWhisper();
+    CudaWhisper(CudaWhisper&&) noexcept;
+    CudaWhisper& operator=(CudaWhisper&&) noexcept;
+
+    const model::WhisperBinding& binding() const;
+    int64_t batch() const;
+    const CudaDevice& device() const;
+
+    // The same entries as CpuWhisper, with the same shapes and errors.
+    HostTensor encode(const HostTensor& mel);                              // -> [B, A, D]
+    HostTensor decode(const HostTensor& tokens, const HostTensor& audio);  // -> [B, S, Vocab]
+    HostTensor listen(const HostTensor& mel);                              // -> [Batch, A, D]
+    // listen without copying the audio states back to the host (the decoder model's use).
+    void listen_on_device(const HostTensor& mel);
+    HostTensor prefill(const HostTensor& tokens);           // -> [Batch, Vocab]
+    HostTensor step(const HostTensor& token, int32_t pos);  // -> [Batch, Vocab]
+
+    void resize_batch(int64_t batch);
+    void expand_batch(int64_t rows);
+    void reorder_batch(std::span<const int64_t> source_rows);
+
+    // Per-step times of the last call from CUDA events, when profiling is on.
+    void set_profiling(bool on);
+    const std::vector<StepTiming>& last_timings() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace earshot::backend

@@ -1,0 +1,259 @@
+// CudaWhisper's host side: the module and device chosen, weights converted and uploaded once in
+// the storage the plans read them in, inputs and positions checked as the CPU backend checks
+// them, plans prepared once and run on the device. No CUDA header is needed here.
+#include "earshot/engine/backend/cuda_whisper.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "../whisper_plans.h"
+#include "device_module.h"
+#include "earshot/engine/checkpoint/half_float.h"
+#include "earshot/engine/checkpoint/weight_set.h"
+#include "earshot/engine/model/whisper_checkpoint.h"
+#include "module_loader.h"
+
+namespace earshot::backend {
+
+using program::OpKind;
+
+namespace {
+
+// How the plans read each parameter: f16 for GEMM weights and the embedding table, f32 for the
+// rest. Read from the plans themselves, so a new op or parameter cannot be missed.
+struct ParamUse {
+    bool f16 = false;
+    bool f32 = false;
+};
+
+void collect_uses(const ExecutionPlan& plan, std::map<std::string, ParamUse>& uses) {
+    for (const PlanStep& step : plan.steps) {
+        for (size_t i = 0; i < step.inputs.size(); ++i) {
+            const Slot& slot = plan.slots[static_cast<size_t>(step.inputs[i])];
+            if (slot.kind != SlotKind::param) continue;
+            ParamUse& use = uses[slot.path];
+            (cuda::reads_param_as_f16(step.kind, i) ? use.f16 : use.f32) = true;
+        }
+    }
+}
+
+}  // namespace
+
+struct CudaWhisper::Impl {
+    explicit Impl(const model::WhisperBinding& bound) : binding(bound), plans(bound) {}
+
+    model::WhisperBinding binding;
+    int64_t batch = 1;
+    CudaDevice device;
+    WhisperPlans plans;
+    std::unique_ptr<cuda::DeviceModel> model;
+    std::set<std::string> params;                  // paths uploaded
+    std::map<const ExecutionPlan*, int> prepared;  // plan -> the module's handle
+    bool profiling = false;
+    std::vector<StepTiming> timings;
+
+    const ExecutionPlan& plan_for(const std::string& entry, const program::DimValues& extra) {
+        return plans.plan(entry, batch, extra);
+    }
+
+    void upload(const model::WhisperCheckpoint& checkpoint) {
+        std::map<std::string, ParamUse> uses;
+        collect_uses(plan_for("listen", {}), uses);
+        collect_uses(plan_for("prefill", {{"S", 1}}), uses);
+        collect_uses(plan_for("step", {}), uses);
+        for (const auto& weight : checkpoint.weights.weights()) {
+            auto use = uses.find(weight.path);
+            if (use == uses.end()) continue;  // read by no entry
+            std::vector<float> values(static_cast<size_t>(weight.element_count()));
+            checkpoint::convert_to_f32(weight, values);
+            // Exact for f16 checkpoints; bf16 and f32 ones round to nearest even here.
+            std::vector<uint16_t> half(use->second.f16 ? values.size() : 0);
+            std::transform(values.begin(),
+                           values.begin() + static_cast<std::ptrdiff_t>(half.size()), half.begin(),
+                           checkpoint::f32_to_f16);
+            cuda::HostParam param;
+            param.path = weight.path;
+            param.elements = static_cast<int64_t>(values.size());
+            param.f16 = use->second.f16 ? half.data() : nullptr;
+            param.f32 = use->second.f32 ? values.data() : nullptr;
+            model->add_param(param);
+            params.insert(weight.path);
+        }
+    }
+
+    void allocate_states() {
+        std::vector<cuda::StateSpec> states;
+        for (const CacheShape& cache : plans.cache_shapes(batch)) {
+            states.push_back({cache.path, cache.elements()});
+        }
+        model->set_states(states);
+    }
+
+    void gather_rows(std::span<const int64_t> source, int64_t rows) {
+        for (int64_t from : source) {
+            if (from < 0 || from >= batch) {
+                throw std::out_of_range("row " + std::to_string(from) + " of a batch of " +
+                                        std::to_string(batch));
+            }
+        }
+        model->gather_rows(source, batch, rows);
+        batch = rows;
+        binding.values.dims["Batch"] = rows;
+    }
+
+    // The checks the CPU kernels make while running, made before anything is launched: token
+    // ids inside the vocabulary, positions inside the tables and caches.
+    void check_values(const ExecutionPlan& plan, const std::vector<const HostTensor*>& inputs,
+                      int32_t pos) const {
+        for (const PlanStep& step : plan.steps) {
+            const Slot& first = plan.slots[static_cast<size_t>(step.inputs.at(0))];
+            if (step.kind == OpKind::embedding && first.kind == SlotKind::input) {
+                const int64_t vocab = plan.slots[static_cast<size_t>(step.inputs.at(1))].shape[0];
+                for (int32_t id : inputs.at(static_cast<size_t>(first.index))->i32_values()) {
+                    if (id < 0 || id >= vocab) {
+                        throw std::out_of_range("token id " + std::to_string(id) +
+                                                " is outside [0, " + std::to_string(vocab) + ")");
+                    }
+                }
+            }
+            if (step.kind == OpKind::slice_rows && step.inputs.size() > 1) {
+                const int64_t rows = first.shape[0];
+                const int64_t length = step.ints.at("length");
+                if (pos < 0 || pos + length > rows) {
+                    throw std::out_of_range(plan.entry + ": position " + std::to_string(pos) +
+                                            " + " + std::to_string(length) + " is outside the " +
+                                            std::to_string(rows) + " positions of the table");
+                }
+            }
+            if (step.kind == OpKind::write_at) {
+                const auto axis = static_cast<size_t>(step.ints.at("axis"));
+                const int64_t size = first.shape[axis];
+                const int64_t count =
+                    plan.slots[static_cast<size_t>(step.inputs.at(1))].shape[axis];
+                if (pos < 0 || pos + count > size) {
+                    throw std::out_of_range(plan.entry + ": writing positions " +
+                                            std::to_string(pos) + " .. " +
+                                            std::to_string(pos + count - 1) + " of a cache with " +
+                                            std::to_string(size));
+                }
+            }
+        }
+    }
+
+    HostTensor run(const ExecutionPlan& plan, const std::vector<const HostTensor*>& inputs,
+                   int32_t pos, bool copy_output) {
+        check_inputs(plan, inputs);
+        check_values(plan, inputs, pos);
+        auto found = prepared.find(&plan);
+        if (found == prepared.end()) found = prepared.emplace(&plan, model->prepare(plan)).first;
+        std::vector<cuda::HostInput> host(inputs.size());
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            const HostTensor& t = *inputs[i];
+            host[i].data = t.kind() == HostTensor::Kind::f32
+                               ? static_cast<const void*>(t.f32_values().data())
+                               : static_cast<const void*>(t.i32_values().data());
+            host[i].size_bytes = t.numel() * 4;
+        }
+        const Slot& out = plan.slots.at(static_cast<size_t>(plan.outputs.at(0)));
+        HostTensor result = copy_output ? HostTensor::f32(out.shape) : HostTensor();
+        std::vector<double> step_ms;
+        model->run(found->second, host, pos, copy_output ? result.f32_values().data() : nullptr,
+                   copy_output ? out.size_bytes : 0, profiling ? &step_ms : nullptr);
+        timings.clear();
+        if (profiling) {
+            for (size_t s = 0; s < plan.steps.size() && s < step_ms.size(); ++s) {
+                timings.push_back({plan.steps[s].scope,
+                                   std::string(program::op_kind_name(plan.steps[s].kind)),
+                                   step_ms[s]});
+            }
+        }
+        return result;
+    }
+};
+
+CudaWhisper::CudaWhisper(const model::WhisperCheckpoint& checkpoint, int64_t batch, int device,
+                         const std::string& model_name)
+    : impl_(std::make_unique<Impl>(checkpoint.binding)) {
+    if (batch < 1) throw std::invalid_argument("batch must be at least 1");
+    cuda::Module& module = cuda::load_module();
+    const std::vector<CudaDevice> devices = module.devices();
+    if (device < 0 || device >= static_cast<int>(devices.size())) {
+        throw CudaError(CudaErrorKind::no_device,
+                        "CUDA device " + std::to_string(device) + " does not exist (" +
+                            std::to_string(devices.size()) + " device(s) present)");
+    }
+    impl_->device = devices[static_cast<size_t>(device)];
+    impl_->batch = batch;
+    impl_->binding.values.dims["Batch"] = batch;
+    impl_->model = module.open(device, model_name);
+    impl_->upload(checkpoint);
+    impl_->allocate_states();
+}
+
+CudaWhisper::~CudaWhisper() = default;
+CudaWhisper::CudaWhisper(CudaWhisper&&) noexcept = default;
+CudaWhisper& CudaWhisper::operator=(CudaWhisper&&) noexcept = default;
+
+const model::WhisperBinding& CudaWhisper::binding() const { return impl_->binding; }
+int64_t CudaWhisper::batch() const { return impl_->batch; }
+const CudaDevice& CudaWhisper::device() const { return impl_->device; }
+
+void CudaWhisper::resize_batch(int64_t batch) {
+    if (batch < 1) throw std::invalid_argument("batch must be at least 1");
+    impl_->batch = batch;
+    impl_->binding.values.dims["Batch"] = batch;
+    impl_->allocate_states();
+}
+
+void CudaWhisper::expand_batch(int64_t rows) {
+    if (rows < 1) throw std::invalid_argument("batch must be at least 1");
+    const std::vector<int64_t> source(static_cast<size_t>(rows), 0);
+    impl_->gather_rows(source, rows);
+}
+
+void CudaWhisper::reorder_batch(std::span<const int64_t> source_rows) {
+    if (static_cast<int64_t>(source_rows.size()) != impl_->batch) {
+        throw std::invalid_argument("reorder_batch needs one source row per row of the batch");
+    }
+    impl_->gather_rows(source_rows, impl_->batch);
+}
+
+void CudaWhisper::set_profiling(bool on) { impl_->profiling = on; }
+const std::vector<StepTiming>& CudaWhisper::last_timings() const { return impl_->timings; }
+
+HostTensor CudaWhisper::encode(const HostTensor& mel) {
+    require_rank(mel, 3, "encode: mel [B, Mels, Frames]");
+    return impl_->run(impl_->plan_for("encode", {{"B", mel.dim(0)}}), {&mel}, 0, true);
+}
+
+HostTensor CudaWhisper::decode(const HostTensor& tokens, const HostTensor& audio) {
+    require_rank(tokens, 2, "decode: tokens [B, S]");
+    require_rank(audio, 3, "decode: audio [B, A, D]");
+    const auto& plan = impl_->plan_for(
+        "decode", {{"B", tokens.dim(0)}, {"S", tokens.dim(1)}, {"A", audio.dim(1)}});
+    return impl_->run(plan, {&tokens, &audio}, 0, true);
+}
+
+HostTensor CudaWhisper::listen(const HostTensor& mel) {
+    require_rank(mel, 3, "listen: mel [Batch, Mels, Frames]");
+    return impl_->run(impl_->plan_for("listen", {}), {&mel}, 0, true);
+}
+
+void CudaWhisper::listen_on_device(const HostTensor& mel) {
+    require_rank(mel, 3, "listen: mel [Batch, Mels, Frames]");
+    impl_->run(impl_->plan_for("listen", {}), {&mel}, 0, false);
+}
+
+HostTensor CudaWhisper::prefill(const HostTensor& tokens) {
+    require_rank(tokens, 2, "prefill: tokens [Batch, S]");
+    return impl_->run(impl_->plan_for("prefill", {{"S", tokens.dim(1)}}), {&tokens}, 0, true);
+}
+
+HostTensor CudaWhisper::step(const HostTensor& token, int32_t pos) {
+    require_rank(token, 2, "step: token [Batch, 1]");
+    return impl_->run(impl_->plan_for("step", {}), {&token}, pos, true);
+}
+
+}  // namespace earshot::backend

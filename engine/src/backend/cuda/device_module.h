@@ -1,0 +1,89 @@
+// The boundary between the engine and the CUDA module (libearshot_cuda.so), which the engine
+// loads with dlopen only when CUDA is asked for: the module executes ExecutionPlans that the
+// engine traced and planned (shape logic stays on this side), on weights and caches it keeps on
+// one device. Both sides are built by the same compiler from this header; the version guards it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "earshot/engine/backend/cuda_devices.h"
+#include "earshot/engine/backend/plan.h"
+
+namespace earshot::backend::cuda {
+
+// Bumped whenever anything in this header changes.
+inline constexpr int kModuleAbiVersion = 1;
+// extern "C" Module* earshot_cuda_module(int abi_version): nullptr on a version mismatch.
+inline constexpr const char* kModuleEntryName = "earshot_cuda_module";
+inline constexpr const char* kModuleFileName = "libearshot_cuda.so";
+
+// A parameter as the plans read it: GEMM weights (linear and conv1d weights, the embedding
+// table) as f16, everything else (biases, norms, positions) as f32; a parameter read both ways
+// has both copies.
+struct HostParam {
+    std::string path;
+    int64_t elements = 0;
+    const uint16_t* f16 = nullptr;  // IEEE half bits, or null
+    const float* f32 = nullptr;     // or null
+};
+
+// Whether step input `input` of an op reads its parameter as f16 (the GEMM weight of linear and
+// conv1d, the table of embedding); every other parameter read is f32.
+inline bool reads_param_as_f16(program::OpKind kind, size_t input) {
+    return input == 1 && (kind == program::OpKind::linear || kind == program::OpKind::conv1d ||
+                          kind == program::OpKind::embedding);
+}
+
+// A state tensor (decoder cache), zero-filled: `elements` f32 values, `batch` rows.
+struct StateSpec {
+    std::string path;
+    int64_t elements = 0;
+};
+
+// A host input of a run, in the plan's input order; scalars (pos) are passed separately.
+struct HostInput {
+    const void* data = nullptr;
+    int64_t size_bytes = 0;
+};
+
+// One model's weights, caches and workspace on one device. Calls come from one thread at a time.
+class DeviceModel {
+public:
+    virtual ~DeviceModel() = default;
+
+    virtual void add_param(const HostParam& param) = 0;
+    // Replaces every state with zeros of the given sizes.
+    virtual void set_states(const std::vector<StateSpec>& states) = 0;
+    // Every state becomes `rows` rows of its current per-row size, row r copying row source[r]
+    // of a batch of `batch` rows (expand: source all zero; reorder: a permutation).
+    virtual void gather_rows(std::span<const int64_t> source, int64_t batch, int64_t rows) = 0;
+
+    // Checks that every param and state the plan reads is present with its planned size and
+    // makes room for its arena, scratch and inputs (allocation happens here, never in run).
+    // `plan` must stay alive and unchanged while the returned handle is used.
+    virtual int prepare(const ExecutionPlan& plan) = 0;
+    // Runs a prepared plan: inputs uploaded, every step launched on the model's stream, the
+    // first output copied to `output` (when not null) and the stream synchronised once. With
+    // `step_ms` not null each step is timed with CUDA events (one value per plan step).
+    virtual void run(int handle, std::span<const HostInput> inputs, int32_t pos, void* output,
+                     int64_t output_bytes, std::vector<double>* step_ms) = 0;
+
+    virtual int64_t device_bytes() const = 0;  // everything this model holds on the device
+};
+
+class Module {
+public:
+    virtual ~Module() = default;
+    // Throws CudaError (no driver, driver too old, no device).
+    virtual std::vector<CudaDevice> devices() = 0;
+    // Throws CudaError (bad index, no kernel image for the device, cuBLAS setup).
+    virtual std::unique_ptr<DeviceModel> open(int device, const std::string& model_name) = 0;
+};
+
+using ModuleEntry = Module* (*)(int abi_version);
+
+}  // namespace earshot::backend::cuda

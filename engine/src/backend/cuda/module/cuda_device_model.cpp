@@ -1,0 +1,483 @@
+// CudaDeviceModel: uploads, the workspace layout of each prepared plan, and the step interpreter.
+#include "cuda_device_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "kernels.h"
+
+namespace earshot::backend::cuda {
+
+using program::OpKind;
+
+namespace {
+
+constexpr int64_t kAlignBytes = 256;
+
+int64_t align_up(int64_t n) { return (n + kAlignBytes - 1) / kAlignBytes * kAlignBytes; }
+
+int64_t count(const std::vector<int64_t>& shape, size_t begin = 0, size_t end = SIZE_MAX) {
+    int64_t n = 1;
+    for (size_t i = begin; i < shape.size() && i < end; ++i) n *= shape[i];
+    return n;
+}
+
+// The attention operands in scratch: q, k, v as f16, scores f32, probabilities f16.
+struct AttentionScratch {
+    int64_t q16 = 0, k16 = 0, v16 = 0, scores = 0, probs = 0, total = 0;
+};
+
+AttentionScratch attention_scratch(int64_t bh, int64_t q_len, int64_t k_len, int64_t dh) {
+    AttentionScratch s;
+    s.q16 = 0;
+    s.k16 = s.q16 + align_up(bh * q_len * dh * 2);
+    s.v16 = s.k16 + align_up(bh * k_len * dh * 2);
+    s.scores = s.v16 + align_up(bh * k_len * dh * 2);
+    s.probs = s.scores + align_up(bh * q_len * k_len * 4);
+    s.total = s.probs + align_up(bh * q_len * k_len * 2);
+    return s;
+}
+
+}  // namespace
+
+CudaDeviceModel::CudaDeviceModel(int device, std::string model_name)
+    : device_(device), model_name_(std::move(model_name)) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    CUBLAS_CHECK(cublasCreate(&cublas_));
+    CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
+}
+
+CudaDeviceModel::~CudaDeviceModel() {
+    cudaSetDevice(device_);
+    cudaStreamSynchronize(stream_);
+    for (Prepared& prepared : prepared_) {
+        for (cudaEvent_t event : prepared.events) cudaEventDestroy(event);
+    }
+    params_.clear();
+    states_.clear();
+    workspace_.reset();
+    if (cublas_ != nullptr) cublasDestroy(cublas_);
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+void CudaDeviceModel::add_param(const HostParam& param) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    Param stored;
+    stored.elements = param.elements;
+    if (param.f16 != nullptr) {
+        stored.f16 = DeviceBuffer(param.elements * 2, param.path + " (f16)", model_name_);
+        CUDA_CHECK(cudaMemcpy(stored.f16.get(), param.f16, static_cast<size_t>(param.elements * 2),
+                              cudaMemcpyHostToDevice));
+    }
+    if (param.f32 != nullptr) {
+        stored.f32 = DeviceBuffer(param.elements * 4, param.path, model_name_);
+        CUDA_CHECK(cudaMemcpy(stored.f32.get(), param.f32, static_cast<size_t>(param.elements * 4),
+                              cudaMemcpyHostToDevice));
+    }
+    params_[param.path] = std::move(stored);
+}
+
+void CudaDeviceModel::set_states(const std::vector<StateSpec>& states) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    states_.clear();
+    for (const StateSpec& spec : states) {
+        State state;
+        state.elements = spec.elements;
+        state.values = DeviceBuffer(spec.elements * 4, "the cache " + spec.path, model_name_);
+        CUDA_CHECK(cudaMemsetAsync(state.values.get(), 0, static_cast<size_t>(spec.elements * 4),
+                                   stream_));
+        states_[spec.path] = std::move(state);
+    }
+}
+
+void CudaDeviceModel::gather_rows(std::span<const int64_t> source, int64_t batch, int64_t rows) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    for (auto& [path, state] : states_) {
+        const int64_t row_bytes = state.elements / batch * 4;
+        if (rows != batch || state.spare.bytes() != state.values.bytes()) {
+            // A new row count (expand) allocates; reordering reuses the spare from then on.
+            CUDA_CHECK(cudaStreamSynchronize(stream_));
+            state.spare = DeviceBuffer(row_bytes * rows, "the cache " + path, model_name_);
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+            CUDA_CHECK(cudaMemcpyAsync(
+                state.spare.as<std::byte>() + r * row_bytes,
+                state.values.as<std::byte>() + source[static_cast<size_t>(r)] * row_bytes,
+                static_cast<size_t>(row_bytes), cudaMemcpyDeviceToDevice, stream_));
+        }
+        std::swap(state.values, state.spare);
+        state.elements = row_bytes / 4 * rows;
+    }
+}
+
+int64_t CudaDeviceModel::scratch_bytes(const ExecutionPlan& plan, const PlanStep& step) {
+    auto shape = [&](size_t i) -> const std::vector<int64_t>& {
+        return plan.slots[static_cast<size_t>(step.inputs.at(i))].shape;
+    };
+    switch (step.kind) {
+        case OpKind::linear:
+            return align_up(count(shape(0)) * 2);
+        case OpKind::conv1d: {
+            const auto& out =
+                plan.slots[static_cast<size_t>(step.output)].shape;  // [B, Lout, Cout]
+            const auto& ws = shape(1);                               // [Cout, Cin, K]
+            return align_up(out[0] * out[1] * ws[1] * ws[2] * 2);
+        }
+        case OpKind::attention: {
+            const auto& qs = shape(0);  // [B, H, Q, Dh]
+            const auto& ks = shape(1);  // [B, H, K, Dh]
+            return attention_scratch(qs[0] * qs[1], qs[2], ks[2], qs[3]).total;
+        }
+        default:
+            return 0;
+    }
+}
+
+int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    Prepared prepared;
+    prepared.plan = &plan;
+    prepared.params.resize(plan.steps.size());
+    int64_t scratch = 0;
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+        const PlanStep& step = plan.steps[s];
+        scratch = std::max(scratch, scratch_bytes(plan, step));
+        prepared.params[s].assign(step.inputs.size(), nullptr);
+        for (size_t i = 0; i < step.inputs.size(); ++i) {
+            const Slot& slot = plan.slots[static_cast<size_t>(step.inputs[i])];
+            if (slot.kind == SlotKind::state && states_.count(slot.path) == 0) {
+                throw std::logic_error(plan.entry + " reads the cache " + slot.path +
+                                       ", which the CUDA model does not hold");
+            }
+            if (slot.kind != SlotKind::param) continue;
+            auto found = params_.find(slot.path);
+            if (found == params_.end()) continue;  // an absent optional parameter (a bias)
+            const bool half = reads_param_as_f16(step.kind, i);
+            const DeviceBuffer& buffer = half ? found->second.f16 : found->second.f32;
+            if (buffer.get() == nullptr || found->second.elements != count(slot.shape)) {
+                throw std::logic_error("parameter " + slot.path + " is not on the device as " +
+                                       (half ? "f16" : "f32") + " with " +
+                                       std::to_string(count(slot.shape)) + " values");
+            }
+            prepared.params[s][i] = buffer.get();
+        }
+    }
+    int64_t top = align_up(plan.arena_bytes);
+    prepared.scratch_offset = top;
+    top += scratch;
+    for (const Slot& slot : plan.slots) {
+        if (slot.kind != SlotKind::input) continue;
+        const auto index = static_cast<size_t>(slot.index);
+        if (prepared.input_offsets.size() <= index) prepared.input_offsets.resize(index + 1, -1);
+        if (slot.scalar) continue;
+        prepared.input_offsets[index] = top;
+        top += align_up(slot.size_bytes);
+    }
+    prepared.pos_offset = top;
+    top += kAlignBytes;
+    if (top > workspace_.bytes()) {
+        // One workspace serves every plan (they run one at a time on one stream); it grows here,
+        // when a plan is first prepared, and never while a plan runs.
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        workspace_.reset();
+        workspace_ = DeviceBuffer(top, "the " + plan.entry + " workspace", model_name_);
+    }
+    prepared_.push_back(std::move(prepared));
+    return static_cast<int>(prepared_.size() - 1);
+}
+
+void CudaDeviceModel::run(int handle, std::span<const HostInput> inputs, int32_t pos, void* output,
+                          int64_t output_bytes, std::vector<double>* step_ms) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    Prepared& prepared = prepared_.at(static_cast<size_t>(handle));
+    const ExecutionPlan& plan = *prepared.plan;
+    auto* base = workspace_.as<std::byte>();
+    std::vector<void*> ptr(plan.slots.size(), nullptr);
+    for (size_t s = 0; s < plan.slots.size(); ++s) {
+        const Slot& slot = plan.slots[s];
+        switch (slot.kind) {
+            case SlotKind::input: {
+                if (slot.scalar) {
+                    ptr[s] = base + prepared.pos_offset;
+                    break;
+                }
+                const auto index = static_cast<size_t>(slot.index);
+                const HostInput& input = inputs[index];
+                if (input.size_bytes != slot.size_bytes) {
+                    throw std::invalid_argument(plan.entry + ": input " + std::to_string(index) +
+                                                " holds " + std::to_string(input.size_bytes) +
+                                                " bytes, the plan expects " +
+                                                std::to_string(slot.size_bytes));
+                }
+                ptr[s] = base + prepared.input_offsets[index];
+                CUDA_CHECK(cudaMemcpyAsync(ptr[s], input.data,
+                                           static_cast<size_t>(input.size_bytes),
+                                           cudaMemcpyHostToDevice, stream_));
+                break;
+            }
+            case SlotKind::state:
+                ptr[s] = states_.at(slot.path).values.get();
+                break;
+            case SlotKind::arena:
+                ptr[s] = base + slot.offset_bytes;
+                break;
+            case SlotKind::param:  // resolved per step input (f16 or f32)
+            case SlotKind::none:
+                break;
+        }
+    }
+    CUDA_CHECK(cudaMemcpyAsync(base + prepared.pos_offset, &pos, sizeof(pos),
+                               cudaMemcpyHostToDevice, stream_));
+    if (step_ms != nullptr && prepared.events.empty()) {
+        prepared.events.resize(plan.steps.size() + 1);
+        for (cudaEvent_t& event : prepared.events) CUDA_CHECK(cudaEventCreate(&event));
+    }
+    std::byte* scratch = base + prepared.scratch_offset;
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+        if (step_ms != nullptr) CUDA_CHECK(cudaEventRecord(prepared.events[s], stream_));
+        execute(prepared, s, ptr, scratch);
+    }
+    if (step_ms != nullptr) {
+        CUDA_CHECK(cudaEventRecord(prepared.events[plan.steps.size()], stream_));
+    }
+    if (output != nullptr) {
+        CUDA_CHECK(cudaMemcpyAsync(output, ptr[static_cast<size_t>(plan.outputs.at(0))],
+                                   static_cast<size_t>(output_bytes), cudaMemcpyDeviceToHost,
+                                   stream_));
+    }
+    if (output != nullptr || step_ms != nullptr) CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (step_ms != nullptr) {
+        step_ms->assign(plan.steps.size(), 0.0);
+        for (size_t s = 0; s < plan.steps.size(); ++s) {
+            float ms = 0.0F;
+            CUDA_CHECK(cudaEventElapsedTime(&ms, prepared.events[s], prepared.events[s + 1]));
+            (*step_ms)[s] = ms;
+        }
+    }
+}
+
+int64_t CudaDeviceModel::device_bytes() const {
+    int64_t total = workspace_.bytes();
+    for (const auto& [path, param] : params_) total += param.f16.bytes() + param.f32.bytes();
+    for (const auto& [path, state] : states_) total += state.values.bytes() + state.spare.bytes();
+    return total;
+}
+
+void CudaDeviceModel::gemm(const uint16_t* x, const uint16_t* w, float* y, int64_t m, int64_t k,
+                           int64_t n) {
+    // Row-major y = x w^T is column-major y^T [n, m] = w (col-major [k, n])^T x (col-major [k, m]).
+    const float one = 1.0F;
+    const float zero = 0.0F;
+    CUBLAS_CHECK(cublasGemmEx(cublas_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(n),
+                              static_cast<int>(m), static_cast<int>(k), &one, w, CUDA_R_16F,
+                              static_cast<int>(k), x, CUDA_R_16F, static_cast<int>(k), &zero, y,
+                              CUDA_R_32F, static_cast<int>(n), CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT));
+}
+
+void CudaDeviceModel::attention(const ExecutionPlan& plan, const PlanStep& step,
+                                const std::vector<void*>& ptr, std::byte* scratch) {
+    auto at = [&](size_t i) { return ptr[static_cast<size_t>(step.inputs.at(i))]; };
+    const auto& qs = plan.slots[static_cast<size_t>(step.inputs.at(0))].shape;  // [B, H, Q, Dh]
+    const auto& ks = plan.slots[static_cast<size_t>(step.inputs.at(1))].shape;  // [B, H, K, Dh]
+    const int64_t bh = qs[0] * qs[1];
+    const int64_t q_len = qs[2];
+    const int64_t k_len = ks[2];
+    const int64_t dh = qs[3];
+    const auto* q = static_cast<const float*>(at(0));
+    const auto* k = static_cast<const float*>(at(1));
+    const auto* v = static_cast<const float*>(at(2));
+    const auto* mask = step.inputs.size() > 3 ? static_cast<const uint8_t*>(at(3)) : nullptr;
+    auto* y = static_cast<float*>(ptr[static_cast<size_t>(step.output)]);
+    // As the CPU backend computes it: 1 / sqrt(scale_dim) in f32.
+    const float scale = 1.0F / std::sqrt(static_cast<float>(step.ints.at("scale_dim")));
+    if (q_len == 1 && kernels::attend_one_query(q, k, v, mask, y, bh, k_len, dh, scale, stream_)) {
+        return;
+    }
+    const AttentionScratch layout = attention_scratch(bh, q_len, k_len, dh);
+    auto* q16 = reinterpret_cast<uint16_t*>(scratch + layout.q16);
+    auto* k16 = reinterpret_cast<uint16_t*>(scratch + layout.k16);
+    auto* v16 = reinterpret_cast<uint16_t*>(scratch + layout.v16);
+    auto* scores = reinterpret_cast<float*>(scratch + layout.scores);
+    auto* probs = reinterpret_cast<uint16_t*>(scratch + layout.probs);
+    kernels::to_half(q, q16, bh * q_len * dh, stream_);
+    kernels::to_half(k, k16, bh * k_len * dh, stream_);
+    kernels::to_half(v, v16, bh * k_len * dh, stream_);
+    const float zero = 0.0F;
+    const float one = 1.0F;
+    // scores [Q, K] = scale * q [Q, Dh] k^T per (b, h): column-major scores^T = k q^T.
+    CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+        cublas_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(k_len), static_cast<int>(q_len),
+        static_cast<int>(dh), &scale, k16, CUDA_R_16F, static_cast<int>(dh), k_len * dh, q16,
+        CUDA_R_16F, static_cast<int>(dh), q_len * dh, &zero, scores, CUDA_R_32F,
+        static_cast<int>(k_len), q_len * k_len, static_cast<int>(bh), CUBLAS_COMPUTE_32F,
+        CUBLAS_GEMM_DEFAULT));
+    kernels::softmax_rows_half(scores, mask, probs, bh * q_len, q_len, k_len, stream_);
+    // y [Q, Dh] = p [Q, K] v [K, Dh]: column-major y^T = v^T p^T.
+    CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+        cublas_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(dh), static_cast<int>(q_len),
+        static_cast<int>(k_len), &one, v16, CUDA_R_16F, static_cast<int>(dh), k_len * dh, probs,
+        CUDA_R_16F, static_cast<int>(k_len), q_len * k_len, &zero, y, CUDA_R_32F,
+        static_cast<int>(dh), q_len * dh, static_cast<int>(bh), CUBLAS_COMPUTE_32F,
+        CUBLAS_GEMM_DEFAULT));
+}
+
+void CudaDeviceModel::execute(const Prepared& prepared, size_t index, const std::vector<void*>& ptr,
+                              std::byte* scratch) {
+    const ExecutionPlan& plan = *prepared.plan;
+    const PlanStep& step = plan.steps[index];
+    auto slot = [&](size_t i) -> const Slot& {
+        return plan.slots[static_cast<size_t>(step.inputs.at(i))];
+    };
+    // A step input: its param pointer (f16 or f32 as the op reads it), else its slot's.
+    auto raw = [&](size_t i) -> const void* {
+        const void* param = prepared.params[index][i];
+        return param != nullptr ? param : ptr[static_cast<size_t>(step.inputs.at(i))];
+    };
+    auto in = [&](size_t i) { return static_cast<const float*>(raw(i)); };
+    auto in_i32 = [&](size_t i) { return static_cast<const int32_t*>(raw(i)); };
+    auto in_f16 = [&](size_t i) { return static_cast<const uint16_t*>(raw(i)); };
+    const Slot& out_slot = plan.slots[static_cast<size_t>(step.output)];
+    void* out_raw = ptr[static_cast<size_t>(step.output)];
+    auto* out = static_cast<float*>(out_raw);
+    const int64_t out_n = count(out_slot.shape);
+    switch (step.kind) {
+        case OpKind::permute: {
+            const auto& shape = slot(0).shape;
+            kernels::Permutation p;
+            p.rank = static_cast<int>(shape.size());
+            if (p.rank > 6) throw std::invalid_argument("permute supports rank <= 6");
+            int64_t stride = 1;
+            int64_t in_strides[6] = {};
+            for (int i = p.rank - 1; i >= 0; --i) {
+                in_strides[i] = stride;
+                stride *= shape[static_cast<size_t>(i)];
+            }
+            for (int i = 0; i < p.rank; ++i) {
+                const auto axis = static_cast<size_t>(step.axes.at(static_cast<size_t>(i)));
+                p.out_shape[i] = shape[axis];
+                p.src_strides[i] = in_strides[axis];
+            }
+            kernels::permute(static_cast<const uint32_t*>(raw(0)), static_cast<uint32_t*>(out_raw),
+                             out_n, p, stream_);
+            return;
+        }
+        case OpKind::conv1d: {
+            const auto& xs = slot(0).shape;  // [B, L, Cin]
+            const auto& ws = slot(1).shape;  // [Cout, Cin, K]
+            const int64_t out_length = out_slot.shape[1];
+            auto* cols = reinterpret_cast<uint16_t*>(scratch);
+            kernels::im2col_half(in(0), cols, xs[0], xs[1], xs[2], ws[2], step.ints.at("stride"),
+                                 step.ints.at("padding"), out_length, stream_);
+            gemm(cols, in_f16(1), out, xs[0] * out_length, ws[1] * ws[2], ws[0]);
+            if (step.inputs.size() > 2 && raw(2) != nullptr) {
+                kernels::add_bias(out, in(2), xs[0] * out_length, ws[0], stream_);
+            }
+            return;
+        }
+        case OpKind::gelu_erf:
+            kernels::gelu_erf(in(0), out, out_n, stream_);
+            return;
+        case OpKind::add:
+            kernels::add(in(0), in(1), out, out_n, count(slot(1).shape), stream_);
+            return;
+        case OpKind::layer_norm: {
+            const int64_t d = slot(0).shape.back();
+            kernels::layer_norm(in(0), in(1), in(2), out, out_n / d, d,
+                                static_cast<float>(step.eps), stream_);
+            return;
+        }
+        case OpKind::rms_norm: {
+            const int64_t d = slot(0).shape.back();
+            kernels::rms_norm(in(0), in(1), out, out_n / d, d, static_cast<float>(step.eps),
+                              stream_);
+            return;
+        }
+        case OpKind::linear: {
+            const int64_t k = slot(0).shape.back();
+            const int64_t n = slot(1).shape.at(0);
+            const int64_t m = count(slot(0).shape) / k;
+            auto* x16 = reinterpret_cast<uint16_t*>(scratch);
+            kernels::to_half(in(0), x16, m * k, stream_);
+            gemm(x16, in_f16(1), out, m, k, n);
+            if (step.inputs.size() > 2 && raw(2) != nullptr) {
+                kernels::add_bias(out, in(2), m, n, stream_);
+            }
+            return;
+        }
+        case OpKind::split_heads: {
+            const auto& xs = slot(0).shape;  // [B, N, D]
+            const int64_t heads = step.ints.at("heads");
+            kernels::split_heads(in(0), out, xs[0], xs[1], heads, xs[2] / heads, stream_);
+            return;
+        }
+        case OpKind::merge_heads: {
+            const auto& xs = slot(0).shape;  // [B, H, N, Dh]
+            kernels::merge_heads(in(0), out, xs[0], xs[1], xs[2], xs[3], stream_);
+            return;
+        }
+        case OpKind::attention:
+            attention(plan, step, ptr, scratch);
+            return;
+        case OpKind::embedding: {
+            const auto& ts = slot(1).shape;  // [V, H]
+            kernels::embedding(in_i32(0), in_f16(1), out, count(slot(0).shape), ts[1], stream_);
+            return;
+        }
+        case OpKind::slice_rows: {
+            const auto& ts = slot(0).shape;  // [N, D]
+            const int32_t* start_device = step.inputs.size() > 1 ? in_i32(1) : nullptr;
+            const int64_t start = start_device != nullptr ? 0 : step.ints.at("start");
+            kernels::slice_rows(in(0), out, ts[1], step.ints.at("length"), start, start_device,
+                                stream_);
+            return;
+        }
+        case OpKind::take: {
+            const auto& xs = slot(0).shape;
+            const auto axis = static_cast<size_t>(step.ints.at("axis"));
+            kernels::take(in(0), out, count(xs, 0, axis), xs[axis], count(xs, axis + 1),
+                          step.ints.at("index"), stream_);
+            return;
+        }
+        case OpKind::causal_mask:
+            kernels::causal_mask(static_cast<uint8_t*>(out_raw), step.ints.at("size"), stream_);
+            return;
+        case OpKind::iota:
+            kernels::iota(static_cast<int32_t*>(out_raw), out_n, stream_);
+            return;
+        case OpKind::less_equal:
+            kernels::less_equal(in_i32(0), in_i32(1), static_cast<uint8_t*>(out_raw), out_n,
+                                stream_);
+            return;
+        case OpKind::reshape:
+            if (out_raw != raw(0)) {
+                CUDA_CHECK(cudaMemcpyAsync(out_raw, raw(0),
+                                           static_cast<size_t>(out_slot.size_bytes),
+                                           cudaMemcpyDeviceToDevice, stream_));
+            }
+            return;
+        case OpKind::write_span:
+        case OpKind::write_at: {
+            const auto& ss = slot(0).shape;
+            const auto& vs = slot(1).shape;
+            const auto axis = static_cast<size_t>(step.ints.at("axis"));
+            const int32_t* start_device = step.kind == OpKind::write_at ? in_i32(2) : nullptr;
+            const int64_t start = start_device != nullptr ? 0 : step.ints.at("start");
+            kernels::write_span(static_cast<float*>(out_raw), in(1), count(ss, 0, axis), ss[axis],
+                                vs[axis], count(ss, axis + 1), start, start_device, stream_);
+            return;
+        }
+        case OpKind::input:
+        case OpKind::param:
+        case OpKind::state:
+        case OpKind::none:
+            break;
+    }
+    throw std::logic_error("the CUDA backend has no kernel for op " +
+                           std::to_string(static_cast<int>(step.kind)) + " in " + plan.entry);
+}
+
+}  // namespace earshot::backend::cuda

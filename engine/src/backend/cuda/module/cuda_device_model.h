@@ -1,0 +1,71 @@
+// CudaDeviceModel: the module's DeviceModel: weights (f16 and/or f32), decoder caches and one
+// workspace (arena, scratch, inputs) on one device, and the interpreter that launches a plan's
+// steps on one stream with cuBLAS GEMMs (f16 operands, f32 accumulation and output).
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "../device_module.h"
+#include "device_buffer.h"
+
+namespace earshot::backend::cuda {
+
+class CudaDeviceModel final : public DeviceModel {
+public:
+    CudaDeviceModel(int device, std::string model_name);
+    ~CudaDeviceModel() override;
+
+    void add_param(const HostParam& param) override;
+    void set_states(const std::vector<StateSpec>& states) override;
+    void gather_rows(std::span<const int64_t> source, int64_t batch, int64_t rows) override;
+    int prepare(const ExecutionPlan& plan) override;
+    void run(int handle, std::span<const HostInput> inputs, int32_t pos, void* output,
+             int64_t output_bytes, std::vector<double>* step_ms) override;
+    int64_t device_bytes() const override;
+
+private:
+    struct Param {
+        DeviceBuffer f16;
+        DeviceBuffer f32;
+        int64_t elements = 0;
+    };
+    struct State {
+        DeviceBuffer values;
+        DeviceBuffer spare;  // reordering writes here, then the two swap
+        int64_t elements = 0;
+    };
+    // Where a prepared plan's parts live in the workspace, and its param pointers per step input.
+    struct Prepared {
+        const ExecutionPlan* plan = nullptr;
+        int64_t scratch_offset = 0;
+        std::vector<int64_t> input_offsets;  // by input index; -1 for scalars
+        int64_t pos_offset = 0;
+        std::vector<std::vector<const void*>> params;  // [step][input], null when no param
+        std::vector<cudaEvent_t> events;               // steps + 1, made when first profiled
+    };
+
+    // What one step needs in the scratch area (f16 operands, attention scores).
+    static int64_t scratch_bytes(const ExecutionPlan& plan, const PlanStep& step);
+    void execute(const Prepared& prepared, size_t index, const std::vector<void*>& ptr,
+                 std::byte* scratch);
+    void attention(const ExecutionPlan& plan, const PlanStep& step, const std::vector<void*>& ptr,
+                   std::byte* scratch);
+    // y [m, n] f32 = x [m, k] f16 * w^T (w [n, k] f16)
+    void gemm(const uint16_t* x, const uint16_t* w, float* y, int64_t m, int64_t k, int64_t n);
+
+    int device_;
+    std::string model_name_;
+    cudaStream_t stream_ = nullptr;
+    cublasHandle_t cublas_ = nullptr;
+    std::unordered_map<std::string, Param> params_;
+    std::unordered_map<std::string, State> states_;
+    DeviceBuffer workspace_;
+    std::vector<Prepared> prepared_;
+};
+
+}  // namespace earshot::backend::cuda

@@ -1,0 +1,83 @@
+// The CUDA module's kernels, one launcher per named op (or op part), asynchronous on `stream`.
+// Shapes come checked from the plan; f16 values are passed as their IEEE bits (uint16_t) so that
+// this header stays plain C++. Every launcher throws CudaError when the launch fails.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace earshot::backend::cuda::kernels {
+
+// False when the module holds no kernel image the current device can run.
+bool image_available();
+
+// y [n] = half(x [n]), round to nearest even.
+void to_half(const float* x, uint16_t* y, int64_t n, cudaStream_t stream);
+// y [rows, n] += bias [n]
+void add_bias(float* y, const float* bias, int64_t rows, int64_t n, cudaStream_t stream);
+// 0.5 x (1 + erf(x / sqrt 2)) in f32
+void gelu_erf(const float* x, float* y, int64_t n, cudaStream_t stream);
+// y [n] = a [n] + b [i % nb]
+void add(const float* a, const float* b, float* y, int64_t n, int64_t nb, cudaStream_t stream);
+// Rows of width d: (x - mean) / sqrt(var + eps) * w + b, statistics in f32 (two passes).
+void layer_norm(const float* x, const float* w, const float* b, float* y, int64_t rows, int64_t d,
+                float eps, cudaStream_t stream);
+// Rows of width d: x / sqrt(mean(x^2) + eps) * w
+void rms_norm(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps,
+              cudaStream_t stream);
+
+// A permutation of 4-byte elements, rank <= 6: output axis i has out_shape[i] and reads the input
+// with stride src_strides[i].
+struct Permutation {
+    int rank = 0;
+    int64_t out_shape[6] = {};
+    int64_t src_strides[6] = {};
+};
+void permute(const uint32_t* x, uint32_t* y, int64_t total, const Permutation& permutation,
+             cudaStream_t stream);
+
+// [B, N, H * Dh] -> [B, H, N, Dh] and back.
+void split_heads(const float* x, float* y, int64_t batch, int64_t n, int64_t heads, int64_t dh,
+                 cudaStream_t stream);
+void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t n, int64_t dh,
+                 cudaStream_t stream);
+
+// Channels-last conv input x [B, L, Cin] -> cols [B * Lout, Cin * K] in f16, cols[b Lout + t,
+// c K + j] = x[b, t stride + j - padding, c] (zero outside), the GEMM operand of w [Cout, Cin K].
+void im2col_half(const float* x, uint16_t* cols, int64_t batch, int64_t length, int64_t in_channels,
+                 int64_t kernel, int64_t stride, int64_t padding, int64_t out_length,
+                 cudaStream_t stream);
+
+// ids [n] into table [V, W] (f16) -> y [n, W] f32; ids were checked on the host.
+void embedding(const int32_t* ids, const uint16_t* table, float* y, int64_t n, int64_t width,
+               cudaStream_t stream);
+
+// y [length, W] = table rows start .. start + length; start = *start_device when not null.
+void slice_rows(const float* table, float* y, int64_t width, int64_t length, int64_t start,
+                const int32_t* start_device, cudaStream_t stream);
+// x [outer, n, inner] at `index` of the middle axis -> y [outer, inner]
+void take(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, int64_t index,
+          cudaStream_t stream);
+// state [outer, state_len, inner] positions start .. start + value_len = value [outer, value_len,
+// inner]; start = *start_device when not null.
+void write_span(float* state, const float* value, int64_t outer, int64_t state_len,
+                int64_t value_len, int64_t inner, int64_t start, const int32_t* start_device,
+                cudaStream_t stream);
+
+void causal_mask(uint8_t* mask, int64_t size, cudaStream_t stream);  // [S, S], key <= query
+void iota(int32_t* y, int64_t n, cudaStream_t stream);
+void less_equal(const int32_t* x, const int32_t* bound_device, uint8_t* y, int64_t n,
+                cudaStream_t stream);
+
+// Attention's softmax: scores [rows, K] f32 (rows = B H Q, row r uses mask row r % Q; mask [Q, K],
+// 1 = visible, or null) -> probs [rows, K] f16; a fully masked row is zeros.
+void softmax_rows_half(const float* scores, const uint8_t* mask, uint16_t* probs, int64_t rows,
+                       int64_t q_len, int64_t k_len, cudaStream_t stream);
+
+// One query per (batch, head): q [BH, Dh], k and v [BH, K, Dh], mask [K] or null -> y [BH, Dh],
+// scores and softmax in f32 in shared memory. False when K is too long for shared memory.
+bool attend_one_query(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
+                      int64_t bh, int64_t k_len, int64_t dh, float scale, cudaStream_t stream);
+
+}  // namespace earshot::backend::cuda::kernels

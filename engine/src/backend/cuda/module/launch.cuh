@@ -1,0 +1,79 @@
+// Launch helpers shared by the kernel files: grid sizes for grid-stride loops, the launch check,
+// and block-wide reductions (warp shuffles, then one value per warp in shared memory).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "cuda_check.h"
+
+namespace earshot::backend::cuda::kernels {
+
+inline constexpr int kThreads = 256;
+
+// Blocks for a grid-stride loop over n items (at least one, at most 65535 * 32).
+inline unsigned grid_for(int64_t n) {
+    const int64_t blocks = (n + kThreads - 1) / kThreads;
+    return static_cast<unsigned>(std::clamp<int64_t>(blocks, 1, int64_t{65535} * 32));
+}
+
+// Throws CudaError when the last launch failed (no synchronisation).
+#define EARSHOT_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
+
+#define EARSHOT_GRID_STRIDE(i, n)                                                          \
+    for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
+         i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+
+__device__ inline float warp_sum(float v) {
+    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffU, v, offset);
+    return v;
+}
+
+__device__ inline float warp_max(float v) {
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffU, v, offset));
+    }
+    return v;
+}
+
+// The sum (or max) of `v` over the block, returned to every thread. blockDim.x is a multiple of
+// 32; `shared` holds 32 floats. Every thread of the block must call it.
+__device__ inline float block_sum(float v, float* shared) {
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
+    v = warp_sum(v);
+    if (lane == 0) shared[warp] = v;
+    __syncthreads();
+    const int warps = static_cast<int>(blockDim.x) >> 5;
+    if (warp == 0) {
+        float w = lane < warps ? shared[lane] : 0.0F;
+        w = warp_sum(w);
+        if (lane == 0) shared[0] = w;
+    }
+    __syncthreads();
+    const float total = shared[0];
+    __syncthreads();  // `shared` may be reused right after
+    return total;
+}
+
+__device__ inline float block_max(float v, float* shared) {
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
+    v = warp_max(v);
+    if (lane == 0) shared[warp] = v;
+    __syncthreads();
+    const int warps = static_cast<int>(blockDim.x) >> 5;
+    if (warp == 0) {
+        float w = lane < warps ? shared[lane] : -INFINITY;
+        w = warp_max(w);
+        if (lane == 0) shared[0] = w;
+    }
+    __syncthreads();
+    const float total = shared[0];
+    __syncthreads();
+    return total;
+}
+
+}  // namespace earshot::backend::cuda::kernels

@@ -1,0 +1,28 @@
+// Choosing the backend a decoder model runs on: CUDA when asked for or available, else the CPU.
+#include "earshot/engine/backend/cuda_devices.h"
+#include "earshot/engine/decoding/decoder_model.h"
+
+namespace earshot::decoding {
+
+ChosenDecoderModel make_decoder_model(const model::WhisperCheckpoint& checkpoint,
+                                      backend::BackendChoice choice,
+                                      const std::string& model_name) {
+    ChosenDecoderModel chosen;
+    if (choice == backend::BackendChoice::cpu) {
+        chosen.model = make_cpu_decoder_model(checkpoint);
+        return chosen;
+    }
+    try {
+        chosen.model = make_cuda_decoder_model(checkpoint, 0, model_name);
+        return chosen;
+    } catch (const backend::CudaError& error) {
+        if (choice == backend::BackendChoice::cuda) throw;
+        chosen.fallback_reason = std::string("CUDA is not available (") +
+                                 std::string(backend::cuda_error_kind_name(error.kind())) + ": " +
+                                 error.what() + "); running on the CPU";
+    }
+    chosen.model = make_cpu_decoder_model(checkpoint);
+    return chosen;
+}
+
+}  // namespace earshot::decoding

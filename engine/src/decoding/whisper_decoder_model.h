@@ -1,0 +1,97 @@
+// WhisperDecoderModel<Backend>: a Whisper backend (CpuWhisper, CudaWhisper) as decoding's
+// DecoderModel, its Batch following the decoder's rows; the same code for every backend.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "earshot/engine/decoding/decoder_model.h"
+
+namespace earshot::decoding {
+
+template <typename Backend>
+class WhisperDecoderModel final : public DecoderModel {
+public:
+    WhisperDecoderModel(Backend backend, std::string backend_name)
+        : whisper_(std::move(backend)), backend_name_(std::move(backend_name)) {
+        const auto& dims = whisper_.binding().values.dims;
+        vocab_ = dims.at("Vocab");
+        max_tokens_ = dims.at("MaxTokens");
+        mels_ = dims.at("Mels");
+        frames_ = dims.at("Frames");
+    }
+
+    int64_t vocab() const override { return vocab_; }
+    int64_t max_tokens() const override { return max_tokens_; }
+    int64_t mels() const override { return mels_; }
+    int64_t frames() const override { return frames_; }
+    std::string backend_name() const override { return backend_name_; }
+
+    // The same window again (a temperature fallback, language detection then decoding) keeps
+    // the audio caches: one row is kept and the encoder does not run twice.
+    void listen(const backend::HostTensor& mel) override {
+        const auto values = mel.f32_values();
+        if (mel.shape() == heard_shape_ &&
+            std::equal(values.begin(), values.end(), heard_.begin(), heard_.end())) {
+            whisper_.expand_batch(1);
+            return;
+        }
+        if (whisper_.batch() != 1) whisper_.resize_batch(1);
+        heard_shape_.clear();  // a failed listen leaves nothing remembered
+        if constexpr (requires(Backend & w) { w.listen_on_device(mel); }) {
+            whisper_.listen_on_device(mel);  // the audio states stay where the caches are
+        } else {
+            whisper_.listen(mel);
+        }
+        keep_timings();
+        heard_.assign(values.begin(), values.end());
+        heard_shape_ = mel.shape();
+    }
+    void expand(int64_t rows) override { whisper_.expand_batch(rows); }
+    int64_t rows() const override { return whisper_.batch(); }
+    backend::HostTensor prefill(const backend::HostTensor& tokens) override {
+        backend::HostTensor logits = whisper_.prefill(tokens);
+        keep_timings();
+        return logits;
+    }
+    backend::HostTensor step(const backend::HostTensor& tokens, int32_t pos) override {
+        backend::HostTensor logits = whisper_.step(tokens, pos);
+        keep_timings();
+        return logits;
+    }
+    void reorder(std::span<const int64_t> source_rows) override {
+        whisper_.reorder_batch(source_rows);
+    }
+
+    void set_profiling(bool on) override {
+        whisper_.set_profiling(on);
+        profiling_ = on;
+        if (!on) timings_.clear();
+    }
+    std::vector<backend::StepTiming> take_step_timings() override {
+        return std::exchange(timings_, {});
+    }
+
+private:
+    // After each call: its timed steps join those not yet taken.
+    void keep_timings() {
+        if (!profiling_) return;
+        const auto& last = whisper_.last_timings();
+        timings_.insert(timings_.end(), last.begin(), last.end());
+    }
+
+    Backend whisper_;
+    std::string backend_name_;
+    std::vector<float> heard_;  // the mel the caches hold
+    std::vector<int64_t> heard_shape_;
+    bool profiling_ = false;
+    std::vector<backend::StepTiming> timings_;  // timed steps not yet taken
+    int64_t vocab_ = 0;
+    int64_t max_tokens_ = 0;
+    int64_t mels_ = 0;
+    int64_t frames_ = 0;
+};
+
+}  // namespace earshot::decoding

@@ -1,0 +1,408 @@
+// The CUDA backend against the CPU backend on random checkpoints (f32, f16 and bf16 stored,
+// uploaded as f16): every entry, cache consistency on the GPU, batch 1 and 5, beam reordering,
+// profiling with CUDA events, and the embedded micro model's logits and decoded tokens. Suites
+// named *OnCudaDevice are labelled cuda and skip with one line when no CUDA device is usable;
+// CudaAvailability runs everywhere and checks what a machine without a GPU is told.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend_test_data.h"
+#include "earshot/engine/backend/cpu_whisper.h"
+#include "earshot/engine/backend/cuda_devices.h"
+#include "earshot/engine/backend/cuda_whisper.h"
+#include "earshot/engine/decoding/decoder_model.h"
+#include "earshot/engine/decoding/window_decoder.h"
+#include "earshot/engine/model/random_checkpoint.h"
+#include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/tokenizer/tokenizer.h"
+#include "npz_reader.h"
+#include "source_paths.h"
+#include "temp_dir.h"
+
+namespace {
+
+using namespace earshot::test::backend_data;
+using earshot::backend::CpuWhisper;
+using earshot::backend::CudaError;
+using earshot::backend::CudaErrorKind;
+using earshot::backend::CudaWhisper;
+using earshot::backend::HostTensor;
+namespace fs = std::filesystem;
+
+// The tolerances for f16 weights and activations against the f32 CPU backend.
+constexpr double kEncoderTolerance = 2e-3;
+constexpr double kLogitsTolerance = 1e-2;
+constexpr double kArgmaxAgreement = 0.99;
+// The GPU against itself (prefill + steps vs one decode; batch 5 vs batch 1): other GEMM shapes
+// and the single-query kernel, the same f16 rounding of every operand.
+constexpr double kCacheTolerance = 5e-3;
+
+// Why the CUDA cases cannot run here, or nullopt when a device is usable.
+std::optional<std::string> cuda_unavailable() {
+    try {
+        const auto devices = earshot::backend::cuda_devices();
+        return std::nullopt;
+    } catch (const CudaError& error) {
+        return std::string(earshot::backend::cuda_error_kind_name(error.kind())) + ": " +
+               error.what();
+    }
+}
+
+#define SKIP_WITHOUT_CUDA()                                                           \
+    do {                                                                              \
+        if (const auto why = cuda_unavailable()) GTEST_SKIP() << "no CUDA: " << *why; \
+    } while (false)
+
+struct Shape {
+    std::string name;
+    earshot::model::RandomCheckpointOptions options;
+};
+
+void PrintTo(const Shape& shape, std::ostream* os) { *os << shape.name; }
+
+Shape make_shape(std::string name, int64_t mels, int64_t d, int64_t heads, int64_t layers,
+                 int64_t vocab, int64_t frames, int64_t max_tokens, std::string dtype,
+                 uint64_t seed) {
+    Shape shape{std::move(name), {}};
+    auto& o = shape.options;
+    o.mels = mels;
+    o.d = d;
+    o.heads = heads;
+    o.enc_layers = layers;
+    o.dec_layers = layers;
+    o.vocab = vocab;
+    o.frames = frames;
+    o.max_tokens = max_tokens;
+    o.dtype = std::move(dtype);
+    o.seed = seed;
+    return shape;
+}
+
+const std::vector<Shape>& shapes() {
+    static const std::vector<Shape> list = {
+        make_shape("F32Small", 80, 64, 4, 2, 512, 200, 32, "f32", 21),
+        make_shape("Bf16OddHeads", 128, 96, 3, 1, 300, 64, 16, "bf16", 22),
+        // tiny.en's shape and window: 1500 audio positions, 448 tokens, the real vocabulary.
+        make_shape("F16TinyShape", 80, 384, 6, 4, 51864, 3000, 448, "f16", 23),
+    };
+    return list;
+}
+
+double agreement(std::span<const float> got, std::span<const float> want, int64_t width) {
+    const int64_t rows = static_cast<int64_t>(want.size()) / width;
+    int64_t same = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+        same += argmax(row_of(got, r, width)) == argmax(row_of(want, r, width)) ? 1 : 0;
+    }
+    return static_cast<double>(same) / static_cast<double>(rows);
+}
+
+class BackendParityOnCudaDevice : public ::testing::TestWithParam<Shape> {
+protected:
+    void SetUp() override {
+        SKIP_WITHOUT_CUDA();
+        earshot::model::write_random_checkpoint(dir_.path(), GetParam().options);
+        checkpoint_.emplace(earshot::model::load_whisper_checkpoint(dir_.path()));
+        const auto& o = GetParam().options;
+        mels_ = o.mels;
+        frames_ = o.frames;
+        vocab_ = o.vocab;
+        max_tokens_ = o.max_tokens;
+    }
+
+    earshot::test::TempDir dir_{"earshot-cuda-parity"};
+    std::optional<earshot::model::WhisperCheckpoint> checkpoint_;
+    int64_t mels_ = 0, frames_ = 0, vocab_ = 0, max_tokens_ = 0;
+};
+
+TEST_P(BackendParityOnCudaDevice, EncodeAndDecodeMatchTheCpu) {
+    CpuWhisper cpu(*checkpoint_);
+    CudaWhisper gpu(*checkpoint_);
+    for (int64_t batch : {int64_t{1}, int64_t{2}}) {
+        const HostTensor mel = test_mel(batch, mels_, frames_, 0);
+        const HostTensor want_audio = cpu.encode(mel);
+        const HostTensor got_audio = gpu.encode(mel);
+        ASSERT_EQ(got_audio.shape(), want_audio.shape());
+        const double audio_error = relative_error(got_audio.f32_values(), want_audio.f32_values());
+        std::printf("%s batch %lld: encoder states relative error %.3g\n", GetParam().name.c_str(),
+                    static_cast<long long>(batch), audio_error);
+        EXPECT_LE(audio_error, kEncoderTolerance) << "batch " << batch;
+
+        // Both decoders read the CPU's audio states, so decode is compared on its own.
+        const auto tokens = random_tokens(batch, max_tokens_, vocab_, 5);
+        const HostTensor token_rows = token_tensor(tokens, 0, max_tokens_);
+        const HostTensor want = cpu.decode(token_rows, want_audio);
+        const HostTensor got = gpu.decode(token_rows, want_audio);
+        ASSERT_EQ(got.shape(), want.shape());
+        const double logits_error = relative_error(got.f32_values(), want.f32_values());
+        const double same = agreement(got.f32_values(), want.f32_values(), vocab_);
+        std::printf("%s batch %lld: logits relative error %.3g, argmax agreement %.4f\n",
+                    GetParam().name.c_str(), static_cast<long long>(batch), logits_error, same);
+        EXPECT_LE(logits_error, kLogitsTolerance) << "batch " << batch;
+        EXPECT_GE(same, kArgmaxAgreement) << "batch " << batch;
+    }
+}
+
+// listen + prefill + steps on the GPU reproduce the GPU's own full decode at every position.
+TEST_P(BackendParityOnCudaDevice, PrefillAndStepsMatchTheFullDecode) {
+    CudaWhisper gpu(*checkpoint_, 1);
+    const HostTensor mel = test_mel(1, mels_, frames_, 1);
+    const HostTensor audio = gpu.listen(mel);
+    EXPECT_LE(relative_error(audio.f32_values(), gpu.encode(mel).f32_values()), kCacheTolerance);
+    const auto tokens = random_tokens(1, max_tokens_, vocab_, 6);
+    const HostTensor full = gpu.decode(token_tensor(tokens, 0, max_tokens_), audio);
+    const std::span<const float> full_flat = full.f32_values();
+    constexpr int64_t kPrefill = 3;
+    const HostTensor first = gpu.prefill(token_tensor(tokens, 0, kPrefill));
+    EXPECT_LE(relative_error(first.f32_values(), row_of(full_flat, kPrefill - 1, vocab_)),
+              kCacheTolerance);
+    double worst = 0.0;
+    for (int64_t pos = kPrefill; pos < max_tokens_; ++pos) {
+        const HostTensor next =
+            gpu.step(token_tensor(tokens, pos, pos + 1), static_cast<int32_t>(pos));
+        const double error = relative_error(next.f32_values(), row_of(full_flat, pos, vocab_));
+        worst = std::max(worst, error);
+        EXPECT_LE(error, kCacheTolerance) << "step at position " << pos;
+    }
+    std::printf("%s: steps against the full decode, worst relative error %.3g\n",
+                GetParam().name.c_str(), worst);
+}
+
+// One window expanded to 5 rows (beam search), stepped, reordered, stepped: the GPU follows the
+// CPU doing the same moves, and a reordered row really carries its source row's cache.
+TEST_P(BackendParityOnCudaDevice, BeamRowsExpandAndReorderLikeTheCpu) {
+    constexpr int64_t kRows = 5;
+    CpuWhisper cpu(*checkpoint_, 1);
+    CudaWhisper gpu(*checkpoint_, 1);
+    const HostTensor mel = test_mel(1, mels_, frames_, 2);
+    cpu.listen(mel);
+    gpu.listen(mel);
+    const auto prompt = random_tokens(1, 2, vocab_, 7);
+    EXPECT_LE(relative_error(gpu.prefill(token_tensor(prompt, 0, 2)).f32_values(),
+                             cpu.prefill(token_tensor(prompt, 0, 2)).f32_values()),
+              kLogitsTolerance);
+    cpu.expand_batch(kRows);
+    gpu.expand_batch(kRows);
+    ASSERT_EQ(gpu.batch(), kRows);
+    const auto rows = random_tokens(kRows, 4, vocab_, 8);
+    const std::vector<int64_t> order = {4, 4, 0, 2, 1};
+    for (int64_t pos = 2; pos < 6; ++pos) {
+        const HostTensor step_tokens = token_tensor(rows, pos - 2, pos - 1);
+        const HostTensor want = cpu.step(step_tokens, static_cast<int32_t>(pos));
+        const HostTensor got = gpu.step(step_tokens, static_cast<int32_t>(pos));
+        ASSERT_EQ(got.shape(), (std::vector<int64_t>{kRows, vocab_}));
+        EXPECT_LE(relative_error(got.f32_values(), want.f32_values()), kLogitsTolerance)
+            << "position " << pos;
+        EXPECT_GE(agreement(got.f32_values(), want.f32_values(), vocab_), 0.8);
+        if (pos == 3) {
+            cpu.reorder_batch(order);
+            gpu.reorder_batch(order);
+        }
+    }
+    // Every row a copy of row 3: the same next token must give the same logits in every row.
+    const std::vector<int64_t> same = {3, 3, 3, 3, 3};
+    gpu.reorder_batch(same);
+    const HostTensor twin =
+        gpu.step(token_tensor(std::vector<std::vector<int32_t>>(kRows, {7}), 0, 1), 6);
+    for (int64_t r = 1; r < kRows; ++r) {
+        EXPECT_LE(relative_error(row_of(twin.f32_values(), r, vocab_),
+                                 row_of(twin.f32_values(), 0, vocab_)),
+                  1e-6)
+            << "row " << r;
+    }
+}
+
+TEST_P(BackendParityOnCudaDevice, ChecksTokensAndPositionsLikeTheCpu) {
+    CudaWhisper gpu(*checkpoint_, 1);
+    gpu.listen(test_mel(1, mels_, frames_, 0));
+    EXPECT_THROW(gpu.prefill(HostTensor::i32({1, 2}, {0, static_cast<int32_t>(vocab_)})),
+                 std::out_of_range);
+    EXPECT_THROW(gpu.step(HostTensor::i32({1, 1}, {1}), static_cast<int32_t>(max_tokens_)),
+                 std::out_of_range);
+    EXPECT_THROW(gpu.encode(HostTensor::f32({1, mels_, frames_ + 2})), std::invalid_argument);
+    // The model still works after refusing.
+    const HostTensor logits = gpu.step(HostTensor::i32({1, 1}, {1}), 0);
+    EXPECT_EQ(logits.shape(), (std::vector<int64_t>{1, vocab_}));
+}
+
+// Profiling times every plan step with CUDA events and names its op and scope.
+TEST_P(BackendParityOnCudaDevice, ProfilingTimesEveryStepWithEvents) {
+    CudaWhisper gpu(*checkpoint_, 1);
+    gpu.set_profiling(true);
+    gpu.listen(test_mel(1, mels_, frames_, 0));
+    const auto listen_steps = gpu.last_timings();
+    ASSERT_FALSE(listen_steps.empty());
+    double total_ms = 0.0;
+    bool saw_attention = false;
+    for (const auto& timing : listen_steps) {
+        EXPECT_GE(timing.ms, 0.0);
+        EXPECT_FALSE(timing.op.empty());
+        total_ms += timing.ms;
+        saw_attention = saw_attention || (timing.op == "attention" &&
+                                          timing.scope.find("self_attn") != std::string::npos);
+    }
+    EXPECT_GT(total_ms, 0.0);
+    EXPECT_TRUE(saw_attention);
+    gpu.step(HostTensor::i32({1, 1}, {1}), 0);
+    EXPECT_FALSE(gpu.last_timings().empty());
+    gpu.set_profiling(false);
+    gpu.step(HostTensor::i32({1, 1}, {1}), 1);
+    EXPECT_TRUE(gpu.last_timings().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(RandomCheckpoints, BackendParityOnCudaDevice,
+                         ::testing::ValuesIn(shapes()),
+                         [](const ::testing::TestParamInfo<Shape>& param_info) {
+                             return param_info.param.name;
+                         });
+
+// The embedded micro model (a model that understands speech) on a held-out mel: the GPU's logits
+// against PyTorch's, and whole windows decoded greedily and with a beam of 5 give the same tokens
+// and text on both backends.
+class MicroModelOnCudaDevice : public ::testing::Test {
+protected:
+    void SetUp() override {
+        SKIP_WITHOUT_CUDA();
+        npz_ = earshot::test::read_npz(earshot::test::golden_dir() / "micro" / "parity.npz");
+        checkpoint_.emplace(earshot::model::load_whisper_checkpoint(kModelDir));
+        const earshot::test::NpyArray& mel = npz_.at("mel");  // [80, Frames]
+        mel_ = HostTensor::f32({1, mel.shape[0], mel.shape[1]}, mel.as_f32());
+    }
+
+    const fs::path kModelDir = earshot::test::micro_model_dir();
+    std::map<std::string, earshot::test::NpyArray> npz_;
+    std::optional<earshot::model::WhisperCheckpoint> checkpoint_;
+    HostTensor mel_;
+};
+
+TEST_F(MicroModelOnCudaDevice, LogitsMatchPyTorch) {
+    auto gpu = earshot::decoding::make_cuda_decoder_model(*checkpoint_);
+    EXPECT_NE(gpu->backend_name().find("CUDA"), std::string::npos);
+    gpu->listen(mel_);
+    const earshot::test::NpyArray& logits = npz_.at("logits");  // [P, Vocab]
+    const earshot::test::NpyArray& fed = npz_.at("tokens");
+    const earshot::test::NpyArray& positions = npz_.at("positions");
+    std::vector<int32_t> tokens(fed.data.size() / 4);
+    std::memcpy(tokens.data(), fed.data.data(), fed.data.size());
+    std::vector<int32_t> at(positions.data.size() / 4);
+    std::memcpy(at.data(), positions.data.data(), positions.data.size());
+    const std::vector<float> want_all = logits.as_f32();
+    const auto vocab = static_cast<size_t>(logits.shape[1]);
+    for (size_t i = 0; i < at.size(); ++i) {
+        const int64_t upto = at[i] + 1;
+        const HostTensor got = gpu->prefill(HostTensor::i32(
+            {1, upto}, std::vector<int32_t>(tokens.begin(), tokens.begin() + upto)));
+        const std::span<const float> want(want_all.data() + i * vocab, vocab);
+        const double error = relative_error(got.f32_values(), want);
+        std::printf("micro position %d: GPU against PyTorch %.3g relative\n", at[i], error);
+        EXPECT_LE(error, kLogitsTolerance);
+        EXPECT_EQ(argmax(got.f32_values()), argmax(want)) << "position " << at[i];
+    }
+}
+
+TEST_F(MicroModelOnCudaDevice, GreedyAndBeamWindowsDecodeLikeTheCpu) {
+    const auto tok = earshot::tokenizer::Tokenizer::load(
+        kModelDir, checkpoint_->binding.values.dims.at("Vocab"));
+    auto cpu = earshot::decoding::make_cpu_decoder_model(*checkpoint_);
+    auto gpu = earshot::decoding::make_cuda_decoder_model(*checkpoint_);
+    for (int beam : {1, 5}) {
+        earshot::decoding::DecodingOptions options;
+        options.beam_size = beam;
+        std::mt19937_64 rng_cpu(1);
+        std::mt19937_64 rng_gpu(1);
+        const auto want =
+            earshot::decoding::decode_window(*cpu, tok, mel_, {}, "", options, 0.0, rng_cpu);
+        const auto got =
+            earshot::decoding::decode_window(*gpu, tok, mel_, {}, "", options, 0.0, rng_gpu);
+        std::printf("beam %d: CPU \"%s\", CUDA \"%s\"\n", beam, want.text.c_str(),
+                    got.text.c_str());
+        EXPECT_FALSE(want.text.empty());
+        EXPECT_EQ(got.tokens, want.tokens) << "beam " << beam;
+        EXPECT_EQ(got.text, want.text) << "beam " << beam;
+    }
+}
+
+// What a machine without a usable GPU is told: the typed error, CUDA's or the loader's own
+// message, and the automatic choice falling back to the CPU with that reason.
+TEST(CudaAvailability, NoDriverIsReportedByName) {
+    void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (driver != nullptr) {
+        dlclose(driver);
+        GTEST_SKIP() << "this machine has an NVIDIA driver";
+    }
+    if (!earshot::backend::cuda_backend_built()) {
+        try {
+            earshot::backend::cuda_devices();
+            FAIL() << "cuda_devices() returned without a CUDA backend";
+        } catch (const CudaError& error) {
+            EXPECT_EQ(error.kind(), CudaErrorKind::not_built);
+        }
+        return;
+    }
+    try {
+        earshot::backend::cuda_devices();
+        FAIL() << "cuda_devices() returned without a driver";
+    } catch (const CudaError& error) {
+        EXPECT_EQ(error.kind(), CudaErrorKind::no_driver) << error.what();
+        EXPECT_NE(std::string(error.what()).find("libcuda.so.1"), std::string::npos)
+            << error.what();
+    }
+}
+
+TEST(CudaAvailability, AutomaticFallsBackToTheCpuAndSaysWhy) {
+    const auto why = cuda_unavailable();
+    if (!why) GTEST_SKIP() << "a CUDA device is usable here";
+    earshot::test::TempDir dir("earshot-cuda-fallback");
+    const Shape shape = shapes().front();
+    earshot::model::write_random_checkpoint(dir.path(), shape.options);
+    const auto checkpoint = earshot::model::load_whisper_checkpoint(dir.path());
+
+    auto chosen = earshot::decoding::make_decoder_model(
+        checkpoint, earshot::backend::BackendChoice::automatic, "the random model");
+    ASSERT_NE(chosen.model, nullptr);
+    EXPECT_EQ(chosen.model->backend_name(), "CPU");
+    EXPECT_NE(chosen.fallback_reason.find("CUDA is not available"), std::string::npos);
+    EXPECT_EQ(chosen.fallback_reason.find('\n'), std::string::npos) << "one line";
+
+    auto cpu =
+        earshot::decoding::make_decoder_model(checkpoint, earshot::backend::BackendChoice::cpu);
+    EXPECT_TRUE(cpu.fallback_reason.empty());
+    EXPECT_EQ(cpu.model->backend_name(), "CPU");
+
+    EXPECT_THROW(
+        earshot::decoding::make_decoder_model(checkpoint, earshot::backend::BackendChoice::cuda),
+        CudaError);
+    EXPECT_THROW(CudaWhisper{checkpoint}, CudaError);
+}
+
+TEST(CudaAvailability, BackendChoicesParseByName) {
+    using earshot::backend::BackendChoice;
+    EXPECT_EQ(earshot::backend::parse_backend_choice("auto"), BackendChoice::automatic);
+    EXPECT_EQ(earshot::backend::parse_backend_choice("cpu"), BackendChoice::cpu);
+    EXPECT_EQ(earshot::backend::parse_backend_choice("cuda"), BackendChoice::cuda);
+    EXPECT_EQ(earshot::backend::parse_backend_choice("CUDA"), std::nullopt);
+    EXPECT_EQ(earshot::backend::parse_backend_choice("gpu"), std::nullopt);
+    EXPECT_EQ(earshot::backend::backend_choice_name(BackendChoice::automatic), "auto");
+}
+
+TEST(CudaAvailability, DeviceDescriptionNamesMemoryAndComputeCapability) {
+    earshot::backend::CudaDevice device;
+    device.name = "NVIDIA H200";
+    device.total_memory_bytes = int64_t{150} * 1024 * 1024 * 1024 + int64_t{512} * 1024 * 1024;
+    device.compute_major = 9;
+    device.compute_minor = 0;
+    EXPECT_EQ(earshot::backend::describe_cuda_device(device),
+              "NVIDIA H200, 150.5 GiB, compute 9.0");
+}
+
+}  // namespace
