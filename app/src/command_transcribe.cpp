@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -112,9 +113,32 @@ private:
     struct sigaction previous_ {};
 };
 
-// Transcribes one input and writes its outputs; throws on any failure.
-void transcribe_file(Session& session, const fs::path& input, std::ostream& out,
-                     std::ostream& err) {
+// Where each input's outputs go, without the format's extension: `<dir>/<stem>`, and for an input
+// whose `<dir>/<stem>` an earlier input on the command line already has, `<stem>-2`, `<stem>-3`,
+// ... (the first free one), so that no file of this run overwrites another (a.mp3 a.ogg ->
+// a.txt, a-2.txt). The names are planned before any file is transcribed: they do not depend on
+// which files fail.
+std::vector<fs::path> output_bases(const std::vector<std::string>& inputs,
+                                   const std::optional<fs::path>& output_dir) {
+    std::vector<fs::path> bases;
+    std::set<fs::path> taken;  // absolute and normalised, so "out/a" and "./out/a" meet
+    for (const std::string& input : inputs) {
+        const fs::path path(input);
+        const fs::path directory = output_dir ? *output_dir : path.parent_path();
+        const std::string stem = path.stem().string();
+        fs::path base = directory / stem;
+        for (int n = 2; !taken.insert(fs::absolute(base).lexically_normal()).second; ++n) {
+            base = directory / (stem + "-" + std::to_string(n));
+        }
+        bases.push_back(base);
+    }
+    return bases;
+}
+
+// Transcribes one input and writes its outputs as `base` plus each format's extension; throws on
+// any failure.
+void transcribe_file(Session& session, const fs::path& input, const fs::path& base,
+                     std::ostream& out, std::ostream& err) {
     std::vector<float> samples = audio::decode_file(input).samples;
     const double audio_s =
         static_cast<double>(samples.size()) / static_cast<double>(audio::kWhisperSampleRateHz);
@@ -142,9 +166,8 @@ void transcribe_file(Session& session, const fs::path& input, std::ostream& out,
         progress.finish();
     }
 
-    const fs::path directory = session.output_dir ? *session.output_dir : input.parent_path();
     for (TranscriptFormat format : session.formats) {
-        fs::path target = directory / input.stem();
+        fs::path target = base;
         target += "." + std::string(transcript_format_name(format));
         write_text_file(target, render_transcript(transcript, format));
         out << "Wrote " << target.string() << "\n";
@@ -194,12 +217,14 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
         decoding.language = r.language;
     }
 
+    const std::vector<fs::path> bases = output_bases(r.inputs, session.output_dir);
     const InterruptGuard guard;
     int failed = 0;
-    for (const std::string& input : r.inputs) {
+    for (size_t i = 0; i < r.inputs.size(); ++i) {
+        const std::string& input = r.inputs[i];
         if (interrupted().load()) break;
         try {
-            transcribe_file(session, fs::path(input), out, err);
+            transcribe_file(session, fs::path(input), bases[i], out, err);
         } catch (const std::exception& e) {
             err << "earshot transcribe: " << input << ": " << e.what() << "\n";
             ++failed;
@@ -239,7 +264,8 @@ ExtraCommand add_transcribe(CLI::App& root) {
     command->add_option("--format", r.formats, "Comma-separated: txt, srt, vtt, json")
         ->capture_default_str();
     command->add_option("--output-dir", r.output_dir,
-                        "Where to write the results (default: beside each input)");
+                        "Where to write the results (default: beside each input). Inputs that "
+                        "would share a name get -2, -3, ...: a.mp3 a.ogg -> a.txt, a-2.txt");
     command->add_option("--backend", r.backend, "cpu, cuda or auto (auto = cpu)")
         ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
         ->capture_default_str();

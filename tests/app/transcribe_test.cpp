@@ -183,6 +183,48 @@ TEST_F(TranscribeCommand, DetectsTheLanguageOnceWhenAskedForAuto) {
     EXPECT_TRUE(std::regex_match(language, std::regex("[a-z]{2,3}"))) << language;
 }
 
+// Inputs that would write the same output name get -2, -3, ... in command-line order, so none
+// overwrites another: a.wav, sub/a.wav and a-2.wav into one folder -> a, a-2 and a-2-2.
+TEST_F(TranscribeCommand, InputsWithTheSameNameGetDistinctOutputs) {
+    const TempDir dir("earshot-transcribe-names");
+    const fs::path out = dir.path() / "out";
+    fs::create_directories(dir.path() / "sub");
+    for (const char* name : {"a.wav", "sub/a.wav", "a-2.wav"}) {
+        fs::copy_file(kJfk, dir.path() / name);
+    }
+    const ProcessResult result =
+        run_earshot("transcribe " + shell_quote((dir.path() / "a.wav").string()) + " " +
+                    shell_quote((dir.path() / "sub" / "a.wav").string()) + " " +
+                    shell_quote((dir.path() / "a-2.wav").string()) + model_args() +
+                    " --language en --format txt,json --output-dir " + shell_quote(out.string()));
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    std::vector<std::string> wrote;
+    std::istringstream lines(result.out);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.starts_with("Wrote ")) wrote.push_back(fs::path(line.substr(6)).filename());
+    }
+    const std::vector<std::string> expected = {"a.txt",    "a.json",    "a-2.txt",
+                                               "a-2.json", "a-2-2.txt", "a-2-2.json"};
+    EXPECT_EQ(wrote, expected) << result.out;
+    for (const std::string& name : expected) {
+        EXPECT_TRUE(fs::is_regular_file(out / name)) << name;
+    }
+    std::vector<std::string> present;
+    for (const auto& entry : fs::directory_iterator(out)) {
+        present.push_back(entry.path().filename());
+    }
+    EXPECT_EQ(present.size(), expected.size());
+
+    // Without --output-dir the same rule holds beside the inputs: one file named twice.
+    const ProcessResult twice =
+        run_earshot("transcribe " + shell_quote((dir.path() / "sub" / "a.wav").string()) + " " +
+                    shell_quote((dir.path() / "sub" / "a.wav").string()) + model_args() +
+                    " --language en --format txt");
+    ASSERT_EQ(twice.exit_code, 0) << twice.err;
+    EXPECT_TRUE(fs::is_regular_file(dir.path() / "sub" / "a.txt"));
+    EXPECT_TRUE(fs::is_regular_file(dir.path() / "sub" / "a-2.txt"));
+}
+
 // Argument errors exit 2 before any audio is read (none of these needs the shared assets).
 TEST(TranscribeArguments, BadArgumentsExitTwo) {
     const TempDir dir("earshot-transcribe-args");
