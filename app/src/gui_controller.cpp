@@ -5,6 +5,7 @@
 #include "gui_inspector.h"
 // Qt, the standard library and the other headers after them.
 #include <QApplication>
+#include <QFileInfo>
 #include <QSettings>
 #include <QStatusBar>
 #include <exception>
@@ -20,6 +21,7 @@
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/model/model_summary.h"
 #include "gui_controller.h"
+#include "gui_files_history.h"
 #include "gui_files_worker.h"
 #include "gui_live_bridge.h"
 #include "gui_model.h"
@@ -61,8 +63,14 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
     connect(&m_window, &ui::MainWindow::settingsChanged, this, &GuiController::applySettings);
 
     if (paths.journal) {
-        m_window.livePanel()->attachJournal(
-            paths.journalFile.isEmpty() ? ui::TranscriptJournal::defaultPath() : paths.journalFile);
+        const QString journal =
+            paths.journalFile.isEmpty() ? ui::TranscriptJournal::defaultPath() : paths.journalFile;
+        m_window.livePanel()->attachJournal(journal);
+        m_history = std::make_unique<FilesHistory>(
+            paths.filesHistoryDir.isEmpty()
+                ? QFileInfo(journal).absolutePath() + QStringLiteral("/file-results")
+                : paths.filesHistoryDir);
+        restoreFilesHistory();
     }
     if (paths.listDevices) {
         fillDevices();
@@ -256,6 +264,36 @@ void GuiController::connectFiles() {
     connect(m_files, &FilesWorker::jobFailed, panel, &ui::FilesPanel::setJobFailed);
     connect(m_files, &FilesWorker::jobCancelled, panel, &ui::FilesPanel::setJobCancelled);
     connect(m_files, &FilesWorker::busyChanged, this, &GuiController::updateStartAllowed);
+    connect(m_files, &FilesWorker::jobFinished, this, [this](int id) { keepResult(id, false); });
+    connect(m_files, &FilesWorker::jobCancelled, this,
+            [this](int id, const QList<ui::SegmentRow>& partial) {
+                if (!partial.isEmpty()) {
+                    keepResult(id, true);
+                }
+            });
+}
+
+void GuiController::restoreFilesHistory() {
+    for (FilesHistoryEntry& entry : m_history->load()) {
+        const int id = m_window.filesPanel()->addFinishedJob(
+            entry.source, segment_rows(entry.transcript),
+            QString::fromStdString(entry.transcript.language),
+            entry.cancelled ? ui::FileJobState::cancelled : ui::FileJobState::done);
+        m_files->addResult(id, std::move(entry.transcript));
+    }
+}
+
+void GuiController::keepResult(int id, bool cancelled) {
+    const decoding::Transcript* transcript = m_files->transcript(id);
+    if (!m_history || transcript == nullptr) {
+        return;
+    }
+    const QString error =
+        m_history->save(m_window.filesPanel()->jobPath(id), *transcript, cancelled);
+    if (!error.isEmpty()) {
+        m_window.statusBar()->showMessage(tr("Could not keep the result: %1").arg(error),
+                                          kStatusMessageMs);
+    }
 }
 
 void GuiController::updateStartAllowed() {

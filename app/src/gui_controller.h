@@ -19,6 +19,7 @@ class MainWindow;
 
 namespace earshot::app {
 
+class FilesHistory;
 class FilesWorker;
 class LiveBridge;
 
@@ -27,6 +28,9 @@ struct GuiPaths {
     QString journalFile;      // the session transcript; empty: TranscriptJournal::defaultPath()
     bool journal = true;      // false: no journal is read or written (screenshots)
     bool listDevices = true;  // fill the input picker from PortAudio at start
+    // Finished Files results, kept over restarts (with the journal; none when journal is false);
+    // empty: the folder file-results beside the journal.
+    QString filesHistoryDir;
 };
 
 class GuiController : public QObject {
@@ -63,6 +67,8 @@ signals:
 private:
     void connectLive();
     void connectFiles();
+    void restoreFilesHistory();
+    void keepResult(int id, bool cancelled);
     void updateStartAllowed();
     void fillDevices();
 
@@ -72,6 +78,7 @@ private:
     std::shared_ptr<LoadedModel> m_model;
     LiveBridge* m_live = nullptr;
     FilesWorker* m_files = nullptr;
+    std::unique_ptr<FilesHistory> m_history;
     ui::InspectorWidget* m_inspector = nullptr;
 };
 

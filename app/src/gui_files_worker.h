@@ -57,6 +57,10 @@ public:
     int runningJob() const { return m_running; }
     // A finished or cancelled job's transcript; null otherwise.
     const decoding::Transcript* transcript(int id) const;
+    // A result from an earlier session, for export (no signals).
+    void addResult(int id, decoding::Transcript transcript) {
+        m_results.insert(id, std::move(transcript));
+    }
     // Writes job `id`'s transcript as "txt", "srt", "vtt" or "json" to `path`; the reason on
     // failure, empty on success.
     QString exportTranscript(int id, const QString& format, const QString& path) const;

@@ -195,6 +195,54 @@ TEST(GuiController, ExportsATranscribedFileInEveryFormat) {
                      .isEmpty());
 }
 
+// A finished file's result is kept: after a restart it is listed again, with its segments, and
+// exports as it did before.
+TEST(GuiController, FinishedFilesSurviveARestart) {
+    if (!gui_assets_present()) GTEST_SKIP() << "jfk.wav or multilingual.tiktoken not found";
+    ensure_gui_application();
+    const TempDir dir("earshot-gui-history");
+    QList<ui::SegmentRow> segments;
+    QByteArray exported;
+    {
+        ui::MainWindow window;
+        app::GuiController controller(window, temp_paths(dir));
+        ASSERT_TRUE(controller.openModel(q(gui_random_checkpoint()), q(gui_vocab()),
+                                         app::GuiController::Remember::no));
+        controller.files().setOptions(fast_file_options());
+        const int id = window.filesPanel()->addFiles({q(gui_jfk())}).first();
+        ASSERT_TRUE(app::wait_for_files(controller, 120'000));
+        ASSERT_EQ(window.filesPanel()->jobState(id), ui::FileJobState::done);
+        segments = window.filesPanel()->jobSegments(id);
+        ASSERT_FALSE(segments.isEmpty());
+        ASSERT_EQ(controller.files().exportTranscript(id, QStringLiteral("srt"),
+                                                      q(dir.path() / "before.srt")),
+                  QString());
+        QFile file(q(dir.path() / "before.srt"));
+        ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+        exported = file.readAll();
+    }
+    ui::MainWindow window;
+    app::GuiController controller(window, temp_paths(dir));  // no model needed to see results
+    const QList<int> ids = window.filesPanel()->jobIds();
+    ASSERT_EQ(ids.size(), 1);
+    EXPECT_EQ(window.filesPanel()->jobPath(ids[0]), q(gui_jfk()));
+    EXPECT_EQ(window.filesPanel()->jobState(ids[0]), ui::FileJobState::done);
+    const QList<ui::SegmentRow> restored = window.filesPanel()->jobSegments(ids[0]);
+    ASSERT_EQ(restored.size(), segments.size());
+    for (qsizetype i = 0; i < segments.size(); ++i) {
+        EXPECT_EQ(restored[i].text, segments[i].text);
+        EXPECT_DOUBLE_EQ(restored[i].startS, segments[i].startS);
+        EXPECT_DOUBLE_EQ(restored[i].endS, segments[i].endS);
+    }
+    EXPECT_EQ(window.filesPanel()->unfinishedJobs(), 0);
+    ASSERT_EQ(controller.files().exportTranscript(ids[0], QStringLiteral("srt"),
+                                                  q(dir.path() / "after.srt")),
+              QString());
+    QFile file(q(dir.path() / "after.srt"));
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    EXPECT_EQ(file.readAll(), exported);
+}
+
 TEST(GuiController, CancellingAQueuedFileRemovesIt) {
     if (!gui_assets_present()) GTEST_SKIP() << "jfk.wav or multilingual.tiktoken not found";
     ensure_gui_application();

@@ -20,6 +20,7 @@
 #include <cstdlib>
 
 #include "earshot/ui/app_icon.h"
+#include "earshot/ui/files/files_panel.h"
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/live/transcript_view.h"
 #include "earshot/ui/model/model_panel.h"
@@ -222,6 +223,59 @@ TEST(MainWindow, QuitClosesTheWindow) {
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
     window.quitAction()->trigger();
     EXPECT_FALSE(window.isVisible());
+}
+
+// Ctrl+Q with files queued or running (or dictation running) asks first; "no" keeps the window
+// and the work, "yes" quits. Without such work it quits without asking.
+TEST(MainWindow, QuitAsksFirstWhileWorkIsUnfinished) {
+    MainWindow window;
+    QStringList questions;
+    bool answer = false;
+    window.setQuitConfirmation([&](const QString& question) {
+        questions << question;
+        return answer;
+    });
+    window.show();
+    window.activateWindow();
+    ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
+    const QList<int> ids = window.filesPanel()->addFiles(
+        {QStringLiteral("/audio/lecture.flac"), QStringLiteral("/audio/talk.mp3")});
+    window.filesPanel()->setJobRunning(ids[0]);
+
+    QTest::keyClick(&window, Qt::Key_Q, Qt::ControlModifier);
+    ASSERT_EQ(questions.size(), 1);
+    EXPECT_TRUE(questions[0].contains(QStringLiteral("2 files are still queued or being transcribed")))
+        << questions[0].toStdString();
+    EXPECT_TRUE(questions[0].endsWith(QStringLiteral("Quit anyway?")));
+    EXPECT_TRUE(window.isVisible());
+
+    window.filesPanel()->setJobFinished(ids[0], {}, QStringLiteral("en"));
+    window.setLiveRunning(true);
+    window.quitAction()->trigger();
+    ASSERT_EQ(questions.size(), 2);
+    EXPECT_TRUE(questions[1].startsWith(QStringLiteral("Dictation is running")))
+        << questions[1].toStdString();
+    EXPECT_TRUE(questions[1].contains(QStringLiteral("1 file is still queued")))
+        << questions[1].toStdString();
+    EXPECT_TRUE(window.isVisible());
+
+    answer = true;
+    window.quitAction()->trigger();
+    EXPECT_EQ(questions.size(), 3);
+    EXPECT_FALSE(window.isVisible());
+
+    // Nothing unfinished: no question.
+    MainWindow idle;
+    int asked = 0;
+    idle.setQuitConfirmation([&](const QString&) { return ++asked, false; });
+    idle.filesPanel()->addFinishedJob(QStringLiteral("/audio/done.wav"), {}, QStringLiteral("en"),
+                                      FileJobState::done);
+    idle.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&idle));
+    EXPECT_EQ(idle.unfinishedWork(), QString());
+    idle.quitAction()->trigger();
+    EXPECT_EQ(asked, 0);
+    EXPECT_FALSE(idle.isVisible());
 }
 
 TEST(MainWindow, ModelPanelChoiceIsForwarded) {

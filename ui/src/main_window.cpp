@@ -3,12 +3,15 @@
 #include "earshot/ui/main_window.h"
 
 #include <QAction>
+#include <QCloseEvent>
 #include <QDir>
 #include <QFileInfo>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QStatusBar>
 #include <QTabWidget>
 
@@ -183,6 +186,43 @@ void MainWindow::openSettings() {
         m_settings = chosen;
         emit settingsChanged(m_settings);
     }
+}
+
+QString MainWindow::unfinishedWork() const {
+    QStringList work;
+    if (m_live->isRunning()) {
+        work << tr("Dictation is running; the words not yet committed will be lost.");
+    }
+    const int files = m_files->unfinishedJobs();
+    if (files > 0) {
+        work << (files == 1 ? tr("1 file is still queued or being transcribed; quitting stops "
+                                 "it and its transcript is lost.")
+                            : tr("%1 files are still queued or being transcribed; quitting "
+                                 "stops them and their transcripts are lost.")
+                                  .arg(files));
+    }
+    return work.join(QLatin1Char(' '));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    const QString work = unfinishedWork();
+    if (!work.isEmpty()) {
+        const QString question = work + QLatin1Char(' ') + tr("Quit anyway?");
+        if (!(m_confirmQuit ? m_confirmQuit(question) : askToQuit(question))) {
+            event->ignore();
+            return;
+        }
+    }
+    QMainWindow::closeEvent(event);
+}
+
+bool MainWindow::askToQuit(const QString& question) {
+    QMessageBox box(QMessageBox::Question, tr("Quit Earshot?"), question, QMessageBox::NoButton,
+                    this);
+    QPushButton* quit = box.addButton(tr("&Quit"), QMessageBox::AcceptRole);
+    box.setDefaultButton(box.addButton(QMessageBox::Cancel));
+    box.exec();
+    return box.clickedButton() == quit;
 }
 
 void MainWindow::createMenus() {

@@ -138,25 +138,30 @@ QString FilesPanel::audioFileFilter() {
         "*.webm *.mov);;All files (*)");
 }
 
+int FilesPanel::appendJob(const QString& path) {
+    const int id = m_nextId++;
+    Job job;
+    job.path = path;
+    m_jobs.insert(id, job);
+    m_order.append(id);
+    const int row = m_queue->rowCount();
+    m_queue->insertRow(row);
+    auto* name = readOnlyItem(QFileInfo(path).fileName());
+    name->setToolTip(path);
+    m_queue->setItem(row, kFileColumn, name);
+    auto* bar = new QProgressBar(m_queue);
+    bar->setRange(0, kProgressSteps);
+    bar->setValue(0);
+    bar->setFormat(QStringLiteral("%p%"));
+    m_queue->setCellWidget(row, kProgressColumn, bar);
+    m_queue->setItem(row, kStatusColumn, readOnlyItem(tr("Queued")));
+    return id;
+}
+
 QList<int> FilesPanel::addFiles(const QStringList& paths) {
     QList<int> ids;
     for (const QString& path : paths) {
-        const int id = m_nextId++;
-        Job job;
-        job.path = path;
-        m_jobs.insert(id, job);
-        m_order.append(id);
-        const int row = m_queue->rowCount();
-        m_queue->insertRow(row);
-        auto* name = readOnlyItem(QFileInfo(path).fileName());
-        name->setToolTip(path);
-        m_queue->setItem(row, kFileColumn, name);
-        auto* bar = new QProgressBar(m_queue);
-        bar->setRange(0, kProgressSteps);
-        bar->setValue(0);
-        bar->setFormat(QStringLiteral("%p%"));
-        m_queue->setCellWidget(row, kProgressColumn, bar);
-        m_queue->setItem(row, kStatusColumn, readOnlyItem(tr("Queued")));
+        const int id = appendJob(path);
         ids.append(id);
         emit jobQueued(id, path);
     }
@@ -165,6 +170,26 @@ QList<int> FilesPanel::addFiles(const QStringList& paths) {
     }
     updateButtons();
     return ids;
+}
+
+int FilesPanel::addFinishedJob(const QString& path, const QList<SegmentRow>& segments,
+                               const QString& language, FileJobState state) {
+    const int id = appendJob(path);
+    if (state == FileJobState::cancelled) {
+        m_jobs[id].language = language;
+        setJobCancelled(id, segments);
+    } else {
+        setJobFinished(id, segments, language);
+    }
+    return id;
+}
+
+int FilesPanel::unfinishedJobs() const {
+    int count = 0;
+    for (const Job& job : m_jobs) {
+        count += job.state == FileJobState::queued || job.state == FileJobState::running ? 1 : 0;
+    }
+    return count;
 }
 
 int FilesPanel::rowOf(int id) const { return static_cast<int>(m_order.indexOf(id)); }

@@ -5,12 +5,14 @@
 
 #include <QMainWindow>
 #include <QString>
+#include <functional>
 
 #include "earshot/ui/live/live_types.h"
 #include "earshot/ui/model/model_summary.h"
 #include "earshot/ui/settings/settings.h"
 
 class QAction;
+class QCloseEvent;
 class QLabel;
 class QTabWidget;
 
@@ -56,6 +58,14 @@ public:
     void applyLiveUpdate(const LiveTextUpdate& update);
     void setLiveRunning(bool running);
 
+    // Work that quitting would lose (dictation running, files queued or being transcribed), as
+    // the sentences the quit question starts with; empty when there is none.
+    QString unfinishedWork() const;
+    // Asked before the window closes with unfinished work: true quits. By default a question box
+    // (Quit / Cancel); tests put their own answer here.
+    using QuitConfirmation = std::function<bool(const QString& question)>;
+    void setQuitConfirmation(QuitConfirmation confirm) { m_confirmQuit = std::move(confirm); }
+
     // The standard no-model text: what is missing and how to load a model.
     static QString defaultNoModelMessage();
 
@@ -77,8 +87,12 @@ signals:
     void modelChosen(const QString& modelPath, const QString& vocabularyPath);
     void settingsChanged(const earshot::ui::Settings& settings);
 
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
 private:
     void createMenus();
+    bool askToQuit(const QString& question);
 
     QTabWidget* m_tabs = nullptr;
     LivePanel* m_live = nullptr;
@@ -94,6 +108,7 @@ private:
     QAction* m_toggleDictationAction = nullptr;
     QAction* m_settingsAction = nullptr;
     QAction* m_quitAction = nullptr;
+    QuitConfirmation m_confirmQuit;
     Settings m_settings;
     bool m_cudaAvailable = false;
 };

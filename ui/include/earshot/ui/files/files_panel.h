@@ -28,6 +28,11 @@ public:
     // Queues each file (emits jobQueued per file) and returns the new jobs' ids, in order.
     QList<int> addFiles(const QStringList& paths);
 
+    // A result from an earlier session (done, or cancelled with what it had): listed like a
+    // finished job, without jobQueued. Returns its id.
+    int addFinishedJob(const QString& path, const QList<SegmentRow>& segments,
+                       const QString& language, FileJobState state);
+
     void setJobRunning(int id);
     void setJobProgress(int id, double fraction);
     void setJobFinished(int id, const QList<SegmentRow>& segments, const QString& language);
@@ -39,6 +44,8 @@ public:
     QString jobPath(int id) const;
     QList<int> jobIds() const;  // in queue order
     QList<SegmentRow> jobSegments(int id) const;
+    // Jobs queued or running: work that quitting would lose.
+    int unfinishedJobs() const;
     // The job whose result is shown (-1: none).
     int selectedJob() const;
     void selectJob(int id);
@@ -77,6 +84,7 @@ private:
         QString message;
     };
 
+    int appendJob(const QString& path);  // a queued row; no signal
     int rowOf(int id) const;
     void setState(int id, FileJobState state, const QString& status);
     void showResult(int id);

@@ -1,0 +1,109 @@
+// FilesHistory: each result is <folder>/<ms since 1970>-<file name>.json, written through
+// QSaveFile: {"source", "cancelled", "transcript"}, the transcript as `earshot transcribe` writes
+// its JSON. The names sort by age, which is what load() and the pruning go by.
+#include "gui_files_history.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QObject>
+#include <QSaveFile>
+#include <utility>
+
+#include "transcript_formats.h"
+
+namespace earshot::app {
+
+namespace {
+
+constexpr int kStampDigits = 15;  // milliseconds since 1970 stay 13 digits until the year 2286
+
+QStringList resultFiles(const QDir& dir) {
+    return dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+}
+
+decoding::Transcript transcriptFromJson(const QJsonObject& json) {
+    decoding::Transcript transcript;
+    transcript.language = json.value(QStringLiteral("language")).toString().toStdString();
+    transcript.text = json.value(QStringLiteral("text")).toString().toStdString();
+    for (const QJsonValue& value : json.value(QStringLiteral("segments")).toArray()) {
+        const QJsonObject object = value.toObject();
+        decoding::Segment segment;
+        segment.start_s = object.value(QStringLiteral("start")).toDouble();
+        segment.end_s = object.value(QStringLiteral("end")).toDouble();
+        segment.text = object.value(QStringLiteral("text")).toString().toStdString();
+        for (const QJsonValue& token : object.value(QStringLiteral("tokens")).toArray()) {
+            segment.tokens.push_back(static_cast<int32_t>(token.toInteger()));
+        }
+        segment.avg_logprob = object.value(QStringLiteral("avg_logprob")).toDouble();
+        segment.no_speech_prob = object.value(QStringLiteral("no_speech_prob")).toDouble();
+        segment.temperature = object.value(QStringLiteral("temperature")).toDouble();
+        segment.compression_ratio = object.value(QStringLiteral("compression_ratio")).toDouble();
+        transcript.segments.push_back(std::move(segment));
+    }
+    return transcript;
+}
+
+}  // namespace
+
+FilesHistory::FilesHistory(QString folder) : m_folder(std::move(folder)) {}
+
+QString FilesHistory::save(const QString& source, const decoding::Transcript& transcript,
+                           bool cancelled) {
+    QDir dir(m_folder);
+    if (!dir.mkpath(QStringLiteral("."))) {
+        return QObject::tr("cannot create %1").arg(m_folder);
+    }
+    const std::string rendered = render_json(transcript);
+    QJsonObject entry;
+    entry.insert(QStringLiteral("source"), source);
+    entry.insert(QStringLiteral("cancelled"), cancelled);
+    entry.insert(QStringLiteral("transcript"),
+                 QJsonDocument::fromJson(QByteArray::fromStdString(rendered)).object());
+
+    const QString stamp = QStringLiteral("%1").arg(QDateTime::currentMSecsSinceEpoch(),
+                                                   kStampDigits, 10, QLatin1Char('0'));
+    const QString name = QFileInfo(source).fileName();
+    QString path = dir.filePath(stamp + QLatin1Char('-') + name + QStringLiteral(".json"));
+    for (int n = 2; QFileInfo::exists(path); ++n) {
+        path = dir.filePath(QStringLiteral("%1-%2-%3.json").arg(stamp).arg(n).arg(name));
+    }
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) {
+        return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
+    }
+    file.write(QJsonDocument(entry).toJson(QJsonDocument::Compact));
+    if (!file.commit()) {
+        return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
+    }
+    QStringList files = resultFiles(dir);
+    while (files.size() > kMaxEntries) {
+        dir.remove(files.takeFirst());
+    }
+    return {};
+}
+
+std::vector<FilesHistoryEntry> FilesHistory::load() const {
+    std::vector<FilesHistoryEntry> entries;
+    const QDir dir(m_folder);
+    for (const QString& name : resultFiles(dir)) {
+        QFile file(dir.filePath(name));
+        if (!file.open(QIODevice::ReadOnly)) {
+            continue;
+        }
+        const QJsonObject json = QJsonDocument::fromJson(file.readAll()).object();
+        if (!json.value(QStringLiteral("transcript")).isObject()) {
+            continue;
+        }
+        entries.push_back(
+            {json.value(QStringLiteral("source")).toString(),
+             json.value(QStringLiteral("cancelled")).toBool(),
+             transcriptFromJson(json.value(QStringLiteral("transcript")).toObject())});
+    }
+    return entries;
+}
+
+}  // namespace earshot::app

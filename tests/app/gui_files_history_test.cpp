@@ -1,0 +1,84 @@
+// FilesHistory: a result saved is loaded back with every field, in the order saved; only the
+// newest FilesHistory::kMaxEntries are kept; unreadable files are skipped.
+#include "gui_files_history.h"
+
+#include <gtest/gtest.h>
+
+#include <QDir>
+#include <QFile>
+#include <QString>
+
+#include "temp_dir.h"
+
+namespace earshot::test {
+namespace {
+
+decoding::Transcript twoSegments() {
+    decoding::Transcript transcript;
+    transcript.language = "de";
+    transcript.text = " Guten Tag. Grüße!";
+    transcript.segments.push_back(
+        {0.0, 1.5, " Guten Tag.", {50364, 12, 50439}, -0.25, 0.01, 0.0, 1.2});
+    transcript.segments.push_back(
+        {1.5, 3.25, " Grüße!", {50439, 34, 56, 50527}, -0.5, 0.02, 0.2, 0.9});
+    return transcript;
+}
+
+TEST(FilesHistory, SavedResultsLoadBackWithEveryField) {
+    const TempDir dir("earshot-files-history");
+    const QString folder = QString::fromStdString((dir.path() / "results").string());
+    app::FilesHistory history(folder);
+    EXPECT_TRUE(history.load().empty());
+    ASSERT_EQ(history.save(QStringLiteral("/audio/talk.mp3"), twoSegments(), false), QString());
+    decoding::Transcript partial = twoSegments();
+    partial.segments.resize(1);
+    ASSERT_EQ(history.save(QStringLiteral("/audio/talk.mp3"), partial, true), QString());
+
+    const std::vector<app::FilesHistoryEntry> entries = app::FilesHistory(folder).load();
+    ASSERT_EQ(entries.size(), 2u);
+    EXPECT_EQ(entries[0].source, QStringLiteral("/audio/talk.mp3"));
+    EXPECT_FALSE(entries[0].cancelled);
+    EXPECT_TRUE(entries[1].cancelled);
+    ASSERT_EQ(entries[1].transcript.segments.size(), 1u);
+    const decoding::Transcript& loaded = entries[0].transcript;
+    const decoding::Transcript expected = twoSegments();
+    EXPECT_EQ(loaded.language, "de");
+    EXPECT_EQ(loaded.text, expected.text);
+    ASSERT_EQ(loaded.segments.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+        const decoding::Segment& a = loaded.segments[i];
+        const decoding::Segment& b = expected.segments[i];
+        EXPECT_EQ(a.text, b.text);
+        EXPECT_EQ(a.tokens, b.tokens);
+        EXPECT_DOUBLE_EQ(a.start_s, b.start_s);
+        EXPECT_DOUBLE_EQ(a.end_s, b.end_s);
+        EXPECT_DOUBLE_EQ(a.avg_logprob, b.avg_logprob);
+        EXPECT_DOUBLE_EQ(a.no_speech_prob, b.no_speech_prob);
+        EXPECT_DOUBLE_EQ(a.temperature, b.temperature);
+        EXPECT_DOUBLE_EQ(a.compression_ratio, b.compression_ratio);
+    }
+}
+
+TEST(FilesHistory, KeepsTheNewestAndSkipsUnreadableFiles) {
+    const TempDir dir("earshot-files-history");
+    const QString folder = QString::fromStdString(dir.path().string());
+    app::FilesHistory history(folder);
+    for (int i = 0; i < app::FilesHistory::kMaxEntries + 3; ++i) {
+        decoding::Transcript transcript;
+        transcript.text = std::to_string(i);
+        ASSERT_EQ(history.save(QStringLiteral("/audio/%1.wav").arg(i), transcript, false),
+                  QString());
+    }
+    QFile broken(QDir(folder).filePath(QStringLiteral("999999999999999-broken.json")));
+    ASSERT_TRUE(broken.open(QIODevice::WriteOnly));
+    broken.write("{ not json");
+    broken.close();
+
+    const std::vector<app::FilesHistoryEntry> entries = history.load();
+    ASSERT_EQ(entries.size(), static_cast<size_t>(app::FilesHistory::kMaxEntries));
+    EXPECT_EQ(entries.front().source, QStringLiteral("/audio/3.wav"));  // 0, 1 and 2 are gone
+    EXPECT_EQ(entries.back().transcript.text, std::to_string(app::FilesHistory::kMaxEntries + 2));
+}
+
+}  // namespace
+}  // namespace earshot::test
