@@ -1,14 +1,17 @@
 // load_model reads the checkpoint's generation_config.json, and apply_model_defaults hands its
-// suppress list to decoding: with the list the checkpoint gives, without it Whisper's "-1".
+// suppress list to decoding: with the list the checkpoint gives, without it Whisper's "-1". It runs
+// the model on the backend asked for: auto says why it fell back to the CPU, cuda throws why not.
 #include "earshot/app/loaded_model.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "earshot/engine/backend/cuda_devices.h"
 #include "earshot/engine/checkpoint/errors.h"
 #include "temp_dir.h"
 
@@ -53,6 +56,47 @@ TEST(LoadedModel, ABadSuppressListIsALoadError) {
     const TempDir dir;
     EXPECT_THROW(app::load_model(micro_copy(dir, R"({"suppress_tokens": [51864]})")),
                  checkpoint::CheckpointError);
+}
+
+// Why CUDA cannot run in this process (the same search the loader does), or nullopt with a device.
+std::optional<backend::CudaError> cuda_unavailable() {
+    try {
+        (void)backend::cuda_devices();
+        return std::nullopt;
+    } catch (const backend::CudaError& error) {
+        return error;
+    }
+}
+
+TEST(LoadedModel, RunsOnTheBackendAskedFor) {
+    const TempDir dir;
+    const fs::path model = micro_copy(dir, "");
+    const auto cpu = app::load_model(model, {}, backend::BackendChoice::cpu);
+    EXPECT_EQ(cpu->model->backend_name(), "CPU");
+    EXPECT_TRUE(cpu->backend_fallback.empty());
+
+    const auto automatic = app::load_model(model);  // auto is the default
+    const std::optional<backend::CudaError> why = cuda_unavailable();
+    if (!why) {
+        EXPECT_TRUE(automatic->model->backend_name().starts_with("CUDA ("))
+            << automatic->model->backend_name();
+        EXPECT_TRUE(automatic->backend_fallback.empty()) << automatic->backend_fallback;
+        EXPECT_TRUE(app::load_model(model, {}, backend::BackendChoice::cuda)
+                        ->model->backend_name()
+                        .starts_with("CUDA ("));
+        return;
+    }
+    EXPECT_EQ(automatic->model->backend_name(), "CPU");
+    EXPECT_EQ(automatic->backend_fallback,
+              "CUDA is not available (" + std::string(backend::cuda_error_kind_name(why->kind())) +
+                  ": " + why->what() + "); running on the CPU");
+    try {
+        (void)app::load_model(model, {}, backend::BackendChoice::cuda);
+        FAIL() << "--backend cuda loaded without CUDA";
+    } catch (const backend::CudaError& error) {
+        EXPECT_EQ(error.kind(), why->kind());
+        EXPECT_STREQ(error.what(), why->what());
+    }
 }
 
 }  // namespace

@@ -1,10 +1,26 @@
-// Loading a checkpoint, its tokenizer and the CPU decoder model together.
+// Loading a checkpoint, its tokenizer and the chosen backend's decoder model together.
 #include "earshot/app/loaded_model.h"
+
+#include <string>
+#include <utility>
 
 namespace earshot::app {
 
+namespace {
+
+// The model's name in messages (out of memory on CUDA names it): its folder or file name.
+std::string model_name(const std::filesystem::path& model_path) {
+    const std::filesystem::path normal = model_path.lexically_normal();
+    const std::filesystem::path name =
+        normal.has_filename() ? normal.filename() : normal.parent_path().filename();
+    return name.empty() ? std::string("the model") : name.string();
+}
+
+}  // namespace
+
 std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model_path,
-                                        const std::filesystem::path& vocab_path) {
+                                        const std::filesystem::path& vocab_path,
+                                        backend::BackendChoice backend) {
     model::WhisperCheckpoint checkpoint = model::load_whisper_checkpoint(model_path);
     const int64_t n_vocab = checkpoint.binding.values.dims.at("Vocab");
     tokenizer::Tokenizer tok =
@@ -12,8 +28,11 @@ std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model_path,
     checkpoint::GenerationConfig generation =
         checkpoint::read_generation_config(model_path, n_vocab);
     auto loaded = std::unique_ptr<LoadedModel>(
-        new LoadedModel{std::move(checkpoint), std::move(tok), nullptr, std::move(generation)});
-    loaded->model = decoding::make_cpu_decoder_model(loaded->checkpoint);
+        new LoadedModel{std::move(checkpoint), std::move(tok), nullptr, std::move(generation), {}});
+    decoding::ChosenDecoderModel chosen =
+        decoding::make_decoder_model(loaded->checkpoint, backend, model_name(model_path));
+    loaded->model = std::move(chosen.model);
+    loaded->backend_fallback = std::move(chosen.fallback_reason);
     return loaded;
 }
 
