@@ -14,6 +14,8 @@ namespace {
 
 // General failure: the audio system itself is unusable (kExitBadInput is for a bad request).
 constexpr int kExitDeviceFailed = 1;
+// The other devices Earshot uses: GPUs, for --backend.
+constexpr const char* kGpusHint = "CUDA devices (for --backend cuda): earshot gpus\n";
 
 int run_devices(std::ostream& out, std::ostream& err) {
     std::vector<audio::InputDevice> devices;
@@ -24,7 +26,7 @@ int run_devices(std::ostream& out, std::ostream& err) {
         return kExitDeviceFailed;
     }
     if (devices.empty()) {
-        out << "No input devices.\n";
+        out << "No input devices.\n" << kGpusHint;
         return kExitOk;
     }
     out << "  index  rate_hz  channels  host_api  name\n";
@@ -37,6 +39,7 @@ int run_devices(std::ostream& out, std::ostream& err) {
         out << line.str();
     }
     out << "* default input; choose one with --device NAME|INDEX\n";
+    out << kGpusHint;
     return kExitOk;
 }
 

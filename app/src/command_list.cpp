@@ -8,6 +8,7 @@ ExtraCommand add_live(CLI::App& root);             // command_live.cpp
 ExtraCommand add_make_checkpoint(CLI::App& root);  // command_make_checkpoint.cpp
 ExtraCommand add_debug_mel(CLI::App& root);        // command_debug_mel.cpp
 ExtraCommand add_devices(CLI::App& root);          // command_devices.cpp
+ExtraCommand add_gpus(CLI::App& root);             // command_gpus.cpp
 ExtraCommand add_debug_record(CLI::App& root);     // command_debug_record.cpp
 ExtraCommand add_debug_encode(CLI::App& root);     // command_debug_model.cpp
 ExtraCommand add_debug_logits(CLI::App& root);     // command_debug_model.cpp
@@ -22,6 +23,7 @@ const std::vector<CommandAdder>& extra_commands() {
         add_transcribe,
         add_live,
         add_devices,
+        add_gpus,
         add_make_checkpoint,
         add_debug_mel,
         add_debug_record,

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "backend_option.h"
 #include "command_registry.h"
 #include "earshot/app/commands.h"
 #include "earshot/app/live_controller.h"
@@ -45,6 +46,7 @@ struct LiveRequest {
     double vad_margin_db = 12.0;
     bool no_vad = false;
     std::string updates_json;
+    std::string backend = "auto";
 };
 
 std::atomic<bool>& interrupted() {
@@ -103,9 +105,13 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
         return fail("--device and --input exclude each other");
     if (r.input.empty() && r.speed != 1.0) return fail("--speed needs --input");
 
+    const backend::BackendChoice backend = backend_choice(r.backend);
     std::unique_ptr<LoadedModel> loaded;
     try {
-        loaded = load_model(r.model, r.vocab);
+        require_cuda_if_chosen(backend);  // before any model is read
+        loaded = load_model(r.model, r.vocab, backend);
+    } catch (const backend::CudaError& e) {
+        return fail("--backend cuda: " + cuda_unavailable_reason(e));
     } catch (const std::exception& e) {
         return fail(e.what());
     }
@@ -153,6 +159,8 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
     } catch (const std::exception& e) {
         return fail(e.what());
     }
+    // Dictation runs: say once why auto runs on the CPU (a bad argument stays one line).
+    if (!loaded->backend_fallback.empty()) err << "earshot: " << loaded->backend_fallback << "\n";
     if (r.input.empty()) {
         err << "earshot live: listening" << (r.device.empty() ? "" : " on " + r.device)
             << "; Ctrl-C ends\n";
@@ -240,6 +248,7 @@ ExtraCommand add_live(CLI::App& root) {
     command->add_flag("--no-vad", r.no_vad, "Decode every update, silence or not");
     command->add_option("--updates-json", r.updates_json,
                         "Write every update as a line of JSON to this file");
+    add_backend_option(*command, r.backend);
     return {command, [request](std::ostream& out, std::ostream& err) {
                 return run_live(*request, out, err);
             }};

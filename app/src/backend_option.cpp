@@ -1,0 +1,32 @@
+// `--backend`: the option, its parsing, and the CUDA lines the commands print.
+#include "backend_option.h"
+
+namespace earshot::app {
+
+CLI::Option* add_backend_option(CLI::App& command, std::string& backend) {
+    return command
+        .add_option("--backend", backend,
+                    "auto (CUDA when a GPU is present, else the CPU), cpu or cuda (see `earshot "
+                    "gpus`)")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+        ->capture_default_str();
+}
+
+backend::BackendChoice backend_choice(const std::string& name) {
+    return backend::parse_backend_choice(name).value_or(backend::BackendChoice::automatic);
+}
+
+std::string cuda_unavailable_reason(const backend::CudaError& error) {
+    return "CUDA is not available (" + std::string(backend::cuda_error_kind_name(error.kind())) +
+           ": " + error.what() + ")";
+}
+
+std::string cuda_fallback_reason(const backend::CudaError& error) {
+    return cuda_unavailable_reason(error) + "; running on the CPU";
+}
+
+void require_cuda_if_chosen(backend::BackendChoice choice) {
+    if (choice == backend::BackendChoice::cuda) (void)backend::cuda_devices();
+}
+
+}  // namespace earshot::app
