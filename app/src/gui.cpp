@@ -124,6 +124,9 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
     GuiPaths paths;
     paths.journal = !screenshot;  // a screenshot shows no private transcript
     GuiController controller(window, paths);
+    if (!request.backend.empty()) {
+        controller.overrideBackend(QString::fromStdString(request.backend));
+    }
     controller.openInitialModel(QString::fromStdString(request.model),
                                 QString::fromStdString(request.vocabulary));
     QStringList files;

@@ -1,6 +1,6 @@
-// `earshot gui [--model PATH] [--vocab PATH] [--transcribe FILE...] [--screenshot FILE.png
-// [--view live|files|model|inspector|graph:ENTRY]]`: the graphical interface from the command
-// line, or a PNG of one of its pages (offscreen works) for docs, tests and bug reports.
+// `earshot gui [--model PATH] [--vocab PATH] [--backend auto|cpu|cuda] [--transcribe FILE...]
+// [--screenshot FILE.png [--view live|files|model|inspector|graph:ENTRY]]`: the GUI from the
+// command line, or a PNG of one of its pages (offscreen works) for docs, tests and bug reports.
 #include <memory>
 #include <ostream>
 
@@ -26,6 +26,11 @@ ExtraCommand add_gui(CLI::App& root) {
         ->add_option("--view", r.view,
                      "The page to show: live, files, model, inspector or graph:ENTRY")
         ->capture_default_str();
+    command
+        ->add_option("--backend", r.backend,
+                     "auto, cpu or cuda for this run (see `earshot gpus`); default: the Settings "
+                     "choice. CUDA that cannot run falls back to the CPU with a message")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
     return {command, [request](std::ostream& /*out*/, std::ostream& err) {
                 return run_gui_request(*request, err);
             }};

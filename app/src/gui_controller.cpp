@@ -11,8 +11,10 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <string_view>
 
 #include "earshot/audio/input_device.h"
+#include "earshot/engine/backend/cuda_devices.h"
 #include "earshot/ui/files/files_panel.h"
 #include "earshot/ui/inspector/graph_view.h"
 #include "earshot/ui/inspector/inspector_widget.h"
@@ -22,6 +24,7 @@
 #include "earshot/ui/model/model_summary.h"
 #include "gui_controller.h"
 #include "gui_files_history.h"
+#include "gui_cuda.h"
 #include "gui_files_worker.h"
 #include "gui_live_bridge.h"
 #include "gui_model.h"
@@ -47,8 +50,8 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
                   : std::make_unique<QSettings>(paths.settingsFile, QSettings::IniFormat);
     m_settings = ui::Settings::load(*m_store);
     m_window.setSettings(m_settings);
-    m_window.setCudaAvailable(false);
-    m_window.setBackendName(backend_display_name(m_settings));
+    m_window.setCudaAvailability(cuda_availability());
+    showBackend();
 
     m_live = new LiveBridge(this);
     m_files = new FilesWorker(this);
@@ -129,10 +132,10 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
     }
     std::shared_ptr<LoadedModel> loaded;
     QString reason;
+    QString backendNote;
     QApplication::setOverrideCursor(Qt::WaitCursor);
     try {
-        loaded = load_model(std::filesystem::path(modelPath.toStdString()),
-                            std::filesystem::path(vocabularyPath.toStdString()));
+        loaded = loadOnChosenBackend(modelPath, vocabularyPath, backendNote);
     } catch (const std::exception& error) {
         reason = QString::fromStdString(error.what());
     }
@@ -145,6 +148,14 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
         return false;
     }
     m_model = std::move(loaded);
+    m_modelPath = modelPath;
+    m_vocabularyPath = vocabularyPath;
+    m_backendNote = backendNote;
+    showBackend();
+    if (!m_backendNote.isEmpty()) {
+        std::cerr << "earshot: " << m_backendNote.toStdString() << "\n";
+        m_window.statusBar()->showMessage(m_backendNote, kStatusMessageMs);
+    }
     try {
         m_files->setOptions(files_options(m_settings, *m_model));
     } catch (const std::exception& error) {
@@ -168,12 +179,55 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
     return true;
 }
 
+std::unique_ptr<LoadedModel> GuiController::loadOnChosenBackend(const QString& modelPath,
+                                                                const QString& vocabularyPath,
+                                                                QString& note) {
+    const std::filesystem::path model(modelPath.toStdString());
+    const std::filesystem::path vocabulary(vocabularyPath.toStdString());
+    const backend::BackendChoice choice =
+        backend::parse_backend_choice(m_settings.backend.toStdString())
+            .value_or(backend::BackendChoice::automatic);
+    std::unique_ptr<LoadedModel> loaded;
+    try {
+        loaded = load_model(model, vocabulary, choice);
+        note = QString::fromStdString(loaded->backend_fallback);
+    } catch (const backend::CudaError& error) {
+        // CUDA was chosen and cannot run this model: the app keeps working, on the CPU.
+        loaded = load_model(model, vocabulary, backend::BackendChoice::cpu);
+        const std::string_view kind = backend::cuda_error_kind_name(error.kind());
+        note = tr("CUDA was chosen but cannot run (%1: %2); running on the CPU")
+                   .arg(QString::fromUtf8(kind.data(), static_cast<qsizetype>(kind.size())),
+                        QString::fromStdString(error.what()));
+    }
+    return loaded;
+}
+
+void GuiController::showBackend() {
+    m_window.setBackendName(backend_display_name(m_settings, m_model.get()), m_backendNote);
+}
+
+void GuiController::overrideBackend(const QString& backend) {
+    m_settings.backend = backend;
+    m_window.setSettings(m_settings);
+    showBackend();
+}
+
 void GuiController::applySettings(const ui::Settings& settings) {
+    const bool backendChanged = settings.backend != m_settings.backend;
     m_settings = settings;
     m_settings.save(*m_store);
     m_store->sync();
     m_window.setSettings(m_settings);
-    m_window.setBackendName(backend_display_name(m_settings));
+    if (backendChanged && m_model) {
+        if (m_live->isRunning() || m_files->isBusy()) {
+            m_window.statusBar()->showMessage(
+                tr("The new backend is used when the model is next opened (it is in use now)."),
+                kStatusMessageMs);
+        } else {
+            openModel(m_modelPath, m_vocabularyPath, Remember::no);  // on the new backend
+        }
+    }
+    showBackend();
     if (m_model) {
         try {
             m_files->setOptions(files_options(m_settings, *m_model));

@@ -48,6 +48,12 @@ public:
     // any) stays. `remember` stores a successful choice in the settings. True when loaded.
     enum class Remember { no, yes };
     bool openModel(const QString& modelPath, const QString& vocabularyPath, Remember remember);
+    // The backend for this run (`earshot gui --backend`: "auto", "cpu" or "cuda"), over the
+    // saved setting and not saved; call before openInitialModel.
+    void overrideBackend(const QString& backend);
+    // Why the model does not run on the backend chosen (auto or cuda fell back to the CPU); empty
+    // when it does. The status bar's backend label shows it as its tooltip.
+    const QString& backendNote() const { return m_backendNote; }
 
     bool hasModel() const { return m_model != nullptr; }
     std::shared_ptr<LoadedModel> model() const { return m_model; }
@@ -71,11 +77,17 @@ private:
     void keepResult(int id, bool cancelled);
     void updateStartAllowed();
     void fillDevices();
+    std::unique_ptr<LoadedModel> loadOnChosenBackend(const QString& modelPath,
+                                                     const QString& vocabularyPath, QString& note);
+    void showBackend();
 
     ui::MainWindow& m_window;
     std::unique_ptr<QSettings> m_store;
     ui::Settings m_settings;
     std::shared_ptr<LoadedModel> m_model;
+    QString m_modelPath;       // the loaded model's path and vocabulary, to reload it on another
+    QString m_vocabularyPath;  // backend
+    QString m_backendNote;
     LiveBridge* m_live = nullptr;
     FilesWorker* m_files = nullptr;
     std::unique_ptr<FilesHistory> m_history;

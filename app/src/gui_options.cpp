@@ -1,8 +1,11 @@
-// Settings -> LiveOptions / TranscribeOptions, with the language checked against the vocabulary.
+// Settings -> LiveOptions / TranscribeOptions, with the language checked against the vocabulary;
+// the backend's name for the status bar.
 #include "gui_options.h"
 
+#include <QObject>
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "earshot/engine/tokenizer/tokenizer.h"
 
@@ -47,8 +50,14 @@ decoding::TranscribeOptions transcribe_options(const ui::Settings& settings,
     return options;
 }
 
-QString backend_display_name(const ui::Settings& /*settings*/) {
-    return QStringLiteral("CPU");  // auto resolves to the CPU: no CUDA backend is built yet
+QString backend_display_name(const ui::Settings& settings, const LoadedModel* loaded) {
+    if (loaded != nullptr && loaded->model != nullptr) {
+        const std::string name = loaded->model->backend_name();
+        if (!name.empty()) return QString::fromStdString(name);
+    }
+    if (settings.backend == QStringLiteral("cpu")) return QStringLiteral("CPU");
+    if (settings.backend == QStringLiteral("cuda")) return QStringLiteral("CUDA");
+    return QObject::tr("Automatic");
 }
 
 }  // namespace earshot::app

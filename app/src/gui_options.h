@@ -4,6 +4,7 @@
 #include <QString>
 
 #include "earshot/app/live_controller.h"
+#include "earshot/app/loaded_model.h"
 #include "earshot/engine/decoding/long_form.h"
 #include "earshot/ui/settings/settings.h"
 
@@ -19,7 +20,8 @@ LiveOptions live_options(const ui::Settings& settings, const QString& device,
 decoding::TranscribeOptions transcribe_options(const ui::Settings& settings,
                                                const tokenizer::Tokenizer& tokenizer);
 
-// "CPU" for auto and cpu (the only backend built); what the status bar shows.
-QString backend_display_name(const ui::Settings& settings);
+// What the status bar shows: the backend `loaded` actually runs on ("CPU", "CUDA (NVIDIA
+// H200)"), or without a model the one the settings ask for ("Automatic", "CPU", "CUDA").
+QString backend_display_name(const ui::Settings& settings, const LoadedModel* loaded);
 
 }  // namespace earshot::app

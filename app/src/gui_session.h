@@ -22,6 +22,7 @@ struct GuiRequest {
     std::string screenshot;               // a PNG path: render and exit instead of running
     std::string view = "live";            // live, files, model, inspector or graph:ENTRY
     std::vector<std::string> transcribe;  // queued on the Files page at start
+    std::string backend;                  // auto, cpu or cuda for this run; empty: the setting
 };
 
 // Whether `view` names a page: live, files, model, inspector, or graph:ENTRY (ENTRY not empty).

@@ -74,8 +74,13 @@ TEST(MainWindow, TitleAndBackend) {
     auto* backend = window.findChild<QLabel*>(QStringLiteral("backendLabel"));
     ASSERT_NE(backend, nullptr);
     EXPECT_EQ(backend->text(), QStringLiteral("Backend: CPU"));
-    window.setBackendName(QStringLiteral("CUDA"));
-    EXPECT_EQ(backend->text(), QStringLiteral("Backend: CUDA"));
+    window.setBackendName(QStringLiteral("CUDA (NVIDIA H200)"));
+    EXPECT_EQ(backend->text(), QStringLiteral("Backend: CUDA (NVIDIA H200)"));
+    EXPECT_TRUE(backend->toolTip().isEmpty());
+    // A fallback names its reason in the tooltip.
+    window.setBackendName(QStringLiteral("CPU"), QStringLiteral("CUDA is not available"));
+    EXPECT_EQ(backend->text(), QStringLiteral("Backend: CPU"));
+    EXPECT_EQ(backend->toolTip(), QStringLiteral("CUDA is not available"));
 }
 
 TEST(MainWindow, StartsWithoutModelAndDictationCannotStart) {

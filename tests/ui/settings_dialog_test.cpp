@@ -1,5 +1,5 @@
 // Tests for Settings (QSettings round trip, out-of-range values ignored) and the settings dialog
-// (shows the values, reads edits back, CUDA disabled with a note when not built).
+// (shows the values, reads edits back; CUDA enabled with its device, or disabled with the reason).
 #include "earshot/ui/settings/settings_dialog.h"
 
 #include <gtest/gtest.h>
@@ -68,7 +68,8 @@ TEST(SettingsDialog, ShowsAndReadsBackEveryField) {
     settings.language = QStringLiteral("fr");
     settings.beamSize = 3;
     settings.updateIntervalMs = 800;
-    SettingsDialog dialog(settings, {QStringLiteral("en"), QStringLiteral("fr")}, false);
+    SettingsDialog dialog(settings, {QStringLiteral("en"), QStringLiteral("fr")},
+                          CudaAvailability{});
     EXPECT_EQ(dialog.languageBox()->currentText(), QStringLiteral("fr"));
     EXPECT_EQ(dialog.languageBox()->itemText(0), QStringLiteral("auto"));
     EXPECT_EQ(dialog.languageBox()->count(), 3);
@@ -94,23 +95,34 @@ TEST(SettingsDialog, ShowsAndReadsBackEveryField) {
     EXPECT_EQ(dialog.beamBox()->value(), Settings::kMaxBeamSize);
 }
 
-TEST(SettingsDialog, CudaIsDisabledWithANoteWhenNotBuilt) {
+TEST(SettingsDialog, CudaIsDisabledWithTheReasonWhenItCannotRun) {
     Settings settings;
     settings.backend = QStringLiteral("cuda");
-    SettingsDialog dialog(settings, {}, false);
+    const QString reason =
+        QStringLiteral("no NVIDIA driver: libcuda.so.1 was not found (install the driver)");
+    SettingsDialog dialog(settings, {}, CudaAvailability{false, reason});
     auto* model = qobject_cast<QStandardItemModel*>(dialog.backendBox()->model());
     ASSERT_NE(model, nullptr);
     EXPECT_EQ(dialog.backendBox()->itemData(2).toString(), QStringLiteral("cuda"));
     EXPECT_FALSE(model->item(2)->isEnabled());
+    // A saved cuda choice that cannot run shows (and saves) Automatic.
     EXPECT_EQ(dialog.settings().backend, QStringLiteral("auto"));
-    EXPECT_TRUE(dialog.backendNote()->text().contains(QStringLiteral("No CUDA backend")));
+    EXPECT_EQ(dialog.backendNote()->text(), QStringLiteral("CUDA is not available: ") + reason +
+                                                QStringLiteral(". Automatic runs on the CPU."));
+}
 
-    SettingsDialog withCuda(settings, {}, true);
-    auto* cudaModel = qobject_cast<QStandardItemModel*>(withCuda.backendBox()->model());
-    ASSERT_NE(cudaModel, nullptr);
-    EXPECT_TRUE(cudaModel->item(2)->isEnabled());
-    EXPECT_EQ(withCuda.settings().backend, QStringLiteral("cuda"));
-    EXPECT_TRUE(withCuda.backendNote()->text().isEmpty());
+TEST(SettingsDialog, CudaIsEnabledWithItsDevice) {
+    Settings settings;
+    settings.backend = QStringLiteral("cuda");
+    const QString device = QStringLiteral("NVIDIA H200, 139.8 GiB, compute 9.0, 139.1 GiB free");
+    SettingsDialog dialog(settings, {}, CudaAvailability{true, device});
+    auto* model = qobject_cast<QStandardItemModel*>(dialog.backendBox()->model());
+    ASSERT_NE(model, nullptr);
+    EXPECT_TRUE(model->item(2)->isEnabled());
+    EXPECT_EQ(dialog.settings().backend, QStringLiteral("cuda"));
+    EXPECT_EQ(dialog.backendNote()->text(),
+              QStringLiteral("CUDA device: ") + device + QStringLiteral(". Automatic runs on it."));
+    EXPECT_EQ(dialog.backendBox()->itemData(2, Qt::ToolTipRole).toString(), device);
 }
 
 }  // namespace

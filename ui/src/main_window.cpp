@@ -141,8 +141,9 @@ void MainWindow::setInspectorWidget(QWidget* widget) {
 
 QWidget* MainWindow::inspectorWidget() const { return m_inspector; }
 
-void MainWindow::setBackendName(const QString& name) {
+void MainWindow::setBackendName(const QString& name, const QString& detail) {
     m_backendLabel->setText(tr("Backend: %1").arg(name));
+    m_backendLabel->setToolTip(detail);
 }
 
 void MainWindow::applyLiveUpdate(const LiveTextUpdate& update) {
@@ -177,7 +178,7 @@ void MainWindow::setLiveRunning(bool running) {
 }
 
 void MainWindow::openSettings() {
-    SettingsDialog dialog(m_settings, m_model->summary().languages, m_cudaAvailable, this);
+    SettingsDialog dialog(m_settings, m_model->summary().languages, m_cuda, this);
     if (dialog.exec() != QDialog::Accepted) {
         return;
     }

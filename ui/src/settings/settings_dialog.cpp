@@ -14,7 +14,7 @@
 namespace earshot::ui {
 
 SettingsDialog::SettingsDialog(const Settings& settings, const QStringList& languages,
-                               bool cudaAvailable, QWidget* parent)
+                               const CudaAvailability& cuda, QWidget* parent)
     : QDialog(parent) {
     setObjectName(QStringLiteral("settingsDialog"));
     setWindowTitle(tr("Settings"));
@@ -68,16 +68,18 @@ SettingsDialog::SettingsDialog(const Settings& settings, const QStringList& lang
     m_backendNote = new QLabel(this);
     m_backendNote->setObjectName(QStringLiteral("backendNote"));
     m_backendNote->setWordWrap(true);
-    if (!cudaAvailable) {
+    if (cuda.available) {
+        m_backendNote->setText(tr("CUDA device: %1. Automatic runs on it.").arg(cuda.detail));
+        m_backend->setItemData(2, cuda.detail, Qt::ToolTipRole);
+    } else {
         if (auto* model = qobject_cast<QStandardItemModel*>(m_backend->model())) {
             model->item(2)->setEnabled(false);
         }
         m_backendNote->setText(
-            tr("No CUDA backend is built into this version of Earshot; "
-               "Automatic runs on the CPU."));
+            tr("CUDA is not available: %1. Automatic runs on the CPU.").arg(cuda.detail));
     }
     int backendIndex = m_backend->findData(settings.backend);
-    if (backendIndex < 0 || (!cudaAvailable && settings.backend == QStringLiteral("cuda"))) {
+    if (backendIndex < 0 || (!cuda.available && settings.backend == QStringLiteral("cuda"))) {
         backendIndex = 0;
     }
     m_backend->setCurrentIndex(backendIndex);

@@ -9,6 +9,7 @@
 
 #include "earshot/ui/live/live_types.h"
 #include "earshot/ui/model/model_summary.h"
+#include "earshot/ui/settings/cuda_availability.h"
 #include "earshot/ui/settings/settings.h"
 
 class QAction;
@@ -49,8 +50,11 @@ public:
     void setInspectorWidget(QWidget* widget);
     QWidget* inspectorWidget() const;
 
-    void setBackendName(const QString& name);
-    void setCudaAvailable(bool available) { m_cudaAvailable = available; }
+    // The backend the model runs on ("CPU", "CUDA (NVIDIA H200)"); `detail` (why it is not the
+    // one chosen, e.g. auto's fallback reason) becomes the label's tooltip.
+    void setBackendName(const QString& name, const QString& detail = QString());
+    // What the Settings dialog says about CUDA (its device, or why it cannot run).
+    void setCudaAvailability(const CudaAvailability& cuda) { m_cuda = cuda; }
     void setSettings(const Settings& settings) { m_settings = settings; }
     const Settings& settings() const { return m_settings; }
 
@@ -110,7 +114,7 @@ private:
     QAction* m_quitAction = nullptr;
     QuitConfirmation m_confirmQuit;
     Settings m_settings;
-    bool m_cudaAvailable = false;
+    CudaAvailability m_cuda;
 };
 
 }  // namespace earshot::ui

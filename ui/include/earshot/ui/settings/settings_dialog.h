@@ -1,10 +1,11 @@
 // SettingsDialog: edits a Settings (language, task, beam size, update interval, VAD margin,
-// backend); the CUDA choice is shown but disabled while no CUDA backend is built.
+// backend); the CUDA choice names its device, or is disabled with the reason CUDA cannot run.
 #pragma once
 
 #include <QDialog>
 #include <QStringList>
 
+#include "earshot/ui/settings/cuda_availability.h"
 #include "earshot/ui/settings/settings.h"
 
 class QComboBox;
@@ -19,9 +20,10 @@ class SettingsDialog : public QDialog {
 
 public:
     // `languages`: the codes the loaded model knows ("en", "de", ...); "auto" comes first
-    // anyway. `cudaAvailable` false disables the CUDA choice and says why.
-    SettingsDialog(const Settings& settings, const QStringList& languages, bool cudaAvailable,
-                   QWidget* parent = nullptr);
+    // anyway. `cuda`: when available, the note under the backend shows its device; otherwise the
+    // CUDA choice is disabled and the note gives the reason.
+    SettingsDialog(const Settings& settings, const QStringList& languages,
+                   const CudaAvailability& cuda, QWidget* parent = nullptr);
 
     Settings settings() const;
 
