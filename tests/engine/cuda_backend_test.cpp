@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -330,6 +331,33 @@ TEST_F(MicroModelOnCudaDevice, GreedyAndBeamWindowsDecodeLikeTheCpu) {
         EXPECT_EQ(got.tokens, want.tokens) << "beam " << beam;
         EXPECT_EQ(got.text, want.text) << "beam " << beam;
     }
+}
+
+// A device too small for the model (the emulated device of cuda_out_of_memory_emulated, whose
+// size EARSHOT_CUDA_EMULATOR_MEMORY_BYTES sets): the error names the model and what it needed,
+// and the automatic choice runs the model on the CPU instead.
+TEST(OutOfMemoryOnCudaDevice, NamesTheModelAndWhatItNeeded) {
+    SKIP_WITHOUT_CUDA();
+    if (std::getenv("EARSHOT_CUDA_EMULATOR_MEMORY_BYTES") == nullptr) {
+        GTEST_SKIP() << "runs on the emulated device with a memory limit only";
+    }
+    earshot::test::TempDir dir("earshot-cuda-oom");
+    earshot::model::write_random_checkpoint(dir.path(), shapes().front().options);
+    const auto checkpoint = earshot::model::load_whisper_checkpoint(dir.path());
+    try {
+        CudaWhisper gpu(checkpoint, 1, 0, "the random model");
+        FAIL() << "the model fit in the limited device";
+    } catch (const CudaError& error) {
+        EXPECT_EQ(error.kind(), CudaErrorKind::out_of_memory) << error.what();
+        const std::string message = error.what();
+        EXPECT_NE(message.find("the random model needs"), std::string::npos) << message;
+        EXPECT_NE(message.find("KiB"), std::string::npos) << message;
+    }
+    auto chosen = earshot::decoding::make_decoder_model(
+        checkpoint, earshot::backend::BackendChoice::automatic, "the random model");
+    EXPECT_EQ(chosen.model->backend_name(), "CPU");
+    EXPECT_NE(chosen.fallback_reason.find("out of memory"), std::string::npos)
+        << chosen.fallback_reason;
 }
 
 // What a machine without a usable GPU is told: the typed error, CUDA's or the loader's own

@@ -108,7 +108,8 @@ struct CudaWhisper::Impl {
     void check_values(const ExecutionPlan& plan, const std::vector<const HostTensor*>& inputs,
                       int32_t pos) const {
         for (const PlanStep& step : plan.steps) {
-            const Slot& first = plan.slots[static_cast<size_t>(step.inputs.at(0))];
+            if (step.inputs.empty()) continue;  // iota, causal_mask
+            const Slot& first = plan.slots[static_cast<size_t>(step.inputs[0])];
             if (step.kind == OpKind::embedding && first.kind == SlotKind::input) {
                 const int64_t vocab = plan.slots[static_cast<size_t>(step.inputs.at(1))].shape[0];
                 for (int32_t id : inputs.at(static_cast<size_t>(first.index))->i32_values()) {

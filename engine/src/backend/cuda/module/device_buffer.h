@@ -48,6 +48,12 @@ private:
     int64_t bytes_ = 0;
 };
 
+// "36 KiB", "1200 MiB"
+inline std::string bytes_text(int64_t bytes) {
+    return bytes < (int64_t{1} << 20) ? std::to_string((bytes + 1023) >> 10) + " KiB"
+                                      : std::to_string(bytes >> 20) + " MiB";
+}
+
 inline DeviceBuffer::DeviceBuffer(int64_t bytes, const std::string& what,
                                   const std::string& model_name) {
     if (bytes <= 0) return;
@@ -58,10 +64,10 @@ inline DeviceBuffer::DeviceBuffer(int64_t bytes, const std::string& what,
         size_t total_bytes = 0;
         cudaMemGetInfo(&free_bytes, &total_bytes);
         throw CudaError(CudaErrorKind::out_of_memory,
-                        "out of GPU memory: " + model_name + " needs " +
-                            std::to_string(bytes >> 20) + " MiB more for " + what +
-                            ", the device has " + std::to_string(free_bytes >> 20) +
-                            " MiB free of " + std::to_string(total_bytes >> 20) + " MiB");
+                        "out of GPU memory: " + model_name + " needs " + bytes_text(bytes) +
+                            " more for " + what + ", the device has " +
+                            bytes_text(static_cast<int64_t>(free_bytes)) + " free of " +
+                            bytes_text(static_cast<int64_t>(total_bytes)));
     }
     if (status != cudaSuccess) throw_cuda(status, "cudaMalloc", __FILE__, __LINE__);
     bytes_ = bytes;

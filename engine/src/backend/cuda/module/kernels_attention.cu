@@ -43,7 +43,7 @@ __global__ void softmax_half_kernel(const float* scores, const uint8_t* mask, __
 __global__ void attend_one_kernel(const float* q, const float* k, const float* v,
                                   const uint8_t* mask, float* y, int64_t k_len, int64_t dh,
                                   float scale) {
-    extern __shared__ float shared[];
+    EARSHOT_DYNAMIC_SHARED(float, shared);
     float* qs = shared;
     float* scores = shared + dh;
     float* reduce = scores + k_len;
@@ -89,8 +89,8 @@ __global__ void attend_one_kernel(const float* q, const float* k, const float* v
 void softmax_rows_half(const float* scores, const uint8_t* mask, uint16_t* probs, int64_t rows,
                        int64_t q_len, int64_t k_len, cudaStream_t stream) {
     if (rows == 0) return;
-    softmax_half_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(
-        scores, mask, reinterpret_cast<__half*>(probs), q_len, k_len);
+    EARSHOT_LAUNCH(softmax_half_kernel, static_cast<unsigned>(rows), kThreads, 0, stream)
+    (scores, mask, reinterpret_cast<__half*>(probs), q_len, k_len);
     EARSHOT_CHECK_LAUNCH();
 }
 
@@ -99,9 +99,9 @@ bool attend_one_query(const float* q, const float* k, const float* v, const uint
     const int64_t shared_bytes = (dh + k_len + 32) * static_cast<int64_t>(sizeof(float));
     if (shared_bytes > kSharedBytesLimit) return false;
     if (bh == 0) return true;
-    attend_one_kernel<<<static_cast<unsigned>(bh), kAttendThreads,
-                        static_cast<size_t>(shared_bytes), stream>>>(q, k, v, mask, y, k_len, dh,
-                                                                     scale);
+    EARSHOT_LAUNCH(attend_one_kernel, static_cast<unsigned>(bh), kAttendThreads,
+                   static_cast<size_t>(shared_bytes), stream)
+    (q, k, v, mask, y, k_len, dh, scale);
     EARSHOT_CHECK_LAUNCH();
     return true;
 }

@@ -65,45 +65,46 @@ bool image_available() {
 }
 
 void to_half(const float* x, uint16_t* y, int64_t n, cudaStream_t stream) {
-    to_half_kernel<<<grid_for(n), kThreads, 0, stream>>>(x, reinterpret_cast<__half*>(y), n);
+    EARSHOT_LAUNCH(to_half_kernel, grid_for(n), kThreads, 0, stream)
+    (x, reinterpret_cast<__half*>(y), n);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void add_bias(float* y, const float* bias, int64_t rows, int64_t n, cudaStream_t stream) {
-    add_bias_kernel<<<grid_for(rows * n), kThreads, 0, stream>>>(y, bias, rows * n, n);
+    EARSHOT_LAUNCH(add_bias_kernel, grid_for(rows * n), kThreads, 0, stream)(y, bias, rows * n, n);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void gelu_erf(const float* x, float* y, int64_t n, cudaStream_t stream) {
-    gelu_kernel<<<grid_for(n), kThreads, 0, stream>>>(x, y, n);
+    EARSHOT_LAUNCH(gelu_kernel, grid_for(n), kThreads, 0, stream)(x, y, n);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void add(const float* a, const float* b, float* y, int64_t n, int64_t nb, cudaStream_t stream) {
-    add_kernel<<<grid_for(n), kThreads, 0, stream>>>(a, b, y, n, nb);
+    EARSHOT_LAUNCH(add_kernel, grid_for(n), kThreads, 0, stream)(a, b, y, n, nb);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void embedding(const int32_t* ids, const uint16_t* table, float* y, int64_t n, int64_t width,
                cudaStream_t stream) {
-    embedding_kernel<<<grid_for(n * width), kThreads, 0, stream>>>(
-        ids, reinterpret_cast<const __half*>(table), y, n, width);
+    EARSHOT_LAUNCH(embedding_kernel, grid_for(n * width), kThreads, 0, stream)
+    (ids, reinterpret_cast<const __half*>(table), y, n, width);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void iota(int32_t* y, int64_t n, cudaStream_t stream) {
-    iota_kernel<<<grid_for(n), kThreads, 0, stream>>>(y, n);
+    EARSHOT_LAUNCH(iota_kernel, grid_for(n), kThreads, 0, stream)(y, n);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void less_equal(const int32_t* x, const int32_t* bound_device, uint8_t* y, int64_t n,
                 cudaStream_t stream) {
-    less_equal_kernel<<<grid_for(n), kThreads, 0, stream>>>(x, bound_device, y, n);
+    EARSHOT_LAUNCH(less_equal_kernel, grid_for(n), kThreads, 0, stream)(x, bound_device, y, n);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void causal_mask(uint8_t* mask, int64_t size, cudaStream_t stream) {
-    causal_mask_kernel<<<grid_for(size * size), kThreads, 0, stream>>>(mask, size);
+    EARSHOT_LAUNCH(causal_mask_kernel, grid_for(size * size), kThreads, 0, stream)(mask, size);
     EARSHOT_CHECK_LAUNCH();
 }
 

@@ -85,51 +85,53 @@ __global__ void write_span_kernel(float* state, const float* value, int64_t oute
 
 void permute(const uint32_t* x, uint32_t* y, int64_t total, const Permutation& permutation,
              cudaStream_t stream) {
-    permute_kernel<<<grid_for(total), kThreads, 0, stream>>>(x, y, total, permutation);
+    EARSHOT_LAUNCH(permute_kernel, grid_for(total), kThreads, 0, stream)(x, y, total, permutation);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void split_heads(const float* x, float* y, int64_t batch, int64_t n, int64_t heads, int64_t dh,
                  cudaStream_t stream) {
-    heads_kernel<<<grid_for(batch * n * heads * dh), kThreads, 0, stream>>>(x, y, batch, n, heads,
-                                                                            dh, true);
+    EARSHOT_LAUNCH(heads_kernel, grid_for(batch * n * heads * dh), kThreads, 0, stream)
+    (x, y, batch, n, heads, dh, true);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t n, int64_t dh,
                  cudaStream_t stream) {
-    heads_kernel<<<grid_for(batch * n * heads * dh), kThreads, 0, stream>>>(x, y, batch, n, heads,
-                                                                            dh, false);
+    EARSHOT_LAUNCH(heads_kernel, grid_for(batch * n * heads * dh), kThreads, 0, stream)
+    (x, y, batch, n, heads, dh, false);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void im2col_half(const float* x, uint16_t* cols, int64_t batch, int64_t length, int64_t in_channels,
                  int64_t kernel, int64_t stride, int64_t padding, int64_t out_length,
                  cudaStream_t stream) {
-    im2col_kernel<<<grid_for(batch * out_length * in_channels * kernel), kThreads, 0, stream>>>(
-        x, reinterpret_cast<__half*>(cols), batch, length, in_channels, kernel, stride, padding,
-        out_length);
+    EARSHOT_LAUNCH(im2col_kernel, grid_for(batch * out_length * in_channels * kernel), kThreads, 0,
+                   stream)
+    (x, reinterpret_cast<__half*>(cols), batch, length, in_channels, kernel, stride, padding,
+     out_length);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void slice_rows(const float* table, float* y, int64_t width, int64_t length, int64_t start,
                 const int32_t* start_device, cudaStream_t stream) {
-    slice_rows_kernel<<<grid_for(length * width), kThreads, 0, stream>>>(table, y, width, length,
-                                                                         start, start_device);
+    EARSHOT_LAUNCH(slice_rows_kernel, grid_for(length * width), kThreads, 0, stream)
+    (table, y, width, length, start, start_device);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void take(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, int64_t index,
           cudaStream_t stream) {
-    take_kernel<<<grid_for(outer * inner), kThreads, 0, stream>>>(x, y, outer, n, inner, index);
+    EARSHOT_LAUNCH(take_kernel, grid_for(outer * inner), kThreads, 0, stream)
+    (x, y, outer, n, inner, index);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void write_span(float* state, const float* value, int64_t outer, int64_t state_len,
                 int64_t value_len, int64_t inner, int64_t start, const int32_t* start_device,
                 cudaStream_t stream) {
-    write_span_kernel<<<grid_for(outer * value_len * inner), kThreads, 0, stream>>>(
-        state, value, outer, state_len, value_len, inner, start, start_device);
+    EARSHOT_LAUNCH(write_span_kernel, grid_for(outer * value_len * inner), kThreads, 0, stream)
+    (state, value, outer, state_len, value_len, inner, start, start_device);
     EARSHOT_CHECK_LAUNCH();
 }
 

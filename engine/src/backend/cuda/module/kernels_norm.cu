@@ -40,14 +40,16 @@ __global__ void rms_norm_kernel(const float* x, const float* w, float* y, int64_
 void layer_norm(const float* x, const float* w, const float* b, float* y, int64_t rows, int64_t d,
                 float eps, cudaStream_t stream) {
     if (rows == 0) return;
-    layer_norm_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(x, w, b, y, d, eps);
+    EARSHOT_LAUNCH(layer_norm_kernel, static_cast<unsigned>(rows), kThreads, 0, stream)
+    (x, w, b, y, d, eps);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void rms_norm(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps,
               cudaStream_t stream) {
     if (rows == 0) return;
-    rms_norm_kernel<<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(x, w, y, d, eps);
+    EARSHOT_LAUNCH(rms_norm_kernel, static_cast<unsigned>(rows), kThreads, 0, stream)
+    (x, w, y, d, eps);
     EARSHOT_CHECK_LAUNCH();
 }
 

@@ -22,6 +22,22 @@ inline unsigned grid_for(int64_t n) {
 // Throws CudaError when the last launch failed (no synchronisation).
 #define EARSHOT_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
 
+// Launches and dynamic shared memory. nvcc: the CUDA syntax. Any other compiler: the CPU
+// emulation of the CUDA runtime that the tests build the module against (a test double that runs
+// every thread of a block as a coroutine; see tests/cuda_emulator).
+#ifdef __CUDACC__
+#define EARSHOT_LAUNCH(kernel, grid, block, shared_bytes, stream) \
+    kernel<<<(grid), (block), (shared_bytes), (stream)>>>
+#define EARSHOT_DYNAMIC_SHARED(type, name)   \
+    extern __shared__ type name##_storage[]; \
+    type* name = name##_storage
+#else
+#define EARSHOT_LAUNCH(kernel, grid, block, shared_bytes, stream) \
+    ::earshot::cuda_emulator::launch(kernel, (grid), (block), (shared_bytes), (stream))
+#define EARSHOT_DYNAMIC_SHARED(type, name) \
+    type* name = static_cast<type*>(::earshot::cuda_emulator::dynamic_shared())
+#endif
+
 #define EARSHOT_GRID_STRIDE(i, n)                                                          \
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
          i += static_cast<int64_t>(gridDim.x) * blockDim.x)

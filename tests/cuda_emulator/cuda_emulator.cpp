@@ -1,0 +1,432 @@
+// The CPU emulation of the CUDA runtime and cuBLAS calls the CUDA module makes (headers in
+// include/): host memory as device memory, streams that run work at once, blocks run in turn
+// with their threads as ucontext coroutines (switching at __syncthreads and warp shuffles), and
+// reference GEMMs. It lets the tests run the module's real kernels and plan interpreter here.
+#include <setjmp.h>
+#include <ucontext.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <vector>
+
+#include "cublas_v2.h"
+#include "cuda_fp16.h"
+#include "cuda_runtime.h"
+
+struct CUstream_st {};
+struct CUevent_st {
+    std::chrono::steady_clock::time_point at;
+};
+struct cublasContext {};
+
+namespace earshot::cuda_emulator {
+
+namespace {
+
+constexpr size_t kStackBytes = 64 * 1024;
+constexpr int kWarp = 32;
+
+// A coroutine: entered once through its ucontext, then resumed and suspended with
+// _setjmp/_longjmp, which switch without the signal-mask system call of swapcontext.
+struct Fiber {
+    ucontext_t context{};
+    jmp_buf resume{};
+    char* stack = nullptr;
+    ThreadState state;
+    bool started = false;
+    bool done = false;
+};
+
+// A barrier over a set of coroutines: the last live one to arrive releases the others.
+struct Barrier {
+    int64_t generation = 0;
+    int arrived = 0;
+    int live = 0;
+};
+
+struct Block {
+    std::vector<Fiber> fibers;
+    jmp_buf scheduler_resume{};
+    Fiber* running = nullptr;
+    const std::function<void()>* body = nullptr;
+    std::vector<std::byte> dynamic_shared;
+    Barrier block_barrier;
+    std::vector<Barrier> warp_barriers;
+    std::vector<float> lanes;   // shuffle exchange, one slot per thread
+    bool synchronised = false;  // a thread of this launch waited at a barrier or shuffled
+    bool plain = false;         // threads run one after another as plain calls
+};
+
+std::mutex g_mutex;  // one grid at a time (tests may run models on several threads)
+Block* g_block = nullptr;
+cudaError_t g_last_error = cudaSuccess;
+// EARSHOT_CUDA_EMULATOR_MEMORY_BYTES: the device memory there is, to test running out of it.
+size_t initial_memory_limit() {
+    const char* bytes = std::getenv("EARSHOT_CUDA_EMULATOR_MEMORY_BYTES");
+    return bytes != nullptr ? std::strtoull(bytes, nullptr, 10) : size_t{8} << 30;
+}
+size_t g_memory_limit = initial_memory_limit();
+size_t g_allocated = 0;
+std::map<void*, size_t> g_allocations;
+
+void yield() {
+    if (_setjmp(g_block->running->resume) == 0) _longjmp(g_block->scheduler_resume, 1);
+}
+
+void wait(Barrier& barrier) {
+    if (g_block->plain) {
+        // Plain calls are only used once the first block showed the kernel never synchronises.
+        throw std::logic_error("CUDA emulator: a kernel synchronised only in later blocks");
+    }
+    g_block->synchronised = true;
+    const int64_t generation = barrier.generation;
+    if (++barrier.arrived >= barrier.live) {
+        barrier.arrived = 0;
+        ++barrier.generation;
+        return;
+    }
+    while (barrier.generation == generation) yield();
+}
+
+// A finished thread no longer counts; a barrier its peers wait at may now be complete.
+void leave(Barrier& barrier) {
+    --barrier.live;
+    if (barrier.arrived > 0 && barrier.arrived >= barrier.live) {
+        barrier.arrived = 0;
+        ++barrier.generation;
+    }
+}
+
+void fiber_main() {
+    Block& block = *g_block;
+    (*block.body)();
+    Fiber& self = *block.running;
+    self.done = true;
+    leave(block.block_barrier);
+    leave(block.warp_barriers[self.state.thread_idx.x / kWarp]);
+    _longjmp(block.scheduler_resume, 1);  // never returns: the scheduler goes on
+}
+
+// Runs `fiber` until it suspends or finishes.
+void resume(Block& block, Fiber& fiber) {
+    block.running = &fiber;
+    if (_setjmp(block.scheduler_resume) != 0) return;
+    if (!fiber.started) {
+        fiber.started = true;
+        setcontext(&fiber.context);
+    }
+    _longjmp(fiber.resume, 1);
+}
+
+}  // namespace
+
+const ThreadState& current() { return g_block->running->state; }
+
+void sync_block() { wait(g_block->block_barrier); }
+
+float shfl_xor(float value, int lane_mask) {
+    Block& block = *g_block;
+    const unsigned thread = block.running->state.thread_idx.x;
+    const unsigned warp = thread / kWarp;
+    block.lanes[thread] = value;
+    wait(block.warp_barriers[warp]);
+    const unsigned partner = warp * kWarp + ((thread % kWarp) ^ static_cast<unsigned>(lane_mask));
+    const float result = partner < block.lanes.size() ? block.lanes[partner] : value;
+    wait(block.warp_barriers[warp]);  // nobody overwrites a lane before every read is done
+    return result;
+}
+
+void* dynamic_shared() { return g_block->dynamic_shared.data(); }
+
+void run_grid(dim3 grid, dim3 block_dim, size_t shared_bytes, const std::function<void()>& body) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const unsigned threads = block_dim.x * block_dim.y * block_dim.z;
+    if (threads == 0 || threads > 1024 || block_dim.y != 1 || block_dim.z != 1 || grid.y != 1 ||
+        grid.z != 1) {
+        g_last_error = cudaErrorInvalidValue;
+        return;
+    }
+    Block block;
+    block.body = &body;
+    block.fibers.resize(threads);
+    block.lanes.assign(threads, 0.0F);
+    block.dynamic_shared.assign(shared_bytes, std::byte{0});
+    // Stacks are kept between launches (a kernel launch would otherwise allocate 16 MiB).
+    static std::vector<std::unique_ptr<char[]>> stacks;
+    while (stacks.size() < threads) stacks.push_back(std::make_unique<char[]>(kStackBytes));
+    for (unsigned t = 0; t < threads; ++t) block.fibers[t].stack = stacks[t].get();
+    g_block = &block;
+    for (unsigned b = 0; b < grid.x; ++b) {
+        // A kernel whose first block never synchronised runs its other blocks' threads as plain
+        // calls: the same results, without a coroutine switch per thread.
+        block.plain = b > 0 && !block.synchronised;
+        if (block.plain) {
+            for (unsigned t = 0; t < threads; ++t) {
+                Fiber& fiber = block.fibers[t];
+                fiber.state = ThreadState{dim3(t), dim3(b), block_dim, grid};
+                block.running = &fiber;
+                body();
+            }
+            continue;
+        }
+        block.block_barrier = Barrier{0, 0, static_cast<int>(threads)};
+        block.warp_barriers.assign((threads + kWarp - 1) / kWarp, Barrier{});
+        for (unsigned t = 0; t < threads; ++t) {
+            ++block.warp_barriers[t / kWarp].live;
+            Fiber& fiber = block.fibers[t];
+            fiber.done = false;
+            fiber.started = false;
+            fiber.state = ThreadState{dim3(t), dim3(b), block_dim, grid};
+            getcontext(&fiber.context);
+            fiber.context.uc_stack.ss_sp = fiber.stack;
+            fiber.context.uc_stack.ss_size = kStackBytes;
+            fiber.context.uc_link = nullptr;  // fiber_main never returns
+            makecontext(&fiber.context, fiber_main, 0);
+        }
+        for (bool any = true; any;) {
+            any = false;
+            for (Fiber& fiber : block.fibers) {
+                if (fiber.done) continue;
+                any = true;
+                resume(block, fiber);
+            }
+        }
+    }
+    g_block = nullptr;
+}
+
+void set_memory_limit(size_t bytes) { g_memory_limit = bytes; }
+size_t allocated_bytes() { return g_allocated; }
+
+}  // namespace earshot::cuda_emulator
+
+using namespace earshot::cuda_emulator;
+
+const char* cudaGetErrorString(cudaError_t error) {
+    switch (error) {
+        case cudaSuccess:
+            return "no error";
+        case cudaErrorMemoryAllocation:
+            return "out of memory";
+        case cudaErrorInvalidValue:
+            return "invalid argument";
+        default:
+            return "emulated CUDA error";
+    }
+}
+
+const char* cudaGetErrorName(cudaError_t error) {
+    switch (error) {
+        case cudaSuccess:
+            return "cudaSuccess";
+        case cudaErrorMemoryAllocation:
+            return "cudaErrorMemoryAllocation";
+        case cudaErrorInvalidValue:
+            return "cudaErrorInvalidValue";
+        default:
+            return "cudaErrorUnknown";
+    }
+}
+
+cudaError_t cudaGetLastError() {
+    const cudaError_t error = g_last_error;
+    g_last_error = cudaSuccess;
+    return error;
+}
+
+cudaError_t cudaGetDeviceCount(int* count) {
+    *count = 1;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* props, int device) {
+    if (device != 0) return cudaErrorInvalidDevice;
+    std::memset(props, 0, sizeof(*props));
+    std::strncpy(props->name, "CUDA emulator (CPU)", sizeof(props->name) - 1);
+    props->totalGlobalMem = g_memory_limit;
+    props->major = 9;
+    props->minor = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
+
+cudaError_t cudaDriverGetVersion(int* version) {
+    *version = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+    *total_bytes = g_memory_limit;
+    *free_bytes = g_memory_limit > g_allocated ? g_memory_limit - g_allocated : 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void** ptr, size_t bytes) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (g_allocated + bytes > g_memory_limit) {
+        g_last_error = cudaErrorMemoryAllocation;
+        return cudaErrorMemoryAllocation;
+    }
+    *ptr = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+    if (*ptr == nullptr) return cudaErrorMemoryAllocation;
+    std::memset(*ptr, 0xA5, bytes);  // like device memory: never zero by accident
+    g_allocations[*ptr] = bytes;
+    g_allocated += bytes;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFree(void* ptr) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (ptr == nullptr) return cudaSuccess;
+    auto found = g_allocations.find(ptr);
+    if (found == g_allocations.end()) return cudaErrorInvalidValue;
+    g_allocated -= found->second;
+    g_allocations.erase(found);
+    std::free(ptr);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind /*kind*/) {
+    std::memmove(dst, src, bytes);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t /*stream*/) {
+    return cudaMemcpy(dst, src, bytes, kind);
+}
+
+cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t /*stream*/) {
+    std::memset(dst, value, bytes);
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned /*flags*/) {
+    *stream = new CUstream_st;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+    delete stream;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t /*stream*/) { return cudaSuccess; }
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
+    *event = new CUevent_st;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+    delete event;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t /*stream*/) {
+    event->at = std::chrono::steady_clock::now();
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+    *ms = std::chrono::duration<float, std::milli>(end->at - start->at).count();
+    return cudaSuccess;
+}
+
+cublasStatus_t cublasCreate(cublasHandle_t* handle) {
+    *handle = new cublasContext;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasDestroy(cublasHandle_t handle) {
+    delete handle;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetStream(cublasHandle_t /*handle*/, cudaStream_t /*stream*/) {
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+const char* cublasGetStatusString(cublasStatus_t status) {
+    return status == CUBLAS_STATUS_SUCCESS ? "success" : "emulated cuBLAS error";
+}
+
+const char* cublasGetStatusName(cublasStatus_t status) {
+    return status == CUBLAS_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS"
+                                           : "CUBLAS_STATUS_INVALID_VALUE";
+}
+
+namespace {
+
+double element(const void* data, cudaDataType type, int64_t index) {
+    if (type == CUDA_R_16F) {
+        return __half2float(static_cast<const __half*>(data)[index]);
+    }
+    return static_cast<const float*>(data)[index];
+}
+
+// Column-major C [m, n] = alpha op(A) [m, k] op(B) [k, n] + beta C, in double.
+cublasStatus_t gemm(cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+                    const void* alpha, const void* a, cudaDataType a_type, int lda, const void* b,
+                    cudaDataType b_type, int ldb, const void* beta, void* c, cudaDataType c_type,
+                    int ldc) {
+    if (c_type != CUDA_R_32F || m < 0 || n < 0 || k < 0) return CUBLAS_STATUS_INVALID_VALUE;
+    if (lda < (transa == CUBLAS_OP_N ? m : k) || ldb < (transb == CUBLAS_OP_N ? k : n) || ldc < m) {
+        return CUBLAS_STATUS_INVALID_VALUE;  // cuBLAS checks leading dimensions the same way
+    }
+    const double scale = *static_cast<const float*>(alpha);
+    const double keep = *static_cast<const float*>(beta);
+    auto* out = static_cast<float*>(c);
+    for (int j = 0; j < n; ++j) {
+        for (int i = 0; i < m; ++i) {
+            double sum = 0.0;
+            for (int p = 0; p < k; ++p) {
+                const int64_t ai =
+                    transa == CUBLAS_OP_N ? i + int64_t{p} * lda : p + int64_t{i} * lda;
+                const int64_t bi =
+                    transb == CUBLAS_OP_N ? p + int64_t{j} * ldb : j + int64_t{p} * ldb;
+                sum += element(a, a_type, ai) * element(b, b_type, bi);
+            }
+            float& result = out[i + int64_t{j} * ldc];
+            result = static_cast<float>(scale * sum + (keep == 0.0 ? 0.0 : keep * result));
+        }
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+int64_t element_bytes(cudaDataType type) { return type == CUDA_R_16F ? 2 : 4; }
+
+}  // namespace
+
+cublasStatus_t cublasGemmEx(cublasHandle_t /*handle*/, cublasOperation_t transa,
+                            cublasOperation_t transb, int m, int n, int k, const void* alpha,
+                            const void* a, cudaDataType a_type, int lda, const void* b,
+                            cudaDataType b_type, int ldb, const void* beta, void* c,
+                            cudaDataType c_type, int ldc, cublasComputeType_t /*compute*/,
+                            cublasGemmAlgo_t /*algo*/) {
+    return gemm(transa, transb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type,
+                ldc);
+}
+
+cublasStatus_t cublasGemmStridedBatchedEx(
+    cublasHandle_t /*handle*/, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+    int k, const void* alpha, const void* a, cudaDataType a_type, int lda, long long stride_a,
+    const void* b, cudaDataType b_type, int ldb, long long stride_b, const void* beta, void* c,
+    cudaDataType c_type, int ldc, long long stride_c, int batch_count,
+    cublasComputeType_t /*compute*/, cublasGemmAlgo_t /*algo*/) {
+    for (int i = 0; i < batch_count; ++i) {
+        const cublasStatus_t status =
+            gemm(transa, transb, m, n, k, alpha,
+                 static_cast<const std::byte*>(a) + i * stride_a * element_bytes(a_type), a_type,
+                 lda, static_cast<const std::byte*>(b) + i * stride_b * element_bytes(b_type),
+                 b_type, ldb, beta, static_cast<std::byte*>(c) + i * stride_c * 4, c_type, ldc);
+        if (status != CUBLAS_STATUS_SUCCESS) return status;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}
