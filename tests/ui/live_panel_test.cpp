@@ -108,6 +108,8 @@ TEST(TranscriptView, TypingWhileATailShowsKeepsEveryWordOnce) {
     // More typing follows the first, still before the tail.
     QTest::keyClicks(&view, QStringLiteral(" now"));
     view.applyText(QStringLiteral(" bread"), QStringLiteral(" four"));
+    // The caret stays where the next keys go: after the committed text, before the grey tail.
+    EXPECT_EQ(view.textCursor().position(), view.committedText().size());
     view.applyText(QStringLiteral(" four breakfast"), QString());
     EXPECT_EQ(view.toPlainText(), QStringLiteral("i need coffee and! now bread four breakfast"));
     EXPECT_EQ(view.committedText(), view.toPlainText());

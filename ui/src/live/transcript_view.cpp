@@ -97,6 +97,10 @@ QColor TranscriptView::tentativeColor() { return QColor(0x8a, 0x8a, 0x8a); }
 
 void TranscriptView::applyText(const QString& committed, const QString& tentative) {
     repair();
+    // A caret at the end of the committed text (or in the tail, where typing would go to that
+    // end) stays at the end of the committed text: where the user's next keys land.
+    const QTextCursor caret = textCursor();
+    const bool caretAtEnd = !caret.hasSelection() && caret.position() >= committedLength();
     m_programmatic = true;
     QTextCursor cursor(document());
     cursor.beginEditBlock();
@@ -110,6 +114,11 @@ void TranscriptView::applyText(const QString& committed, const QString& tentativ
     m_text = m_text.left(committedLength()) + committed + tentative;
     m_tentativeLength = static_cast<int>(tentative.size());
     m_documentText = toPlainText();
+    if (caretAtEnd) {
+        QTextCursor end = textCursor();
+        end.setPosition(committedLength());
+        setTextCursor(end);
+    }
     if (!committed.isEmpty()) {
         emit committedTextChanged();
     }
