@@ -5,6 +5,9 @@
 // the module was not found. Suites named *OnCudaDevice need a GPU (label cuda) and skip without.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -291,6 +294,59 @@ TEST_F(TranscribeOnCudaDevice, CudaAndAutoRunOnTheGpuWithTheCpusText) {
         EXPECT_TRUE(cuda_lines(result.err).empty()) << result.err;
         EXPECT_EQ(read_text(out / "speech.txt"), cpu_text_) << backend;
     }
+}
+
+// With a GPU: live dictation from a file and the debug encoder run on it too, and agree with the
+// CPU (the committed words; the encoder states within the backend tests' f16 tolerance).
+TEST_F(TranscribeOnCudaDevice, LiveAndDebugEncodeRunOnTheGpu) {
+    const std::string live = shell_quote(EARSHOT_EXE) + " live --model " +
+                             shell_quote(micro_model_dir().string()) + " --input " +
+                             shell_quote(speech_.string()) + " --speed 20";
+    const ProcessResult cpu = run_shell(live + " --backend cpu");
+    ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+    const ProcessResult gpu = run_shell(live + " --backend cuda");
+    ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+    EXPECT_TRUE(cuda_lines(gpu.err).empty()) << gpu.err;
+    EXPECT_NE(gpu.out.find("garden"), std::string::npos) << gpu.out;
+    // The last line holds every committed word.
+    auto last_line = [](const std::string& text) {
+        const std::string trimmed = text.substr(0, text.find_last_not_of('\n') + 1);
+        return trimmed.substr(trimmed.find_last_of('\n') + 1);
+    };
+    EXPECT_EQ(last_line(gpu.out), last_line(cpu.out));
+
+    const fs::path dir = dir_->path() / "debug-gpu";
+    fs::create_directories(dir);
+    const fs::path mel = dir / "mel.npy";
+    ASSERT_EQ(run_earshot("debug mel --in " + shell_quote(speech_.string()) +
+                          " --mels 80 --frames 600 --out " + shell_quote(mel.string()))
+                  .exit_code,
+              0);
+    for (const char* backend : {"cpu", "cuda"}) {
+        const ProcessResult encoded =
+            run_earshot("debug encode --model " + shell_quote(micro_model_dir().string()) +
+                        " --mel " + shell_quote(mel.string()) + " --out " +
+                        shell_quote((dir / backend).string() + ".npy") + " --backend " + backend);
+        ASSERT_EQ(encoded.exit_code, 0) << encoded.err;
+    }
+    const std::string cpu_npy = read_text(dir / "cpu.npy");
+    const std::string gpu_npy = read_text(dir / "cuda.npy");
+    ASSERT_EQ(cpu_npy.size(), gpu_npy.size());
+    // The header (dtype, shape) matches; the f32 values differ by f16 rounding only.
+    const size_t header = cpu_npy.find('\n') + 1;  // .npy: the data follows the header's newline
+    EXPECT_EQ(gpu_npy.substr(0, header), cpu_npy.substr(0, header));
+    double worst = 0.0;
+    double largest = 0.0;
+    for (size_t at = header; at + 4 <= cpu_npy.size(); at += 4) {
+        float want = 0.0F;
+        float got = 0.0F;
+        std::memcpy(&want, cpu_npy.data() + at, 4);
+        std::memcpy(&got, gpu_npy.data() + at, 4);
+        worst = std::max(worst, static_cast<double>(std::fabs(got - want)));
+        largest = std::max(largest, static_cast<double>(std::fabs(want)));
+    }
+    EXPECT_GT(largest, 0.0);
+    EXPECT_LE(worst / largest, 2e-3) << "encoder states, relative";
 }
 
 }  // namespace
