@@ -23,8 +23,8 @@
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/model/model_summary.h"
 #include "gui_controller.h"
-#include "gui_files_history.h"
 #include "gui_cuda.h"
+#include "gui_files_history.h"
 #include "gui_files_worker.h"
 #include "gui_live_bridge.h"
 #include "gui_model.h"
@@ -69,10 +69,10 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
         const QString journal =
             paths.journalFile.isEmpty() ? ui::TranscriptJournal::defaultPath() : paths.journalFile;
         m_window.livePanel()->attachJournal(journal);
-        m_history = std::make_unique<FilesHistory>(
-            paths.filesHistoryDir.isEmpty()
-                ? QFileInfo(journal).absolutePath() + QStringLiteral("/file-results")
-                : paths.filesHistoryDir);
+        m_history = std::make_unique<FilesHistory>(paths.filesHistoryDir.isEmpty()
+                                                       ? QFileInfo(journal).absolutePath() +
+                                                             QStringLiteral("/file-results")
+                                                       : paths.filesHistoryDir);
         restoreFilesHistory();
     }
     if (paths.listDevices) {

@@ -249,7 +249,8 @@ TEST(MainWindow, QuitAsksFirstWhileWorkIsUnfinished) {
 
     QTest::keyClick(&window, Qt::Key_Q, Qt::ControlModifier);
     ASSERT_EQ(questions.size(), 1);
-    EXPECT_TRUE(questions[0].contains(QStringLiteral("2 files are still queued or being transcribed")))
+    EXPECT_TRUE(
+        questions[0].contains(QStringLiteral("2 files are still queued or being transcribed")))
         << questions[0].toStdString();
     EXPECT_TRUE(questions[0].endsWith(QStringLiteral("Quit anyway?")));
     EXPECT_TRUE(window.isVisible());
