@@ -237,6 +237,36 @@ TEST(SeekLoop, TimesStayInsideTheWindowsAudio) {
     EXPECT_EQ(script.seeks.size(), 1u);
 }
 
+// Segments in the padding past the audio: openai tests the unclamped times (not empty) and keeps
+// the text; only the displayed times are clamped (here to 6.0-6.0 and 10.0-10.0), and the tokens
+// still reach the next window's prompt.
+TEST(SeekLoop, ASegmentPastTheAudioKeepsItsTextAndTokens) {
+    Script script;
+    // A 6 s model on 10 s of audio; window 1 ends in a single timestamp at <|8.00|>: seek += 6 s.
+    script.results.push_back(result({ts(0), 10, ts(100), ts(350), 11, ts(400)}));
+    SeekLoopOptions options;
+    options.frames = 600;
+    // Window 2 holds 4 s of audio: its second segment, 5.00-7.00 s in, lies past the audio (10 s).
+    script.results.push_back(result({ts(0), 12, ts(100), ts(250), 13, ts(350)}));
+    const std::vector<Segment> segments = run_seek_loop(ramp_mel(1000 + 600), 1000, vocabulary(),
+                                                        options, script.fn(), nullptr, nullptr);
+    ASSERT_EQ(segments.size(), 4u);
+    EXPECT_EQ(segments[0].text, " w10");
+    EXPECT_EQ(segments[1].text, " w11");
+    EXPECT_EQ(segments[1].tokens, (std::vector<int32_t>{ts(350), 11, ts(400)}));
+    EXPECT_DOUBLE_EQ(segments[1].start_s, 6.0);  // 3.5 and 8.0 s clamped to the window's 6 s
+    EXPECT_DOUBLE_EQ(segments[1].end_s, 6.0);
+    EXPECT_EQ(segments[2].text, " w12");
+    EXPECT_DOUBLE_EQ(segments[2].start_s, 6.0);
+    EXPECT_DOUBLE_EQ(segments[2].end_s, 8.0);
+    EXPECT_EQ(segments[3].text, " w13");
+    EXPECT_EQ(segments[3].tokens, (std::vector<int32_t>{ts(250), 13, ts(350)}));
+    EXPECT_DOUBLE_EQ(segments[3].start_s, 10.0);  // 6 + 5.0 and 6 + 7.0 s, clamped to 10 s
+    EXPECT_DOUBLE_EQ(segments[3].end_s, 10.0);
+    ASSERT_EQ(script.prompts.size(), 2u);
+    EXPECT_EQ(script.prompts[1], (std::vector<int32_t>{ts(0), 10, ts(100), ts(350), 11, ts(400)}));
+}
+
 TEST(SeekLoop, CancelStopsBeforeTheNextWindow) {
     Script script;
     std::atomic<bool> cancel{false};

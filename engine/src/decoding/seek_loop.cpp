@@ -43,6 +43,9 @@ public:
 
     bool is_timestamp(int32_t token) const { return token >= vocabulary_.timestamp_begin; }
 
+    // A segment over [start_s, end_s] as the tokens say (before any clamping): blank when
+    // openai's transcribe() would clear it, i.e. start == end or text that strips to nothing.
+    // Only the displayed times are clamped afterwards (see take_window).
     Segment make_segment(double start_s, double end_s, std::span<const int32_t> tokens,
                          const WindowResult& result) const {
         Segment segment;
@@ -95,8 +98,7 @@ public:
                                                            kSecondsPerTimestamp;
                 const double end_s =
                     time_offset_s + static_cast<double>(ts_pos(part.back())) * kSecondsPerTimestamp;
-                current.push_back(
-                    make_segment(clamp_time(start_s), clamp_time(end_s), part, result));
+                current.push_back(make_segment(start_s, end_s, part, result));
                 last_slice = slice;
             }
             if (!single_ending) {
@@ -112,18 +114,23 @@ public:
                     break;
                 }
             }
-            current.push_back(make_segment(time_offset_s, clamp_time(time_offset_s + duration_s),
-                                           tokens, result));
+            current.push_back(
+                make_segment(time_offset_s, time_offset_s + duration_s, tokens, result));
         }
         // Guard (see long_form.h): §5.8 never moves back, but a pair at <|0.00|> would stall.
         if (advance < 1) advance = size;
         advance = std::min(advance, size);
 
         for (Segment& segment : current) {
+            // openai tests the times the tokens give; a segment in the padding past the end of
+            // the audio keeps its text and tokens (and extends the prompt), only its displayed
+            // times are clamped to the audio the window holds.
             if (segment.start_s == segment.end_s || is_blank(segment.text)) {
                 segment.text.clear();
                 segment.tokens.clear();
             }
+            segment.start_s = clamp_time(segment.start_s);
+            segment.end_s = clamp_time(segment.end_s);
             all_tokens_.insert(all_tokens_.end(), segment.tokens.begin(), segment.tokens.end());
             segments.push_back(std::move(segment));
         }

@@ -48,14 +48,16 @@ struct SeekLoopOptions {
 //   pair's timestamp, or by segment_size when the tokens end in a single timestamp;
 // - without a pair: one segment to the last timestamp (or the whole window) and
 //   seek += segment_size;
-// - a segment with start == end or blank text keeps its times but gets text "" and no tokens;
+// - a segment with start == end or blank text keeps its times but gets text "" and no tokens
+//   (tested on the times the tokens give, before the clamping below, as openai does);
 // - the kept segments' tokens extend the prompt; the prompt restarts empty after a window
 //   accepted at temperature > 0.5 or when condition_on_previous_text is off (§5.6).
 // Two guards beyond §5.8, for decoders that break the timestamp rules (a pair at <|0.00|> would
 // advance seek by 0 and loop forever): the advance is at least one frame (a computed advance
 // below one frame moves seek by the whole segment_size) and at most segment_size; and segment
 // times are clamped to [time_offset, time_offset + segment_size / 100], the audio the window
-// holds (openai lets a timestamp in the padding run past the end of the file).
+// holds (openai lets a timestamp in the padding run past the end of the file). The clamping is
+// for display only: a segment whose clamped start equals its end keeps its text and tokens.
 //
 // `progress` (may be empty) gets min(seek, content_frames) / content_frames after each window.
 // When `*cancel` reads true the loop stops before the next window and returns what it has.
