@@ -221,6 +221,8 @@ void CudaWhisper::reorder_batch(std::span<const int64_t> source_rows) {
     impl_->gather_rows(source_rows, impl_->batch);
 }
 
+int64_t CudaWhisper::device_bytes() const { return impl_->model->device_bytes(); }
+
 void CudaWhisper::set_profiling(bool on) { impl_->profiling = on; }
 const std::vector<StepTiming>& CudaWhisper::last_timings() const { return impl_->timings; }
 

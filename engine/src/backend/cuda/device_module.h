@@ -67,8 +67,8 @@ public:
     // `plan` must stay alive and unchanged while the returned handle is used.
     virtual int prepare(const ExecutionPlan& plan) = 0;
     // Runs a prepared plan: inputs uploaded, every step launched on the model's stream, the
-    // first output copied to `output` (when not null) and the stream synchronised once. With
-    // `step_ms` not null each step is timed with CUDA events (one value per plan step).
+    // first output copied to `output` (when not null) and the stream synchronised once, at the end.
+    // With `step_ms` not null each step is timed with CUDA events (one value per plan step).
     virtual void run(int handle, std::span<const HostInput> inputs, int32_t pos, void* output,
                      int64_t output_bytes, std::vector<double>* step_ms) = 0;
 

@@ -46,6 +46,9 @@ public:
     void expand_batch(int64_t rows);
     void reorder_batch(std::span<const int64_t> source_rows);
 
+    // Everything this model holds on the device now: weights, caches, the workspace.
+    int64_t device_bytes() const;
+
     // Per-step times of the last call from CUDA events, when profiling is on.
     void set_profiling(bool on);
     const std::vector<StepTiming>& last_timings() const;

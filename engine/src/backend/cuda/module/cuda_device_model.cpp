@@ -248,7 +248,8 @@ void CudaDeviceModel::run(int handle, std::span<const HostInput> inputs, int32_t
                                    static_cast<size_t>(output_bytes), cudaMemcpyDeviceToHost,
                                    stream_));
     }
-    if (output != nullptr || step_ms != nullptr) CUDA_CHECK(cudaStreamSynchronize(stream_));
+    // Once per call: an entry returns when its work is done (and its errors are known).
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
     if (step_ms != nullptr) {
         step_ms->assign(plan.steps.size(), 0.0);
         for (size_t s = 0; s < plan.steps.size(); ++s) {

@@ -1,0 +1,216 @@
+// CUDA backend benchmarks on random checkpoints of Whisper's large-v3, large-v3-turbo and base
+// shapes (and a tiny one for smoke runs): the encoder on one 30 s window, a decoder step at
+// positions 8 and 200, a beam-5 step, and one window end to end (listen, prefill, 100 greedy
+// tokens with the token read back each step). Each reports its time beside the floor the GPU
+// allows (FLOPs at 790 TFLOP/s, bytes at 4.3 TB/s: an H200's measured rates) and the target of
+// the speed work, and the model's device memory. Without a CUDA device every benchmark reports
+// the reason instead of a time.
+//
+// Checkpoints are written once into $EARSHOT_BENCH_CHECKPOINTS (default: a temporary directory)
+// and reused when they exist, so the Hugging Face comparison (tests/gpu/hf_whisper_bench.py) can
+// read the same weights.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "earshot/engine/backend/cuda_devices.h"
+#include "earshot/engine/backend/cuda_whisper.h"
+#include "earshot/engine/model/random_checkpoint.h"
+#include "earshot/engine/model/whisper_checkpoint.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using earshot::backend::CudaWhisper;
+using earshot::backend::HostTensor;
+
+// What an H200 reaches (measured, see the speed issue): f16 tensor-core rate and bandwidth.
+constexpr double kFlopsPerSecond = 790e12;
+constexpr double kBytesPerSecond = 4.3e12;
+
+struct Shape {
+    const char* name;
+    int64_t mels, d, heads, encoder_layers, decoder_layers, vocab, frames, max_tokens;
+    double encoder_target_ms;  // the speed issue's targets (0: none)
+    double step_target_ms;
+};
+
+const std::vector<Shape>& shapes() {
+    static const std::vector<Shape> list = {
+        {"large-v3", 128, 1280, 20, 32, 32, 51866, 3000, 448, 5.0, 0.6},
+        {"large-v3-turbo", 128, 1280, 20, 32, 4, 51866, 3000, 448, 5.0, 0.2},
+        {"base", 80, 512, 8, 6, 6, 51865, 3000, 448, 1.0, 0.2},
+        // Small enough for the CPU emulation of CUDA: the smoke run of this binary.
+        {"tiny-smoke", 80, 64, 4, 1, 1, 512, 64, 32, 0.0, 0.0},
+    };
+    return list;
+}
+
+// FLOPs of one encoder window: conv1, conv2, per layer 4 projections, scores and weighted sum,
+// and the MLP (2 per multiply-add).
+double encoder_flops(const Shape& s) {
+    const double a = static_cast<double>(s.frames) / 2.0;
+    const double d = static_cast<double>(s.d);
+    const double frames = static_cast<double>(s.frames);
+    const double conv = 2.0 * frames * d * static_cast<double>(s.mels) * 3 + 2.0 * a * d * d * 3;
+    const double layer = 2.0 * a * d * d * 4 + 2.0 * 2.0 * a * a * d + 2.0 * 2.0 * a * d * 4 * d;
+    return conv + layer * static_cast<double>(s.encoder_layers);
+}
+
+// Bytes one batch-1 step must read: the decoder's f16 weights (self and cross attention
+// projections, MLP, the tied head) and the caches it attends over.
+double step_bytes(const Shape& s, int64_t pos, double cache_bytes_per_value) {
+    const double d = static_cast<double>(s.d);
+    const double layers = static_cast<double>(s.decoder_layers);
+    const double weights =
+        (layers * (4 * d * d + 2 * d * d + 2 * 4 * d * d) + static_cast<double>(s.vocab) * d) * 2.0;
+    const double caches = layers * 2.0 * d *
+                          (static_cast<double>(pos + 1) + static_cast<double>(s.frames) / 2.0) *
+                          cache_bytes_per_value;
+    return weights + caches;
+}
+
+std::optional<std::string> cuda_unavailable() {
+    try {
+        earshot::backend::cuda_devices();
+        return std::nullopt;
+    } catch (const earshot::backend::CudaError& error) {
+        return std::string(error.what());
+    }
+}
+
+fs::path checkpoint_dir(const Shape& shape) {
+    static const fs::path root = [] {
+        const char* set = std::getenv("EARSHOT_BENCH_CHECKPOINTS");
+        return set != nullptr && *set != '\0' ? fs::path(set)
+                                              : fs::temp_directory_path() / "earshot-cuda-bench";
+    }();
+    const fs::path dir = root / shape.name;
+    if (!fs::exists(dir / "config.json")) {
+        fs::remove_all(dir);
+        earshot::model::RandomCheckpointOptions options;
+        options.mels = shape.mels;
+        options.d = shape.d;
+        options.heads = shape.heads;
+        options.enc_layers = shape.encoder_layers;
+        options.dec_layers = shape.decoder_layers;
+        options.vocab = shape.vocab;
+        options.frames = shape.frames;
+        options.max_tokens = shape.max_tokens;
+        options.dtype = "f16";
+        earshot::model::write_random_checkpoint(dir, options);
+    }
+    return dir;
+}
+
+// One loaded model per shape for the whole run (writing and uploading takes seconds).
+CudaWhisper& model(const Shape& shape) {
+    static std::map<std::string, std::unique_ptr<CudaWhisper>> models;
+    auto& slot = models[shape.name];
+    if (!slot) {
+        const auto checkpoint = earshot::model::load_whisper_checkpoint(checkpoint_dir(shape));
+        slot = std::make_unique<CudaWhisper>(checkpoint, 1, 0, std::string(shape.name));
+    }
+    return *slot;
+}
+
+HostTensor random_mel(const Shape& shape) {
+    std::mt19937 random(7);
+    std::normal_distribution<float> normal(0.0F, 0.5F);
+    HostTensor mel = HostTensor::f32({1, shape.mels, shape.frames});
+    for (float& v : mel.f32_values()) v = normal(random);
+    return mel;
+}
+
+HostTensor tokens(int64_t rows, int32_t id) {
+    return HostTensor::i32({rows, 1}, std::vector<int32_t>(static_cast<size_t>(rows), id));
+}
+
+void report(benchmark::State& state, CudaWhisper& whisper, double floor_ms, double target_ms) {
+    state.counters["floor_ms"] = floor_ms;
+    if (target_ms > 0) state.counters["target_ms"] = target_ms;
+    state.counters["device_MiB"] = static_cast<double>(whisper.device_bytes()) / (1024.0 * 1024.0);
+}
+
+bool skip_without_cuda(benchmark::State& state) {
+    static const std::optional<std::string> why = cuda_unavailable();
+    if (why) state.SkipWithError(("no CUDA: " + *why).c_str());
+    return why.has_value();
+}
+
+void BM_Encode(benchmark::State& state, const Shape& shape) {
+    if (skip_without_cuda(state)) return;
+    CudaWhisper& whisper = model(shape);
+    whisper.resize_batch(1);
+    const HostTensor mel = random_mel(shape);
+    for (auto _ : state) whisper.listen_on_device(mel);
+    report(state, whisper, encoder_flops(shape) / kFlopsPerSecond * 1e3, shape.encoder_target_ms);
+}
+
+// A step at `pos` (the caches hold pos earlier positions); rows > 1 is a beam.
+void BM_Step(benchmark::State& state, const Shape& shape, int32_t pos, int64_t rows) {
+    if (skip_without_cuda(state)) return;
+    CudaWhisper& whisper = model(shape);
+    whisper.resize_batch(1);
+    whisper.listen_on_device(random_mel(shape));
+    if (rows > 1) whisper.expand_batch(rows);
+    const HostTensor token = tokens(rows, 50);
+    for (auto _ : state) benchmark::DoNotOptimize(whisper.step(token, pos));
+    report(state, whisper, step_bytes(shape, pos, 4.0) / kBytesPerSecond * 1e3,
+           rows == 1 ? shape.step_target_ms : 0.0);
+}
+
+// One window: listen, prefill of 4 tokens, 100 greedy steps, each token read back and chosen on
+// the host (argmax) before the next step is launched.
+void BM_Window(benchmark::State& state, const Shape& shape) {
+    if (skip_without_cuda(state)) return;
+    CudaWhisper& whisper = model(shape);
+    const HostTensor mel = random_mel(shape);
+    const int64_t steps = std::min<int64_t>(100, shape.max_tokens - 4);
+    for (auto _ : state) {
+        whisper.resize_batch(1);
+        whisper.listen_on_device(mel);
+        HostTensor logits = whisper.prefill(HostTensor::i32({1, 4}, {1, 2, 3, 4}));
+        for (int32_t pos = 4; pos < 4 + steps; ++pos) {
+            const auto values = logits.f32_values();
+            const auto best = std::max_element(values.begin(), values.end()) - values.begin();
+            logits = whisper.step(tokens(1, static_cast<int32_t>(best)), pos);
+        }
+        benchmark::DoNotOptimize(logits);
+    }
+    const double floor_ms =
+        encoder_flops(shape) / kFlopsPerSecond * 1e3 +
+        static_cast<double>(steps) * step_bytes(shape, 50, 4.0) / kBytesPerSecond * 1e3;
+    report(state, whisper, floor_ms, shape.name == std::string("large-v3") ? 70.0 : 0.0);
+}
+
+[[maybe_unused]] const bool registered = [] {
+    for (const Shape& shape : shapes()) {
+        const std::string name = shape.name;
+        benchmark::RegisterBenchmark(("encode/" + name).c_str(), BM_Encode, shape)
+            ->Unit(benchmark::kMillisecond);
+        for (int32_t pos : {8, 200}) {
+            if (pos >= shape.max_tokens) continue;
+            benchmark::RegisterBenchmark(("step/" + name + "/pos" + std::to_string(pos)).c_str(),
+                                         BM_Step, shape, pos, int64_t{1})
+                ->Unit(benchmark::kMillisecond);
+        }
+        benchmark::RegisterBenchmark(("step_beam5/" + name + "/pos8").c_str(), BM_Step, shape,
+                                     int32_t{8}, int64_t{5})
+            ->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("window100/" + name).c_str(), BM_Window, shape)
+            ->Unit(benchmark::kMillisecond);
+    }
+    return true;
+}();
+
+}  // namespace
