@@ -6,24 +6,12 @@
 #include <stdexcept>
 #include <vector>
 
+#include "python_strip.h"
+
 namespace earshot::decoding {
 
-namespace {
-
-bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-std::string_view strip(std::string_view text) {
-    while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
-    while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
-    return text;
-}
-
-}  // namespace
-
 double compression_ratio(std::string_view text) {
-    const std::string_view stripped = strip(text);
+    const std::string_view stripped = python_strip(text);
     const auto source_len = static_cast<uLong>(stripped.size());
     uLongf compressed_len = compressBound(source_len);
     std::vector<Bytef> compressed(compressed_len);

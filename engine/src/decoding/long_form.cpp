@@ -11,19 +11,10 @@
 #include "earshot/engine/decoding/language_detection.h"
 #include "earshot/engine/decoding/seek_loop.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
+#include "python_strip.h"
 
 namespace earshot::decoding {
 namespace {
-
-// Python's str.strip() over ASCII whitespace.
-std::string_view strip(std::string_view text) {
-    const auto space = [](char c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-    };
-    while (!text.empty() && space(text.front())) text.remove_prefix(1);
-    while (!text.empty() && space(text.back())) text.remove_suffix(1);
-    return text;
-}
 
 // The first `frames` frames of mel [Mels, N] as [1, Mels, frames] (0.0 past N).
 backend::HostTensor first_frames(const backend::HostTensor& mel, int64_t frames) {
@@ -71,8 +62,9 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
 
     SeekLoopOptions loop;
     loop.frames = model.frames();
-    if (!strip(options.initial_prompt).empty()) {
-        loop.prompt_tokens = tokenizer.encode(" " + std::string(strip(options.initial_prompt)));
+    if (!python_strip(options.initial_prompt).empty()) {
+        loop.prompt_tokens =
+            tokenizer.encode(" " + std::string(python_strip(options.initial_prompt)));
     }
     loop.condition_on_previous_text = options.condition_on_previous_text;
     loop.no_speech_threshold = decoding.no_speech_threshold;

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "python_strip.h"
+
 namespace earshot::decoding {
 namespace {
 
@@ -14,12 +16,6 @@ using backend::HostTensor;
 constexpr double kSecondsPerFrame = 0.01;   // hop 160 at 16 kHz (reference §1.1)
 constexpr int64_t kFramesPerTimestamp = 2;  // one encoder position = 0.02 s (§1.1)
 constexpr double kSecondsPerTimestamp = 0.02;
-
-bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-bool is_blank(std::string_view text) { return std::all_of(text.begin(), text.end(), is_space); }
 
 // mel [Mels, N] frames [seek, seek + size) -> [1, Mels, frames], the rest 0.0 (§9.1).
 HostTensor cut_window(const HostTensor& mel, int64_t seek, int64_t size, int64_t frames) {
@@ -125,7 +121,7 @@ public:
             // openai tests the times the tokens give; a segment in the padding past the end of
             // the audio keeps its text and tokens (and extends the prompt), only its displayed
             // times are clamped to the audio the window holds.
-            if (segment.start_s == segment.end_s || is_blank(segment.text)) {
+            if (segment.start_s == segment.end_s || is_python_blank(segment.text)) {
                 segment.text.clear();
                 segment.tokens.clear();
             }

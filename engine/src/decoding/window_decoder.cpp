@@ -11,21 +11,9 @@
 #include "earshot/engine/decoding/logit_filters.h"
 #include "earshot/engine/decoding/sampling_search.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
+#include "python_strip.h"
 
 namespace earshot::decoding {
-
-namespace {
-
-std::string_view strip(std::string_view text) {
-    auto space = [](char c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-    };
-    while (!text.empty() && space(text.front())) text.remove_prefix(1);
-    while (!text.empty() && space(text.back())) text.remove_suffix(1);
-    return text;
-}
-
-}  // namespace
 
 WindowSetup make_window_setup(const tokenizer::Tokenizer& tok, const DecodingOptions& options,
                               int32_t language_token, std::span<const int32_t> prompt,
@@ -58,7 +46,7 @@ WindowSetup make_window_setup(const tokenizer::Tokenizer& tok, const DecodingOpt
     }
     if (!options.timestamps) tokens.push_back(sp.notimestamps);
     if (!prefix.empty()) {  // openai tests the raw prefix, then encodes " " + stripped
-        std::vector<int32_t> encoded = tok.encode(" " + std::string(strip(prefix)));
+        std::vector<int32_t> encoded = tok.encode(" " + std::string(python_strip(prefix)));
         const int64_t max_prefix = max_tokens / 2 - setup.sample_len;
         if (max_prefix > 0 && static_cast<int64_t>(encoded.size()) > max_prefix) {
             encoded.erase(encoded.begin(), encoded.end() - max_prefix);
