@@ -54,9 +54,7 @@ protected:
         audio_ = nullptr;
         sentences_ = nullptr;
     }
-    void SetUp() override {
-        if (!audio_->has_value()) GTEST_SKIP() << "no spoken audio: " << why_;
-    }
+    void SetUp() override { ASSERT_TRUE(audio_->has_value()) << "no spoken audio: " << why_; }
     static const SpokenAudio& audio() { return **audio_; }
 
     static inline SpeechOptions options_{};

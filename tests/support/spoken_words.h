@@ -173,7 +173,8 @@ inline std::string synthesize(const std::string& word, const SpeechOptions& opti
 // The sentences, each a list of words, spoken word by word and laid out as
 //   lead_s | w w w (word_gap_s between) | sentence_gap_s | w w ... | tail_s
 // with the speech scaled to peak `gain`. nullopt (with *why set) when espeak-ng is missing or
-// fails, or a word comes out silent; the caller GTEST_SKIPs with it.
+// fails, or a word comes out silent. espeak-ng is a required package (packaging/setup.sh): the
+// caller fails the test with *why, it does not skip.
 inline std::optional<SpokenAudio> speak_sentences(
     const std::vector<std::vector<std::string>>& sentences, const SpeechOptions& options,
     std::string* why) {

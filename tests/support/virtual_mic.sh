@@ -9,11 +9,11 @@
 #   virtual_mic.sh env                print the environment lines of the running daemon
 #
 # State lives in $VIRTUAL_MIC_DIR (default ${TMPDIR:-/tmp}/earshot-virtual-mic-$UID): give each
-# test process its own folder to get its own daemon. Exit code 77 means "skip": pulseaudio or
-# its tools are missing, or the daemon cannot start here; the reason goes to stderr.
+# test process its own folder to get its own daemon. PulseAudio is a required package
+# (packaging/setup.sh installs it), so every failure, a missing tool included, exits 1 with the
+# reason on stderr: the device tests fail on a broken setup, they do not skip.
 set -euo pipefail
 
-readonly kSkip=77
 state_dir=${VIRTUAL_MIC_DIR:-${TMPDIR:-/tmp}/earshot-virtual-mic-$(id -u)}
 pid_file=$state_dir/pulseaudio.pid
 env_file=$state_dir/env
@@ -23,15 +23,15 @@ usage() {
     exit 2
 }
 
-skip() {
+fail() {
     echo "virtual_mic.sh: $*" >&2
-    exit "$kSkip"
+    exit 1
 }
 
 need_tools() {
     local tool
     for tool in "$@"; do
-        command -v "$tool" >/dev/null 2>&1 || skip "$tool is not installed"
+        command -v "$tool" >/dev/null 2>&1 || fail "$tool is not installed (packaging/setup.sh installs it)"
     done
 }
 
@@ -94,7 +94,7 @@ start() {
         --load="module-native-protocol-unix" 2>>"$state_dir/pulseaudio.log"; then
         tail -n 5 "$state_dir/pulseaudio.log" >&2 || true
         stop_daemon
-        skip "pulseaudio did not start"
+        fail "pulseaudio did not start"
     fi
     # pulseaudio writes its pid under XDG_RUNTIME_DIR; keep a copy where `stop` looks.
     local i
@@ -107,7 +107,7 @@ start() {
     if [[ ! -f $runtime_dir/pulse/pid ]] || ! pactl info >/dev/null 2>&1; then
         tail -n 5 "$state_dir/pulseaudio.log" >&2 || true
         stop_daemon
-        skip "pulseaudio started but does not answer on $PULSE_SERVER"
+        fail "pulseaudio started but does not answer on $PULSE_SERVER"
     fi
     tr -d '[:space:]' <"$runtime_dir/pulse/pid" >"$pid_file"
     pactl set-default-source virtmic.monitor
@@ -139,7 +139,7 @@ stop_daemon() {
 play() {
     [[ $# -eq 1 ]] || usage
     need_tools paplay
-    [[ -n $(running_pid) ]] && load_env || skip "the virtual microphone is not running"
+    [[ -n $(running_pid) ]] && load_env || fail "the virtual microphone is not running"
     paplay -d virtmic "$1"
 }
 
@@ -159,7 +159,7 @@ stop)
     rmdir -- "$state_dir" 2>/dev/null || true
     ;;
 env)
-    [[ -n $(running_pid) ]] && load_env || skip "the virtual microphone is not running"
+    [[ -n $(running_pid) ]] && load_env || fail "the virtual microphone is not running"
     emit_env
     ;;
 *) usage ;;
