@@ -7,6 +7,9 @@
 // model, else a random checkpoint of Whisper tiny's shape, which understands nothing: then only
 // timing and throughput are measured. With the micro model the committed text's WER is printed
 // beside its 10% target and held to a regression bound (the model does not meet the target yet).
+// Latency is a measurement, never asserted; what is asserted is that the measurement happened:
+// every printed row has samples, and a model that understands the words committed most of them.
+// Both sides of the word comparisons go through the test's own normaliser (plain_words.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,9 +25,9 @@
 
 #include "dictation_sentences.h"
 #include "earshot/app/live_controller.h"
-#include "earshot/engine/decoding/timed_words.h"
 #include "live_fixture.h"
 #include "micro_model.h"
+#include "plain_words.h"
 #include "spoken_words.h"
 #include "temp_dir.h"
 #include "virtual_mic.h"
@@ -72,10 +75,7 @@ void print_row(const char* what, const Percentiles& p) {
 
 TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
     VirtualMic mic;
-    if (!mic.available()) GTEST_SKIP() << mic.skip_reason();
-    if (!fs::exists(multilingual_tiktoken()) && std::getenv("EARSHOT_LIVE_MODEL") == nullptr) {
-        GTEST_SKIP() << "shared whisper assets are absent (" << multilingual_tiktoken() << ")";
-    }
+    ASSERT_TRUE(mic.available()) << mic.error();
     mic.export_environment();
 
     TempDir dir;
@@ -83,6 +83,7 @@ TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
     std::string model_name;
     const fs::path micro = micro_model_dir();
     bool understands = false;  // the micro model: it hears sentences from its own word list
+    bool hears_words = true;   // false for the random checkpoint: nothing to commit or match
     if (const char* path = std::getenv("EARSHOT_LIVE_MODEL")) {
         loaded = app::load_model(path);
         model_name = path;
@@ -91,6 +92,12 @@ TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
         model_name = "the embedded micro model";
         understands = true;
     } else {
+        // Only this model needs a vocabulary from ../shared.
+        if (!fs::exists(multilingual_tiktoken())) {
+            GTEST_SKIP() << "no micro model at " << micro << " and shared whisper assets are "
+                         << "absent (" << multilingual_tiktoken() << ")";
+        }
+        hears_words = false;
         loaded = random_live_model(dir.path() / "tiny", RandomModelSize::tiny);
         model_name = "random checkpoint of Whisper tiny's shape (timing only)";
     }
@@ -110,7 +117,7 @@ TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
     SpeechOptions speech;
     speech.sentence_gap_s = 1.2;
     const auto spoken = speak_sentences(sentences, speech, &why);
-    if (!spoken) GTEST_SKIP() << why;
+    ASSERT_TRUE(spoken) << why;
     const fs::path wav = dir.path() / "dictation.wav";
     write_wav_pcm16(wav, spoken->samples);
 
@@ -163,16 +170,16 @@ TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
         if (seen == 0) ++unheard;
     }
 
-    // Committed words matched in order to the spoken ones (same comparable form).
+    // Committed words matched in order to the spoken ones (same plain form).
     std::vector<double> commit_s;
     size_t next = 0;
     size_t committed_words = 0;
     for (size_t i = 0; i < entries.size(); ++i) {
         for (const auto& cw : entries[i].update.update.committed_words) {
             ++committed_words;
-            const std::string form = decoding::comparable_word(cw.text);
+            const std::string form = plain_word(cw.text);
             for (size_t k = next; k < std::min(next + 3, spoken->words.size()); ++k) {
-                if (decoding::comparable_word(spoken->words[k].text) == form) {
+                if (plain_word(spoken->words[k].text) == form) {
                     commit_s.push_back(published[i].at_s - (offset_s + spoken->words[k].end_s));
                     next = k + 1;
                     break;
@@ -192,20 +199,29 @@ TEST(LiveLatencyLiveDevice, WordEndToCommitThroughTheVirtualMicrophone) {
     print_row("update published after its audio end", percentiles(update_lag_s));
     print_row("word end -> first update that heard it whole", percentiles(heard_s));
     print_row("word end -> second such update (LA-2 earliest)", percentiles(agreeable_s));
-    print_row("word end -> commit (matching words only)", percentiles(commit_s));
+    if (hears_words) print_row("word end -> commit (matching words only)", percentiles(commit_s));
     std::printf("  committed words: %zu, matching the spoken ones: %zu of %zu\n", committed_words,
                 commit_s.size(), spoken->words.size());
-
-    // The committed text against what was said, word by word (Levenshtein over comparable forms).
-    std::vector<std::string> said;
-    for (const SpokenWord& w : spoken->words) said.push_back(decoding::comparable_word(w.text));
-    std::vector<std::string> heard;
-    for (const auto& e : entries) {
-        for (const auto& cw : e.update.update.committed_words) {
-            const std::string form = decoding::comparable_word(cw.text);
-            if (!form.empty()) heard.push_back(form);
-        }
+    // Every printed row had data: the harness measured something.
+    EXPECT_FALSE(update_lag_s.empty()) << "no update before the final one";
+    EXPECT_FALSE(heard_s.empty()) << "no update heard a whole word";
+    EXPECT_FALSE(agreeable_s.empty()) << "no word was heard by two updates";
+    if (hears_words) {
+        // A floor on the matched commits, in line with the WER bound below: at least 70% of the
+        // spoken words were committed, in order, as themselves.
+        EXPECT_GE(static_cast<double>(commit_s.size()),
+                  0.7 * static_cast<double>(spoken->words.size()))
+            << "spoken words committed as themselves";
     }
+
+    // The committed text against what was said, word by word (Levenshtein over plain words).
+    std::vector<std::string> said;
+    for (const SpokenWord& w : spoken->words) {
+        for (std::string& word : plain_words(w.text)) said.push_back(std::move(word));
+    }
+    std::string committed_text;
+    for (const auto& e : entries) committed_text += e.update.update.committed_text;
+    const std::vector<std::string> heard = plain_words(committed_text);
     const double wer =
         static_cast<double>(word_edits(said, heard)) / static_cast<double>(said.size());
     auto joined = [](const std::vector<std::string>& words) {
