@@ -18,11 +18,22 @@
 #include "cuda_fp16.h"
 #include "cuda_runtime.h"
 
-struct CUstream_st {};
+using Work = std::vector<std::function<void()>>;
+struct CUstream_st {
+    Work* capture = nullptr;  // while capturing: where the stream's work goes instead
+};
+struct CUgraph_st {
+    Work work;
+};
+struct CUgraphExec_st {
+    Work work;
+};
 struct CUevent_st {
     std::chrono::steady_clock::time_point at;
 };
-struct cublasContext {};
+struct cublasContext {
+    cudaStream_t stream = nullptr;
+};
 
 namespace earshot::cuda_emulator {
 
@@ -200,6 +211,22 @@ void run_grid(dim3 grid, dim3 block_dim, size_t shared_bytes, const std::functio
     g_block = nullptr;
 }
 
+size_t g_graph_launches = 0;
+size_t g_graph_captures = 0;
+
+bool capturing(cudaStream_t stream) { return stream != nullptr && stream->capture != nullptr; }
+
+void enqueue_work(cudaStream_t stream, std::function<void()> work) {
+    if (capturing(stream)) {
+        stream->capture->push_back(std::move(work));
+        return;
+    }
+    work();
+}
+
+size_t graph_launches() { return g_graph_launches; }
+size_t graph_captures() { return g_graph_captures; }
+
 void set_memory_limit(size_t bytes) { g_memory_limit = bytes; }
 size_t allocated_bytes() { return g_allocated; }
 
@@ -298,12 +325,18 @@ cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind 
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
-                            cudaStream_t /*stream*/) {
-    return cudaMemcpy(dst, src, bytes, kind);
+                            cudaStream_t stream) {
+    if (capturing(stream) && kind != cudaMemcpyDeviceToDevice) {
+        // A graph cannot hold a copy from or to pageable host memory.
+        g_last_error = cudaErrorStreamCaptureUnsupported;
+        return cudaErrorStreamCaptureUnsupported;
+    }
+    enqueue_work(stream, [=] { std::memmove(dst, src, bytes); });
+    return cudaSuccess;
 }
 
-cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t /*stream*/) {
-    std::memset(dst, value, bytes);
+cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t stream) {
+    enqueue_work(stream, [=] { std::memset(dst, value, bytes); });
     return cudaSuccess;
 }
 
@@ -317,7 +350,46 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
     return cudaSuccess;
 }
 
-cudaError_t cudaStreamSynchronize(cudaStream_t /*stream*/) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+    return capturing(stream) ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode /*mode*/) {
+    if (stream == nullptr || capturing(stream)) return cudaErrorInvalidValue;
+    stream->capture = new Work;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
+    if (!capturing(stream)) return cudaErrorInvalidValue;
+    *graph = new CUgraph_st{std::move(*stream->capture)};
+    delete stream->capture;
+    stream->capture = nullptr;
+    ++g_graph_captures;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                 unsigned long long /*flags*/) {
+    *exec = new CUgraphExec_st{graph->work};
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
+    ++g_graph_launches;
+    for (const auto& work : exec->work) enqueue_work(stream, work);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+    delete graph;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+    delete exec;
+    return cudaSuccess;
+}
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) {
     *event = new CUevent_st;
@@ -349,7 +421,13 @@ cublasStatus_t cublasDestroy(cublasHandle_t handle) {
     return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t cublasSetStream(cublasHandle_t /*handle*/, cudaStream_t /*stream*/) {
+cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream) {
+    handle->stream = stream;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetWorkspace(cublasHandle_t /*handle*/, void* /*workspace*/,
+                                  size_t /*bytes*/) {
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -404,22 +482,37 @@ int64_t element_bytes(cudaDataType type) { return type == CUDA_R_16F ? 2 : 4; }
 
 }  // namespace
 
-cublasStatus_t cublasGemmEx(cublasHandle_t /*handle*/, cublasOperation_t transa,
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
                             cublasOperation_t transb, int m, int n, int k, const void* alpha,
                             const void* a, cudaDataType a_type, int lda, const void* b,
                             cudaDataType b_type, int ldb, const void* beta, void* c,
-                            cudaDataType c_type, int ldc, cublasComputeType_t /*compute*/,
-                            cublasGemmAlgo_t /*algo*/) {
-    return gemm(transa, transb, m, n, k, alpha, a, a_type, lda, b, b_type, ldb, beta, c, c_type,
-                ldc);
+                            cudaDataType c_type, int ldc, cublasComputeType_t compute,
+                            cublasGemmAlgo_t algo) {
+    return cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, a, a_type, lda, 0, b,
+                                      b_type, ldb, 0, beta, c, c_type, ldc, 0, 1, compute, algo);
 }
 
 cublasStatus_t cublasGemmStridedBatchedEx(
-    cublasHandle_t /*handle*/, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
-    int k, const void* alpha, const void* a, cudaDataType a_type, int lda, long long stride_a,
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+    const void* alpha, const void* a, cudaDataType a_type, int lda, long long stride_a,
     const void* b, cudaDataType b_type, int ldb, long long stride_b, const void* beta, void* c,
     cudaDataType c_type, int ldc, long long stride_c, int batch_count,
     cublasComputeType_t /*compute*/, cublasGemmAlgo_t /*algo*/) {
+    // Host-pointer mode: alpha and beta are read when the call is made (also when captured).
+    const float alpha_value = *static_cast<const float*>(alpha);
+    const float beta_value = *static_cast<const float*>(beta);
+    if (capturing(handle->stream)) {
+        handle->stream->capture->push_back([=] {
+            cublasContext now;
+            cublasGemmStridedBatchedEx(&now, transa, transb, m, n, k, &alpha_value, a, a_type, lda,
+                                       stride_a, b, b_type, ldb, stride_b, &beta_value, c, c_type,
+                                       ldc, stride_c, batch_count, CUBLAS_COMPUTE_32F,
+                                       CUBLAS_GEMM_DEFAULT);
+        });
+        return CUBLAS_STATUS_SUCCESS;
+    }
+    alpha = &alpha_value;
+    beta = &beta_value;
     for (int i = 0; i < batch_count; ++i) {
         const cublasStatus_t status =
             gemm(transa, transb, m, n, k, alpha,
@@ -429,4 +522,9 @@ cublasStatus_t cublasGemmStridedBatchedEx(
         if (status != CUBLAS_STATUS_SUCCESS) return status;
     }
     return CUBLAS_STATUS_SUCCESS;
+}
+
+// For the tests, which load this module by path: how many graphs were captured and replayed.
+extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_graph_launches() {
+    return earshot::cuda_emulator::graph_launches();
 }

@@ -64,6 +64,19 @@ std::optional<std::string> cuda_unavailable() {
         if (const auto why = cuda_unavailable()) GTEST_SKIP() << "no CUDA: " << *why; \
     } while (false)
 
+// The emulated device's count of CUDA graph launches (nullopt on a real GPU).
+std::optional<size_t> emulator_graph_launches() {
+    const char* module = std::getenv("EARSHOT_CUDA_MODULE");
+    if (module == nullptr) return std::nullopt;
+    void* handle = dlopen(module, RTLD_NOW | RTLD_NOLOAD);
+    if (handle == nullptr) return std::nullopt;
+    using Count = size_t (*)();
+    auto count = reinterpret_cast<Count>(dlsym(handle, "earshot_cuda_emulator_graph_launches"));
+    dlclose(handle);
+    if (count == nullptr) return std::nullopt;
+    return count();
+}
+
 struct Shape {
     std::string name;
     earshot::model::RandomCheckpointOptions options;
@@ -177,6 +190,11 @@ TEST_P(BackendParityOnCudaDevice, PrefillAndStepsMatchTheFullDecode) {
     }
     std::printf("%s: steps against the full decode, worst relative error %.3g\n",
                 GetParam().name.c_str(), worst);
+    // On the emulated device the graph replays are counted: the steps after the first two were
+    // replayed from the captured graph (with pos and the token changing under it).
+    if (const auto launches = emulator_graph_launches()) {
+        EXPECT_GE(*launches, static_cast<size_t>(max_tokens_ - kPrefill - 2));
+    }
 }
 
 // One window expanded to 5 rows (beam search), stepped, reordered, stepped: the GPU follows the

@@ -25,6 +25,7 @@ using cublasHandle_t = cublasContext*;
 cublasStatus_t cublasCreate(cublasHandle_t* handle);
 cublasStatus_t cublasDestroy(cublasHandle_t handle);
 cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream);
+cublasStatus_t cublasSetWorkspace(cublasHandle_t handle, void* workspace, size_t bytes);
 const char* cublasGetStatusString(cublasStatus_t status);
 const char* cublasGetStatusName(cublasStatus_t status);
 cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,

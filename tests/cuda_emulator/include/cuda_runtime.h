@@ -34,22 +34,32 @@ void* dynamic_shared();
 // Runs `body` for every thread of every block; an error sets cudaGetLastError().
 void run_grid(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& body);
 
+// Runs `work` on `stream` now or records it (a capturing stream); defined in the emulator.
+void enqueue_work(cudaStream_t stream, std::function<void()> work);
+
 template <typename... Params>
 struct Launch {
     void (*kernel)(Params...);
     dim3 grid, block;
     size_t shared_bytes;
+    cudaStream_t stream;
     template <typename... Args>
     void operator()(Args&&... args) const {
         const std::tuple<Params...> values(static_cast<Params>(args)...);
-        run_grid(grid, block, shared_bytes, [&] { std::apply(kernel, values); });
+        auto kernel_ = kernel;
+        auto grid_ = grid;
+        auto block_ = block;
+        auto shared_ = shared_bytes;
+        enqueue_work(stream, [=] {
+            run_grid(grid_, block_, shared_, [&] { std::apply(kernel_, values); });
+        });
     }
 };
 
 template <typename... Params>
 Launch<Params...> launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes,
-                         cudaStream_t /*stream*/) {
-    return {kernel, grid, block, shared_bytes};
+                         cudaStream_t stream) {
+    return {kernel, grid, block, shared_bytes, stream};
 }
 
 }  // namespace earshot::cuda_emulator

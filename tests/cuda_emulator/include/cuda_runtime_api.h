@@ -19,6 +19,7 @@ enum cudaError_t {
     cudaErrorNoKernelImageForDevice = 209,
     cudaErrorUnsupportedPtxVersion = 222,
     cudaErrorInvalidDeviceFunction = 98,
+    cudaErrorStreamCaptureUnsupported = 900,
 };
 
 enum cudaMemcpyKind {
@@ -30,6 +31,15 @@ enum cudaMemcpyKind {
 
 struct CUstream_st;
 using cudaStream_t = CUstream_st*;
+struct CUgraph_st;
+using cudaGraph_t = CUgraph_st*;
+struct CUgraphExec_st;
+using cudaGraphExec_t = CUgraphExec_st*;
+enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0,
+    cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2,
+};
 struct CUevent_st;
 using cudaEvent_t = CUevent_st*;
 inline constexpr unsigned cudaStreamNonBlocking = 1;
@@ -66,10 +76,21 @@ cudaError_t cudaEventCreate(cudaEvent_t* event);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+// Graphs: a capturing stream records its work instead of running it; a launch replays it.
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
+                                 unsigned long long flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
 
 namespace earshot::cuda_emulator {
 // Test hooks: bytes that cudaMalloc may hand out in all (beyond it: cudaErrorMemoryAllocation),
 // and the bytes allocated now.
 void set_memory_limit(size_t bytes);
 size_t allocated_bytes();
+// How many graph launches and captures there were (the tests read them to see graphs used).
+size_t graph_launches();
+size_t graph_captures();
 }  // namespace earshot::cuda_emulator

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "kernels.h"
@@ -14,6 +15,8 @@ using program::OpKind;
 namespace {
 
 constexpr int64_t kAlignBytes = 256;
+// What NVIDIA recommends giving cuBLAS on Hopper (cuBLAS documentation, cublasSetWorkspace).
+constexpr int64_t kCublasWorkspaceBytes = int64_t{32} << 20;
 
 int64_t align_up(int64_t n) { return (n + kAlignBytes - 1) / kAlignBytes * kAlignBytes; }
 
@@ -47,6 +50,13 @@ CudaDeviceModel::CudaDeviceModel(int device, std::string model_name)
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     CUBLAS_CHECK(cublasCreate(&cublas_));
     CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
+    // cuBLAS's own workspace, fixed here so that GEMMs captured in a graph never allocate.
+    cublas_workspace_ = DeviceBuffer(kCublasWorkspaceBytes, "cuBLAS's workspace", model_name_);
+    CUBLAS_CHECK(cublasSetWorkspace(cublas_, cublas_workspace_.get(),
+                                    static_cast<size_t>(kCublasWorkspaceBytes)));
+    // EARSHOT_CUDA_GRAPHS=0 runs every plan step by step (to compare, or to debug a kernel).
+    const char* graphs = std::getenv("EARSHOT_CUDA_GRAPHS");
+    graphs_enabled_ = graphs == nullptr || std::string(graphs) != "0";
 }
 
 CudaDeviceModel::~CudaDeviceModel() {
@@ -54,6 +64,7 @@ CudaDeviceModel::~CudaDeviceModel() {
     cudaStreamSynchronize(stream_);
     for (Prepared& prepared : prepared_) {
         for (cudaEvent_t event : prepared.events) cudaEventDestroy(event);
+        if (prepared.graph != nullptr) cudaGraphExecDestroy(prepared.graph);
     }
     params_.clear();
     states_.clear();
@@ -97,19 +108,42 @@ void CudaDeviceModel::gather_rows(std::span<const int64_t> source, int64_t batch
     CUDA_CHECK(cudaSetDevice(device_));
     for (auto& [path, state] : states_) {
         const int64_t row_bytes = state.elements / batch * 4;
-        if (rows != batch || state.spare.bytes() != state.values.bytes()) {
-            // A new row count (expand) allocates; reordering reuses the spare from then on.
+        auto* values = state.values.as<std::byte>();
+        if (rows != batch) {
+            // A new row count (expand) gets a new buffer; captured graphs see the new address.
+            DeviceBuffer next(row_bytes * rows, "the cache " + path, model_name_);
+            for (int64_t r = 0; r < rows; ++r) {
+                CUDA_CHECK(cudaMemcpyAsync(next.as<std::byte>() + r * row_bytes,
+                                           values + source[static_cast<size_t>(r)] * row_bytes,
+                                           static_cast<size_t>(row_bytes), cudaMemcpyDeviceToDevice,
+                                           stream_));
+            }
             CUDA_CHECK(cudaStreamSynchronize(stream_));
-            state.spare = DeviceBuffer(row_bytes * rows, "the cache " + path, model_name_);
+            state.values = std::move(next);
+            state.spare.reset();
+            state.elements = row_bytes / 4 * rows;
+            continue;
+        }
+        // Reordering (beam search): the moved rows go through the spare and back, so the cache
+        // keeps its address and a captured step graph stays valid.
+        if (state.spare.bytes() != state.values.bytes()) {
+            CUDA_CHECK(cudaStreamSynchronize(stream_));
+            state.spare = DeviceBuffer(state.values.bytes(), "the cache " + path, model_name_);
+        }
+        auto* spare = state.spare.as<std::byte>();
+        for (int64_t r = 0; r < rows; ++r) {
+            const int64_t from = source[static_cast<size_t>(r)];
+            if (from == r) continue;
+            CUDA_CHECK(cudaMemcpyAsync(spare + r * row_bytes, values + from * row_bytes,
+                                       static_cast<size_t>(row_bytes), cudaMemcpyDeviceToDevice,
+                                       stream_));
         }
         for (int64_t r = 0; r < rows; ++r) {
-            CUDA_CHECK(cudaMemcpyAsync(
-                state.spare.as<std::byte>() + r * row_bytes,
-                state.values.as<std::byte>() + source[static_cast<size_t>(r)] * row_bytes,
-                static_cast<size_t>(row_bytes), cudaMemcpyDeviceToDevice, stream_));
+            if (source[static_cast<size_t>(r)] == r) continue;
+            CUDA_CHECK(cudaMemcpyAsync(values + r * row_bytes, spare + r * row_bytes,
+                                       static_cast<size_t>(row_bytes), cudaMemcpyDeviceToDevice,
+                                       stream_));
         }
-        std::swap(state.values, state.spare);
-        state.elements = row_bytes / 4 * rows;
     }
 }
 
@@ -236,12 +270,15 @@ void CudaDeviceModel::run(int handle, std::span<const HostInput> inputs, int32_t
         for (cudaEvent_t& event : prepared.events) CUDA_CHECK(cudaEventCreate(&event));
     }
     std::byte* scratch = base + prepared.scratch_offset;
-    for (size_t s = 0; s < plan.steps.size(); ++s) {
-        if (step_ms != nullptr) CUDA_CHECK(cudaEventRecord(prepared.events[s], stream_));
-        execute(prepared, s, ptr, scratch);
-    }
     if (step_ms != nullptr) {
+        // Profiling times each step between events, so it runs the steps one by one.
+        for (size_t s = 0; s < plan.steps.size(); ++s) {
+            CUDA_CHECK(cudaEventRecord(prepared.events[s], stream_));
+            execute(prepared, s, ptr, scratch);
+        }
         CUDA_CHECK(cudaEventRecord(prepared.events[plan.steps.size()], stream_));
+    } else {
+        launch_steps(prepared, ptr, scratch);
     }
     if (output != nullptr) {
         CUDA_CHECK(cudaMemcpyAsync(output, ptr[static_cast<size_t>(plan.outputs.at(0))],
@@ -258,6 +295,59 @@ void CudaDeviceModel::run(int handle, std::span<const HostInput> inputs, int32_t
             (*step_ms)[s] = ms;
         }
     }
+}
+
+// The addresses a captured graph holds: the workspace and every cache the plan reads.
+std::vector<const void*> CudaDeviceModel::graph_signature(const Prepared& prepared,
+                                                          const std::vector<void*>& ptr) const {
+    std::vector<const void*> signature = {workspace_.get()};
+    for (size_t s = 0; s < prepared.plan->slots.size(); ++s) {
+        if (prepared.plan->slots[s].kind == SlotKind::state) signature.push_back(ptr[s]);
+    }
+    return signature;
+}
+
+void CudaDeviceModel::launch_steps(Prepared& prepared, const std::vector<void*>& ptr,
+                                   std::byte* scratch) {
+    const ExecutionPlan& plan = *prepared.plan;
+    ++prepared.runs;
+    const std::vector<const void*> signature = graph_signature(prepared, ptr);
+    if (prepared.graph != nullptr && prepared.signature == signature) {
+        CUDA_CHECK(cudaGraphLaunch(prepared.graph, stream_));
+        return;
+    }
+    if (prepared.graph != nullptr) {  // the workspace or a cache moved: capture again
+        cudaGraphExecDestroy(prepared.graph);
+        prepared.graph = nullptr;
+    }
+    // A plan's first run goes step by step; from its second run on (a plan that repeats: the
+    // decoder step), its steps are captured once as a CUDA graph and replayed as one launch. The
+    // inputs and `pos` were copied into the workspace before, so the graph reads them there.
+    if (!graphs_enabled_ || !prepared.graphable || prepared.runs < 2) {
+        for (size_t s = 0; s < plan.steps.size(); ++s) execute(prepared, s, ptr, scratch);
+        return;
+    }
+    cudaGraph_t graph = nullptr;
+    CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    try {
+        for (size_t s = 0; s < plan.steps.size(); ++s) execute(prepared, s, ptr, scratch);
+        CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+        CUDA_CHECK(cudaGraphInstantiate(&prepared.graph, graph, 0));
+        cudaGraphDestroy(graph);
+    } catch (const CudaError&) {
+        // Whatever refused to be captured: end the capture, run this plan step by step for good.
+        cudaGraph_t partial = nullptr;
+        cudaStreamEndCapture(stream_, &partial);
+        if (partial != nullptr) cudaGraphDestroy(partial);
+        if (graph != nullptr) cudaGraphDestroy(graph);
+        cudaGetLastError();
+        prepared.graph = nullptr;
+        prepared.graphable = false;
+        for (size_t s = 0; s < plan.steps.size(); ++s) execute(prepared, s, ptr, scratch);
+        return;
+    }
+    prepared.signature = signature;
+    CUDA_CHECK(cudaGraphLaunch(prepared.graph, stream_));
 }
 
 int64_t CudaDeviceModel::device_bytes() const {

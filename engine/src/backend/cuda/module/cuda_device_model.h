@@ -47,10 +47,19 @@ private:
         int64_t pos_offset = 0;
         std::vector<std::vector<const void*>> params;  // [step][input], null when no param
         std::vector<cudaEvent_t> events;               // steps + 1, made when first profiled
+        int64_t runs = 0;
+        bool graphable = true;               // false once a capture failed
+        cudaGraphExec_t graph = nullptr;     // the steps captured, from the second run on
+        std::vector<const void*> signature;  // the addresses the graph was captured with
     };
 
     // What one step needs in the scratch area (f16 operands, attention scores).
     static int64_t scratch_bytes(const ExecutionPlan& plan, const PlanStep& step);
+    // Every step of a run: replayed from the plan's CUDA graph when it has one for these
+    // addresses, else launched one by one (and captured on the second run).
+    void launch_steps(Prepared& prepared, const std::vector<void*>& ptr, std::byte* scratch);
+    std::vector<const void*> graph_signature(const Prepared& prepared,
+                                             const std::vector<void*>& ptr) const;
     void execute(const Prepared& prepared, size_t index, const std::vector<void*>& ptr,
                  std::byte* scratch);
     void attention(const ExecutionPlan& plan, const PlanStep& step, const std::vector<void*>& ptr,
@@ -62,6 +71,8 @@ private:
     std::string model_name_;
     cudaStream_t stream_ = nullptr;
     cublasHandle_t cublas_ = nullptr;
+    DeviceBuffer cublas_workspace_;
+    bool graphs_enabled_ = true;
     std::unordered_map<std::string, Param> params_;
     std::unordered_map<std::string, State> states_;
     DeviceBuffer workspace_;
