@@ -1,11 +1,14 @@
 // LiveController end to end on files paced like a microphone, with random checkpoints (which hear
 // nothing, so only the pipeline is judged here): ordered updates and a final one, every frame
 // consumed, silence and room noise gated off the decoder, stop() flushing, cancel() not, a slow
-// engine dropping updates but no audio, and clear errors for a bad file or device.
+// engine dropping updates but no audio, and clear errors for a bad file or device. Tests wait for
+// the state they need (updates published, audio delivered), never for a fixed time, so they hold
+// on a loaded machine and on a fast one.
 #include "earshot/app/live_controller.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -29,6 +32,18 @@ using namespace std::chrono_literals;
 
 const fs::path kJfk = fs::path(EARSHOT_SHARED_DIR) / "whisper-assets" / "jfk.wav";
 constexpr int64_t kJfkFrames = 1100;  // 176000 samples / 160
+constexpr double kJfkSeconds = 11.0;
+
+// Polls `ready` every 5 ms until it holds (true) or `timeout` passes (false).
+template <class Ready>
+bool wait_until(Ready ready, std::chrono::milliseconds timeout = 60s) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!ready()) {
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        std::this_thread::sleep_for(5ms);
+    }
+    return true;
+}
 
 class LiveControllerTest : public ::testing::Test {
 protected:
@@ -124,19 +139,25 @@ TEST_F(LiveControllerTest, StopHearsWhatIsQueuedAndCommitsIt) {
     app::LiveController live(*small_->model, small_->tokenizer, file_options(kJfk, 1.0),
                              log.sink());
     live.start();
-    std::this_thread::sleep_for(2s);
+    // Stop once a second of jfk.wav (paced in real time) has been heard, well before its end.
+    ASSERT_TRUE(wait_until([&] {
+        const auto entries = log.entries();
+        return !entries.empty() && entries.back().update.update.audio_end_s >= 1.0;
+    }));
     live.stop();
     EXPECT_TRUE(live.done());
     const auto entries = log.entries();
-    ASSERT_FALSE(entries.empty());
+    ASSERT_GE(entries.size(), 2u);
     const auto& last = entries.back().update.update;
     EXPECT_TRUE(last.final);
     EXPECT_TRUE(last.tentative_text.empty());
-    EXPECT_GT(last.audio_end_s, 1.0);
-    EXPECT_LT(last.audio_end_s, 6.0);
-    // Every frame the source delivered was heard: audio_s * 100 frames, give or take the tail.
+    EXPECT_GE(last.audio_end_s, entries[entries.size() - 2].update.update.audio_end_s);
+    EXPECT_LT(last.audio_end_s, kJfkSeconds);  // stopped, not the end of the file
+    // Every frame the source delivered was heard: audio_s * 100 frames, give or take the tail,
+    // and the final update reaches the end of that audio.
     const app::LiveStats stats = live.stats();
     EXPECT_NEAR(static_cast<double>(stats.frames), stats.audio_s * 100.0, 1.0);
+    EXPECT_NEAR(last.audio_end_s, stats.audio_s, 0.01);
 }
 
 TEST_F(LiveControllerTest, CancelEndsWithoutAFinalUpdate) {
@@ -144,28 +165,49 @@ TEST_F(LiveControllerTest, CancelEndsWithoutAFinalUpdate) {
     app::LiveController live(*small_->model, small_->tokenizer, file_options(kJfk, 1.0),
                              log.sink());
     live.start();
-    std::this_thread::sleep_for(1500ms);
+    // Cancel once updates are flowing, so that a final one would have something to follow.
+    ASSERT_TRUE(wait_until([&] { return log.entries().size() >= 2; }));
     live.cancel();
     EXPECT_TRUE(live.done());
-    for (const auto& e : log.entries()) EXPECT_FALSE(e.update.update.final);
+    const auto entries = log.entries();
+    ASSERT_GE(entries.size(), 2u);
+    for (const auto& e : entries) EXPECT_FALSE(e.update.update.final);
+    EXPECT_LT(entries.back().update.update.audio_end_s, kJfkSeconds);
 }
 
 TEST_F(LiveControllerTest, ASlowEngineDropsUpdatesNotAudio) {
-    // Whisper tiny's shape on jfk at 30x: an update takes longer than 0.5 s of audio lasts.
-    TempDir dir;
-    auto tiny = random_live_model(dir.path() / "tiny", RandomModelSize::tiny);
+    // An engine late by construction, whatever the machine's speed: the first update's sink holds
+    // the engine thread until the source (jfk at 30x) has delivered 3 s of audio past that update,
+    // so the next update covers at least 5 update intervals the engine was too late for.
     UpdateLog log;
-    app::LiveController live(*tiny->model, tiny->tokenizer, file_options(kJfk, 30.0), log.sink());
+    const app::LiveController::UpdateSink record = log.sink();
+    std::atomic<const app::LiveController*> controller{nullptr};
+    bool held = false;  // engine thread only
+    std::atomic<bool> delivered{false};
+    const auto hold_first = [&](const app::LiveUpdate& u) {
+        record(u);
+        if (held) return;
+        held = true;
+        const double until_s = u.update.audio_end_s + 3.0;
+        delivered = wait_until([&] {
+            const app::LiveController* c = controller.load();
+            return c != nullptr && c->stats().audio_s >= until_s;
+        });
+    };
+    app::LiveController live(*small_->model, small_->tokenizer, file_options(kJfk, 30.0),
+                             hold_first);
+    controller.store(&live);
     live.start();
     ASSERT_TRUE(live.wait_for(120s));
     live.stop();
+    EXPECT_TRUE(delivered.load()) << "the source did not deliver 3 s while the engine was held";
     const app::LiveStats stats = live.stats();
-    EXPECT_GT(stats.coalesced_updates, 0);
+    EXPECT_GE(stats.coalesced_updates, 5);
     EXPECT_EQ(stats.dropped_frames, 0u);
     EXPECT_EQ(stats.frames, kJfkFrames);
     EXPECT_LT(stats.updates, kJfkFrames / 50 + 1);
     std::printf(
-        "tiny-shaped random model at 30x: %lld updates for 22 intervals, %lld dropped "
+        "engine held for 3 s of audio at 30x: %lld updates for 22 intervals, %lld dropped "
         "while busy, median engine %.0f ms\n",
         static_cast<long long>(stats.updates), static_cast<long long>(stats.coalesced_updates),
         stats.engine_ms.empty() ? 0.0 : stats.engine_ms[stats.engine_ms.size() / 2]);
