@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "cublas_v2.h"
@@ -42,39 +43,46 @@ namespace {
 constexpr size_t kStackBytes = 64 * 1024;
 constexpr int kWarp = 32;
 
-// A coroutine: entered once through its ucontext, then resumed and suspended with
-// _setjmp/_longjmp, which switch without the signal-mask system call of swapcontext.
+// A coroutine that runs one GPU thread at a time. Fibers live for the whole process and are
+// reused by every block: entered once through a ucontext, then resumed and suspended with
+// _setjmp/_longjmp (no signal-mask system call), and after a thread's body returns they wait for
+// the next one.
 struct Fiber {
     ucontext_t context{};
     jmp_buf resume{};
-    char* stack = nullptr;
+    std::unique_ptr<char[]> stack;
     ThreadState state;
     bool started = false;
-    bool done = false;
+    bool done = true;
+    bool blocked = false;  // waiting at a barrier that has not opened yet
 };
 
-// A barrier over a set of coroutines: the last live one to arrive releases the others.
+// A barrier over a set of coroutines: the last live one to arrive opens it and wakes the others.
 struct Barrier {
-    int64_t generation = 0;
     int arrived = 0;
     int live = 0;
+    std::vector<Fiber*> waiting;
 };
 
 struct Block {
-    std::vector<Fiber> fibers;
+    std::vector<Fiber*> fibers;
     jmp_buf scheduler_resume{};
     Fiber* running = nullptr;
     const std::function<void()>* body = nullptr;
     std::vector<std::byte> dynamic_shared;
     Barrier block_barrier;
     std::vector<Barrier> warp_barriers;
-    std::vector<float> lanes;   // shuffle exchange, one slot per thread
+    std::vector<float> lanes[2];  // shuffle exchange, one slot per thread, used in turn
+    std::vector<uint8_t> lane_turn;
+    std::vector<float> reduced[2];          // a warp reduction's result per lane, per turn
+    std::vector<uint8_t> reduced_ready[2];  // per warp: reduced[turn] holds this exchange's
     bool synchronised = false;  // a thread of this launch waited at a barrier or shuffled
     bool plain = false;         // threads run one after another as plain calls
 };
 
 std::mutex g_mutex;  // one grid at a time (tests may run models on several threads)
 Block* g_block = nullptr;
+std::vector<std::unique_ptr<Fiber>> g_fibers;
 cudaError_t g_last_error = cudaSuccess;
 // EARSHOT_CUDA_EMULATOR_MEMORY_BYTES: the device memory there is, to test running out of it.
 size_t initial_memory_limit() {
@@ -85,8 +93,14 @@ size_t g_memory_limit = initial_memory_limit();
 size_t g_allocated = 0;
 std::map<void*, size_t> g_allocations;
 
-void yield() {
+void suspend() {
     if (_setjmp(g_block->running->resume) == 0) _longjmp(g_block->scheduler_resume, 1);
+}
+
+void open(Barrier& barrier) {
+    barrier.arrived = 0;
+    for (Fiber* fiber : barrier.waiting) fiber->blocked = false;
+    barrier.waiting.clear();
 }
 
 void wait(Barrier& barrier) {
@@ -95,35 +109,49 @@ void wait(Barrier& barrier) {
         throw std::logic_error("CUDA emulator: a kernel synchronised only in later blocks");
     }
     g_block->synchronised = true;
-    const int64_t generation = barrier.generation;
     if (++barrier.arrived >= barrier.live) {
-        barrier.arrived = 0;
-        ++barrier.generation;
+        open(barrier);
         return;
     }
-    while (barrier.generation == generation) yield();
+    Fiber* self = g_block->running;
+    self->blocked = true;
+    barrier.waiting.push_back(self);
+    suspend();  // the scheduler resumes this fiber once the barrier opened
 }
 
 // A finished thread no longer counts; a barrier its peers wait at may now be complete.
 void leave(Barrier& barrier) {
     --barrier.live;
-    if (barrier.arrived > 0 && barrier.arrived >= barrier.live) {
-        barrier.arrived = 0;
-        ++barrier.generation;
-    }
+    if (barrier.arrived > 0 && barrier.arrived >= barrier.live) open(barrier);
 }
 
 void fiber_main() {
-    Block& block = *g_block;
-    (*block.body)();
-    Fiber& self = *block.running;
-    self.done = true;
-    leave(block.block_barrier);
-    leave(block.warp_barriers[self.state.thread_idx.x / kWarp]);
-    _longjmp(block.scheduler_resume, 1);  // never returns: the scheduler goes on
+    for (;;) {
+        Block& block = *g_block;
+        (*block.body)();
+        Fiber& self = *block.running;
+        self.done = true;
+        leave(block.block_barrier);
+        leave(block.warp_barriers[self.state.thread_idx.x / kWarp]);
+        suspend();  // resumed with the next thread to run
+    }
 }
 
-// Runs `fiber` until it suspends or finishes.
+Fiber& fiber_at(size_t index) {
+    while (g_fibers.size() <= index) {
+        auto fiber = std::make_unique<Fiber>();
+        fiber->stack = std::make_unique<char[]>(kStackBytes);
+        getcontext(&fiber->context);
+        fiber->context.uc_stack.ss_sp = fiber->stack.get();
+        fiber->context.uc_stack.ss_size = kStackBytes;
+        fiber->context.uc_link = nullptr;  // fiber_main never returns
+        makecontext(&fiber->context, fiber_main, 0);
+        g_fibers.push_back(std::move(fiber));
+    }
+    return *g_fibers[index];
+}
+
+// Runs `fiber` until it suspends or finishes its thread.
 void resume(Block& block, Fiber& fiber) {
     block.running = &fiber;
     if (_setjmp(block.scheduler_resume) != 0) return;
@@ -134,22 +162,61 @@ void resume(Block& block, Fiber& fiber) {
     _longjmp(fiber.resume, 1);
 }
 
+// The warp's values as the butterfly of __shfl_xor_sync with offsets 16, 8, 4, 2, 1 combines
+// them for `lane` (the same additions in the same order as on a GPU).
+float butterfly(const float* values, unsigned lane, bool take_max) {
+    float v[kWarp];
+    std::copy(values, values + kWarp, v);
+    for (unsigned offset = kWarp / 2; offset > 0; offset /= 2) {
+        float next[kWarp];
+        for (unsigned l = 0; l < kWarp; ++l) {
+            next[l] = take_max ? std::fmax(v[l], v[l ^ offset]) : v[l] + v[l ^ offset];
+        }
+        std::copy(next, next + kWarp, v);
+    }
+    return v[lane];
+}
+
 }  // namespace
 
 const ThreadState& current() { return g_block->running->state; }
 
 void sync_block() { wait(g_block->block_barrier); }
 
-float shfl_xor(float value, int lane_mask) {
+// One exchange through the warp's lanes: double-buffered, so one barrier per call suffices (a
+// lane's buffer is written again only two exchanges later, after every read of it).
+// Returns the warp's values and the turn (buffer) they are in.
+std::pair<const float*, unsigned> exchange(float value) {
     Block& block = *g_block;
     const unsigned thread = block.running->state.thread_idx.x;
     const unsigned warp = thread / kWarp;
-    block.lanes[thread] = value;
+    uint8_t& turn_of_lane = block.lane_turn[thread];
+    const unsigned turn = turn_of_lane;
+    turn_of_lane ^= 1U;
+    if (block.warp_barriers[warp].arrived == 0) block.reduced_ready[turn][warp] = 0;
+    block.lanes[turn][thread] = value;
     wait(block.warp_barriers[warp]);
-    const unsigned partner = warp * kWarp + ((thread % kWarp) ^ static_cast<unsigned>(lane_mask));
-    const float result = partner < block.lanes.size() ? block.lanes[partner] : value;
-    wait(block.warp_barriers[warp]);  // nobody overwrites a lane before every read is done
-    return result;
+    return {block.lanes[turn].data() + warp * kWarp, turn};
+}
+
+float shfl_xor(float value, int lane_mask) {
+    const unsigned lane = g_block->running->state.thread_idx.x % kWarp;
+    return exchange(value).first[lane ^ static_cast<unsigned>(lane_mask)];
+}
+
+float warp_reduce(float value, bool take_max) {
+    Block& block = *g_block;
+    const unsigned thread = block.running->state.thread_idx.x;
+    const unsigned warp = thread / kWarp;
+    const auto [values, turn] = exchange(value);
+    float* results = block.reduced[turn].data() + warp * kWarp;
+    if (block.reduced_ready[turn][warp] == 0) {  // the warp's first lane here computes them all
+        for (unsigned lane = 0; lane < kWarp; ++lane) {
+            results[lane] = butterfly(values, lane, take_max);
+        }
+        block.reduced_ready[turn][warp] = 1;
+    }
+    return results[thread % kWarp];
 }
 
 void* dynamic_shared() { return g_block->dynamic_shared.data(); }
@@ -157,20 +224,22 @@ void* dynamic_shared() { return g_block->dynamic_shared.data(); }
 void run_grid(dim3 grid, dim3 block_dim, size_t shared_bytes, const std::function<void()>& body) {
     std::lock_guard<std::mutex> lock(g_mutex);
     const unsigned threads = block_dim.x * block_dim.y * block_dim.z;
-    if (threads == 0 || threads > 1024 || block_dim.y != 1 || block_dim.z != 1 || grid.y != 1 ||
-        grid.z != 1) {
+    if (threads == 0 || threads > 1024 || threads % kWarp != 0 || block_dim.y != 1 ||
+        block_dim.z != 1 || grid.y != 1 || grid.z != 1) {
         g_last_error = cudaErrorInvalidValue;
         return;
     }
     Block block;
     block.body = &body;
-    block.fibers.resize(threads);
-    block.lanes.assign(threads, 0.0F);
+    for (unsigned t = 0; t < threads; ++t) block.fibers.push_back(&fiber_at(t));
+    block.lanes[0].assign(threads, 0.0F);
+    block.lanes[1].assign(threads, 0.0F);
+    for (unsigned turn = 0; turn < 2; ++turn) {
+        block.reduced[turn].assign(threads, 0.0F);
+        block.reduced_ready[turn].assign(threads / kWarp, 0);
+    }
     block.dynamic_shared.assign(shared_bytes, std::byte{0});
-    // Stacks are kept between launches (a kernel launch would otherwise allocate 16 MiB).
-    static std::vector<std::unique_ptr<char[]>> stacks;
-    while (stacks.size() < threads) stacks.push_back(std::make_unique<char[]>(kStackBytes));
-    for (unsigned t = 0; t < threads; ++t) block.fibers[t].stack = stacks[t].get();
+    Block* outer = g_block;
     g_block = &block;
     for (unsigned b = 0; b < grid.x; ++b) {
         // A kernel whose first block never synchronised runs its other blocks' threads as plain
@@ -178,37 +247,32 @@ void run_grid(dim3 grid, dim3 block_dim, size_t shared_bytes, const std::functio
         block.plain = b > 0 && !block.synchronised;
         if (block.plain) {
             for (unsigned t = 0; t < threads; ++t) {
-                Fiber& fiber = block.fibers[t];
+                Fiber& fiber = *block.fibers[t];
                 fiber.state = ThreadState{dim3(t), dim3(b), block_dim, grid};
                 block.running = &fiber;
                 body();
             }
             continue;
         }
-        block.block_barrier = Barrier{0, 0, static_cast<int>(threads)};
-        block.warp_barriers.assign((threads + kWarp - 1) / kWarp, Barrier{});
+        block.block_barrier = Barrier{0, static_cast<int>(threads), {}};
+        block.warp_barriers.assign(threads / kWarp, Barrier{0, kWarp, {}});
+        block.lane_turn.assign(threads, 0);
         for (unsigned t = 0; t < threads; ++t) {
-            ++block.warp_barriers[t / kWarp].live;
-            Fiber& fiber = block.fibers[t];
+            Fiber& fiber = *block.fibers[t];
             fiber.done = false;
-            fiber.started = false;
+            fiber.blocked = false;
             fiber.state = ThreadState{dim3(t), dim3(b), block_dim, grid};
-            getcontext(&fiber.context);
-            fiber.context.uc_stack.ss_sp = fiber.stack;
-            fiber.context.uc_stack.ss_size = kStackBytes;
-            fiber.context.uc_link = nullptr;  // fiber_main never returns
-            makecontext(&fiber.context, fiber_main, 0);
         }
         for (bool any = true; any;) {
             any = false;
-            for (Fiber& fiber : block.fibers) {
-                if (fiber.done) continue;
+            for (Fiber* fiber : block.fibers) {
+                if (fiber->done) continue;
                 any = true;
-                resume(block, fiber);
+                if (!fiber->blocked) resume(block, *fiber);
             }
         }
     }
-    g_block = nullptr;
+    g_block = outer;
 }
 
 size_t g_graph_launches = 0;

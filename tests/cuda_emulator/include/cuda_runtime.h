@@ -16,6 +16,10 @@
 // Blocks run one after another, so one static array per kernel is the block's shared memory.
 #define __shared__ static
 
+struct uint4 {
+    unsigned x, y, z, w;
+};
+
 struct dim3 {
     unsigned x = 1, y = 1, z = 1;
     dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
@@ -30,6 +34,8 @@ struct ThreadState {
 const ThreadState& current();
 void sync_block();
 float shfl_xor(float value, int lane_mask);
+// A warp-wide sum or max with the additions of a shuffle butterfly, in one exchange.
+float warp_reduce(float value, bool take_max);
 void* dynamic_shared();
 // Runs `body` for every thread of every block; an error sets cudaGetLastError().
 void run_grid(dim3 grid, dim3 block, size_t shared_bytes, const std::function<void()>& body);

@@ -14,6 +14,11 @@ bool image_available();
 
 // y [n] = half(x [n]), round to nearest even.
 void to_half(const float* x, uint16_t* y, int64_t n, cudaStream_t stream);
+// The most rows gemv_f16 takes (a beam of 5 and some room).
+inline constexpr int64_t kMaxGemvRows = 8;
+// y [m, n] = x [m, k] w^T (+ bias [n] when not null), w [n, k] f16, for 1 <= m <= kMaxGemvRows.
+void gemv_f16(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m, int64_t k,
+              int64_t n, cudaStream_t stream);
 // y [rows, n] += bias [n]
 void add_bias(float* y, const float* bias, int64_t rows, int64_t n, cudaStream_t stream);
 // 0.5 x (1 + erf(x / sqrt 2)) in f32

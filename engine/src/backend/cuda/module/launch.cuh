@@ -42,6 +42,7 @@ inline unsigned grid_for(int64_t n) {
     for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
          i += static_cast<int64_t>(gridDim.x) * blockDim.x)
 
+#ifdef __CUDACC__
 __device__ inline float warp_sum(float v) {
     for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffU, v, offset);
     return v;
@@ -53,6 +54,11 @@ __device__ inline float warp_max(float v) {
     }
     return v;
 }
+#else
+// The emulation combines the same butterfly in one exchange instead of five.
+inline float warp_sum(float v) { return ::earshot::cuda_emulator::warp_reduce(v, false); }
+inline float warp_max(float v) { return ::earshot::cuda_emulator::warp_reduce(v, true); }
+#endif
 
 // The sum (or max) of `v` over the block, returned to every thread. blockDim.x is a multiple of
 // 32; `shared` holds 32 floats. Every thread of the block must call it.
