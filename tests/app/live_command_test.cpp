@@ -91,16 +91,23 @@ TEST_F(LiveCommand, CtrlCHearsWhatIsQueuedCommitsItAndExitsZero) {
     const fs::path json = dir_->path() / "interrupted.jsonl";
     const std::string args = "live " + model_args() + " --input " + shell_quote(kJfk.string()) +
                              " --updates-json " + shell_quote(json.string());
-    const ProcessResult r = run_shell("( " + shell_quote(EARSHOT_EXE) + " " + args +
-                                      " & pid=$!; sleep 3; kill -INT $pid; wait $pid; "
-                                      "echo \"status=$?\" )");
+    // Interrupt once three updates (1.5 s of jfk.wav, paced in real time) are written; the wait
+    // is bounded (2 minutes) and ends early if the command exits on its own.
+    const std::string lines_file = shell_quote(json.string());
+    const ProcessResult r = run_shell(
+        "( " + shell_quote(EARSHOT_EXE) + " " + args +
+        " & pid=$!; i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 2400 ] && "
+        "[ \"$(cat " +
+        lines_file +
+        " 2>/dev/null | wc -l)\" -lt 3 ]; "
+        "do sleep 0.05; i=$((i + 1)); done; kill -INT $pid; wait $pid; echo \"status=$?\" )");
     EXPECT_NE(r.out.find("status=0"), std::string::npos) << r.out << r.err;
     const auto lines = read_json_lines(json);
-    ASSERT_FALSE(lines.empty());
+    ASSERT_GE(lines.size(), 4u);  // the three waited for, then the final one
     EXPECT_TRUE(lines.back()["final"].get<bool>());
     const double end = lines.back()["audio_end_s"].get<double>();
-    EXPECT_GT(end, 1.0);
-    EXPECT_LT(end, 9.0);  // real time: interrupted long before the 11 s of jfk.wav
+    EXPECT_GE(end, lines[2]["audio_end_s"].get<double>());
+    EXPECT_LT(end, 11.0);  // interrupted before the end of jfk.wav
 }
 
 TEST_F(LiveCommand, BadArgumentsAreOneLineErrorsWithExit2) {
