@@ -15,6 +15,17 @@ using program::OpKind;
 namespace {
 
 constexpr int64_t kAlignBytes = 256;
+// The decoder caches are f16 on the device (half the memory and the bytes a step reads); every
+// value written to them is rounded once, to nearest even, as the f16 GEMM operands are.
+constexpr int64_t kCacheValueBytes = 2;
+
+// Where an op may read or write a cache: the state a write_span / write_at updates (input 0)
+// and the keys and values of an attention (inputs 1, 2). Any other read would see f16 bits.
+bool reads_cache_as_f16(OpKind kind, size_t input) {
+    return ((kind == OpKind::write_span || kind == OpKind::write_at) && input == 0) ||
+           (kind == OpKind::attention && (input == 1 || input == 2));
+}
+
 // What NVIDIA recommends giving cuBLAS on Hopper (cuBLAS documentation, cublasSetWorkspace).
 constexpr int64_t kCublasWorkspaceBytes = int64_t{32} << 20;
 
@@ -97,9 +108,10 @@ void CudaDeviceModel::set_states(const std::vector<StateSpec>& states) {
     for (const StateSpec& spec : states) {
         State state;
         state.elements = spec.elements;
-        state.values = DeviceBuffer(spec.elements * 4, "the cache " + spec.path, model_name_);
-        CUDA_CHECK(cudaMemsetAsync(state.values.get(), 0, static_cast<size_t>(spec.elements * 4),
-                                   stream_));
+        state.values =
+            DeviceBuffer(spec.elements * kCacheValueBytes, "the cache " + spec.path, model_name_);
+        CUDA_CHECK(cudaMemsetAsync(state.values.get(), 0,
+                                   static_cast<size_t>(spec.elements * kCacheValueBytes), stream_));
         states_[spec.path] = std::move(state);
     }
 }
@@ -107,7 +119,7 @@ void CudaDeviceModel::set_states(const std::vector<StateSpec>& states) {
 void CudaDeviceModel::gather_rows(std::span<const int64_t> source, int64_t batch, int64_t rows) {
     CUDA_CHECK(cudaSetDevice(device_));
     for (auto& [path, state] : states_) {
-        const int64_t row_bytes = state.elements / batch * 4;
+        const int64_t row_bytes = state.elements / batch * kCacheValueBytes;
         auto* values = state.values.as<std::byte>();
         if (rows != batch) {
             // A new row count (expand) gets a new buffer; captured graphs see the new address.
@@ -121,7 +133,7 @@ void CudaDeviceModel::gather_rows(std::span<const int64_t> source, int64_t batch
             CUDA_CHECK(cudaStreamSynchronize(stream_));
             state.values = std::move(next);
             state.spare.reset();
-            state.elements = row_bytes / 4 * rows;
+            state.elements = row_bytes / kCacheValueBytes * rows;
             continue;
         }
         // Reordering (beam search): the moved rows go through the spare and back, so the cache
@@ -185,6 +197,11 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
             if (slot.kind == SlotKind::state && states_.count(slot.path) == 0) {
                 throw std::logic_error(plan.entry + " reads the cache " + slot.path +
                                        ", which the CUDA model does not hold");
+            }
+            if (slot.kind == SlotKind::state && !reads_cache_as_f16(step.kind, i)) {
+                throw std::logic_error(
+                    plan.entry + ": op " + std::to_string(static_cast<int>(step.kind)) +
+                    " reads the cache " + slot.path + ", which the CUDA backend keeps as f16");
             }
             if (slot.kind != SlotKind::param) continue;
             auto found = params_.find(slot.path);
@@ -379,24 +396,44 @@ void CudaDeviceModel::attention(const ExecutionPlan& plan, const PlanStep& step,
     const int64_t k_len = ks[2];
     const int64_t dh = qs[3];
     const auto* q = static_cast<const float*>(at(0));
+    // Keys and values are f16 when they are the caches, f32 when just computed (prefill, decode).
+    const bool k_cached =
+        plan.slots[static_cast<size_t>(step.inputs.at(1))].kind == SlotKind::state;
+    const bool v_cached =
+        plan.slots[static_cast<size_t>(step.inputs.at(2))].kind == SlotKind::state;
     const auto* k = static_cast<const float*>(at(1));
     const auto* v = static_cast<const float*>(at(2));
     const auto* mask = step.inputs.size() > 3 ? static_cast<const uint8_t*>(at(3)) : nullptr;
     auto* y = static_cast<float*>(ptr[static_cast<size_t>(step.output)]);
     // As the CPU backend computes it: 1 / sqrt(scale_dim) in f32.
     const float scale = 1.0F / std::sqrt(static_cast<float>(step.ints.at("scale_dim")));
-    if (q_len == 1 && kernels::attend_one_query(q, k, v, mask, y, bh, k_len, dh, scale, stream_)) {
+    if (q_len == 1 && k_cached && v_cached &&
+        kernels::attend_one_query(q, static_cast<const uint16_t*>(at(1)),
+                                  static_cast<const uint16_t*>(at(2)), mask, y, bh, k_len, dh,
+                                  scale, stream_)) {
+        return;
+    }
+    if (q_len == 1 && !k_cached && !v_cached &&
+        kernels::attend_one_query(q, k, v, mask, y, bh, k_len, dh, scale, stream_)) {
         return;
     }
     const AttentionScratch layout = attention_scratch(bh, q_len, k_len, dh);
     auto* q16 = reinterpret_cast<uint16_t*>(scratch + layout.q16);
-    auto* k16 = reinterpret_cast<uint16_t*>(scratch + layout.k16);
-    auto* v16 = reinterpret_cast<uint16_t*>(scratch + layout.v16);
+    const uint16_t* k16 = k_cached ? static_cast<const uint16_t*>(at(1))
+                                   : reinterpret_cast<uint16_t*>(scratch + layout.k16);
+    const uint16_t* v16 = v_cached ? static_cast<const uint16_t*>(at(2))
+                                   : reinterpret_cast<uint16_t*>(scratch + layout.v16);
     auto* scores = reinterpret_cast<float*>(scratch + layout.scores);
     auto* probs = reinterpret_cast<uint16_t*>(scratch + layout.probs);
     kernels::to_half(q, q16, bh * q_len * dh, stream_);
-    kernels::to_half(k, k16, bh * k_len * dh, stream_);
-    kernels::to_half(v, v16, bh * k_len * dh, stream_);
+    if (!k_cached) {
+        kernels::to_half(k, reinterpret_cast<uint16_t*>(scratch + layout.k16), bh * k_len * dh,
+                         stream_);
+    }
+    if (!v_cached) {
+        kernels::to_half(v, reinterpret_cast<uint16_t*>(scratch + layout.v16), bh * k_len * dh,
+                         stream_);
+    }
     const float zero = 0.0F;
     const float one = 1.0F;
     // scores [Q, K] = scale * q [Q, Dh] k^T per (b, h): column-major scores^T = k q^T.
@@ -562,8 +599,9 @@ void CudaDeviceModel::execute(const Prepared& prepared, size_t index, const std:
             const auto axis = static_cast<size_t>(step.ints.at("axis"));
             const int32_t* start_device = step.kind == OpKind::write_at ? in_i32(2) : nullptr;
             const int64_t start = start_device != nullptr ? 0 : step.ints.at("start");
-            kernels::write_span(static_cast<float*>(out_raw), in(1), count(ss, 0, axis), ss[axis],
-                                vs[axis], count(ss, axis + 1), start, start_device, stream_);
+            kernels::write_span(static_cast<uint16_t*>(out_raw), in(1), count(ss, 0, axis),
+                                ss[axis], vs[axis], count(ss, axis + 1), start, start_device,
+                                stream_);
             return;
         }
         case OpKind::input:

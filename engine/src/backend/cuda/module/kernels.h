@@ -69,6 +69,10 @@ void take(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, int
 void write_span(float* state, const float* value, int64_t outer, int64_t state_len,
                 int64_t value_len, int64_t inner, int64_t start, const int32_t* start_device,
                 cudaStream_t stream);
+// The same into an f16 cache (values rounded to nearest even).
+void write_span(uint16_t* state, const float* value, int64_t outer, int64_t state_len,
+                int64_t value_len, int64_t inner, int64_t start, const int32_t* start_device,
+                cudaStream_t stream);
 
 void causal_mask(uint8_t* mask, int64_t size, cudaStream_t stream);  // [S, S], key <= query
 void iota(int32_t* y, int64_t n, cudaStream_t stream);
@@ -84,5 +88,9 @@ void softmax_rows_half(const float* scores, const uint8_t* mask, uint16_t* probs
 // scores and softmax in f32 in shared memory. False when K is too long for shared memory.
 bool attend_one_query(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
                       int64_t bh, int64_t k_len, int64_t dh, float scale, cudaStream_t stream);
+// The same over f16 keys and values (the caches).
+bool attend_one_query(const float* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
+                      float* y, int64_t bh, int64_t k_len, int64_t dh, float scale,
+                      cudaStream_t stream);
 
 }  // namespace earshot::backend::cuda::kernels

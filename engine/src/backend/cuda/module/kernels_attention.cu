@@ -40,25 +40,29 @@ __global__ void softmax_half_kernel(const float* scores, const uint8_t* mask, __
 }
 
 // Dynamic shared memory: q [Dh], scores [K], then 32 floats for the reductions.
-__global__ void attend_one_kernel(const float* q, const float* k, const float* v,
-                                  const uint8_t* mask, float* y, int64_t k_len, int64_t dh,
-                                  float scale) {
+__device__ inline float load(const float* p) { return *p; }
+__device__ inline float load(const __half* p) { return __half2float(*p); }
+
+// KV: float (keys and values just computed) or __half (the f16 caches).
+template <typename KV>
+__global__ void attend_one_kernel(const float* q, const KV* k, const KV* v, const uint8_t* mask,
+                                  float* y, int64_t k_len, int64_t dh, float scale) {
     EARSHOT_DYNAMIC_SHARED(float, shared);
     float* qs = shared;
     float* scores = shared + dh;
     float* reduce = scores + k_len;
     const int64_t bh = blockIdx.x;
-    const float* kh = k + bh * k_len * dh;
-    const float* vh = v + bh * k_len * dh;
+    const KV* kh = k + bh * k_len * dh;
+    const KV* vh = v + bh * k_len * dh;
     for (int64_t d = threadIdx.x; d < dh; d += blockDim.x) qs[d] = q[bh * dh + d];
     __syncthreads();
     float top = -INFINITY;
     for (int64_t j = threadIdx.x; j < k_len; j += blockDim.x) {
         float score = -INFINITY;
         if (mask == nullptr || mask[j] != 0) {
-            const float* kj = kh + j * dh;
+            const KV* kj = kh + j * dh;
             float dot = 0.0F;
-            for (int64_t d = 0; d < dh; ++d) dot += qs[d] * kj[d];
+            for (int64_t d = 0; d < dh; ++d) dot += qs[d] * load(kj + d);
             score = dot * scale;
         }
         scores[j] = score;
@@ -79,7 +83,7 @@ __global__ void attend_one_kernel(const float* q, const float* k, const float* v
     const float inv = 1.0F / block_sum(sum, reduce);  // synchronises the weights too
     for (int64_t d = threadIdx.x; d < dh; d += blockDim.x) {
         float acc = 0.0F;
-        for (int64_t j = 0; j < k_len; ++j) acc += scores[j] * vh[j * dh + d];
+        for (int64_t j = 0; j < k_len; ++j) acc += scores[j] * load(vh + j * dh + d);
         yh[d] = acc * inv;
     }
 }
@@ -94,16 +98,33 @@ void softmax_rows_half(const float* scores, const uint8_t* mask, uint16_t* probs
     EARSHOT_CHECK_LAUNCH();
 }
 
-bool attend_one_query(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
-                      int64_t bh, int64_t k_len, int64_t dh, float scale, cudaStream_t stream) {
+namespace {
+
+template <typename KV>
+bool attend_one(const float* q, const KV* k, const KV* v, const uint8_t* mask, float* y, int64_t bh,
+                int64_t k_len, int64_t dh, float scale, cudaStream_t stream) {
     const int64_t shared_bytes = (dh + k_len + 32) * static_cast<int64_t>(sizeof(float));
     if (shared_bytes > kSharedBytesLimit) return false;
     if (bh == 0) return true;
-    EARSHOT_LAUNCH(attend_one_kernel, static_cast<unsigned>(bh), kAttendThreads,
+    EARSHOT_LAUNCH(attend_one_kernel<KV>, static_cast<unsigned>(bh), kAttendThreads,
                    static_cast<size_t>(shared_bytes), stream)
     (q, k, v, mask, y, k_len, dh, scale);
     EARSHOT_CHECK_LAUNCH();
     return true;
+}
+
+}  // namespace
+
+bool attend_one_query(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
+                      int64_t bh, int64_t k_len, int64_t dh, float scale, cudaStream_t stream) {
+    return attend_one(q, k, v, mask, y, bh, k_len, dh, scale, stream);
+}
+
+bool attend_one_query(const float* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
+                      float* y, int64_t bh, int64_t k_len, int64_t dh, float scale,
+                      cudaStream_t stream) {
+    return attend_one(q, reinterpret_cast<const __half*>(k), reinterpret_cast<const __half*>(v),
+                      mask, y, bh, k_len, dh, scale, stream);
 }
 
 }  // namespace earshot::backend::cuda::kernels

@@ -70,14 +70,19 @@ __global__ void take_kernel(const float* x, float* y, int64_t outer, int64_t n, 
     }
 }
 
-__global__ void write_span_kernel(float* state, const float* value, int64_t outer,
+__device__ inline void store(float* p, float v) { *p = v; }
+__device__ inline void store(__half* p, float v) { *p = __float2half_rn(v); }
+
+// State: float, or __half for the f16 caches.
+template <typename State>
+__global__ void write_span_kernel(State* state, const float* value, int64_t outer,
                                   int64_t state_len, int64_t value_len, int64_t inner,
                                   int64_t start, const int32_t* start_device) {
     const int64_t first = start_device != nullptr ? *start_device : start;
     const int64_t span = value_len * inner;
     EARSHOT_GRID_STRIDE(i, outer * span) {
         const int64_t o = i / span;
-        state[o * state_len * inner + first * inner + i % span] = value[i];
+        store(state + o * state_len * inner + first * inner + i % span, value[i]);
     }
 }
 
@@ -130,8 +135,19 @@ void take(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, int
 void write_span(float* state, const float* value, int64_t outer, int64_t state_len,
                 int64_t value_len, int64_t inner, int64_t start, const int32_t* start_device,
                 cudaStream_t stream) {
-    EARSHOT_LAUNCH(write_span_kernel, grid_for(outer * value_len * inner), kThreads, 0, stream)
+    EARSHOT_LAUNCH(write_span_kernel<float>, grid_for(outer * value_len * inner), kThreads, 0,
+                   stream)
     (state, value, outer, state_len, value_len, inner, start, start_device);
+    EARSHOT_CHECK_LAUNCH();
+}
+
+void write_span(uint16_t* state, const float* value, int64_t outer, int64_t state_len,
+                int64_t value_len, int64_t inner, int64_t start, const int32_t* start_device,
+                cudaStream_t stream) {
+    EARSHOT_LAUNCH(write_span_kernel<__half>, grid_for(outer * value_len * inner), kThreads, 0,
+                   stream)
+    (reinterpret_cast<__half*>(state), value, outer, state_len, value_len, inner, start,
+     start_device);
     EARSHOT_CHECK_LAUNCH();
 }
 
