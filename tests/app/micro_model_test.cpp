@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -75,9 +76,8 @@ protected:
     void SetUp() override {
         ASSERT_TRUE(fs::exists(kModelDir / "model.safetensors")) << kModelDir;
         ASSERT_TRUE(fs::exists(kHeldOut)) << kHeldOut;
-        if (run_shell("command -v espeak-ng").exit_code != 0) {
-            GTEST_SKIP() << "espeak-ng is not installed (packaging/setup.sh installs it)";
-        }
+        ASSERT_EQ(run_shell("command -v espeak-ng").exit_code, 0)
+            << "espeak-ng is not installed (packaging/setup.sh installs it)";
     }
 
     // Speaks every sentence into its own WAV, transcribes them all in one run and returns the
@@ -212,11 +212,19 @@ TEST_F(MicroModel, TwoMinutesLongFormWithTimestamps) {
     std::vector<std::string> hyp;
     size_t off_boundary = 0;
     size_t segments = 0;
-    auto near_boundary = [&](double t, bool start) {
-        for (const auto& [s, e] : audio->sentences) {
-            if (std::abs((start ? s : e) - t) <= 0.5) return true;
+    // The sentence a segment holds: the one its time span overlaps most (none: -1).
+    auto held_sentence = [&](double start, double end) {
+        int best = -1;
+        double best_overlap = 0.0;
+        for (size_t i = 0; i < audio->sentences.size(); ++i) {
+            const auto& [s, e] = audio->sentences[i];
+            const double overlap = std::min(end, e) - std::max(start, s);
+            if (overlap > best_overlap) {
+                best_overlap = overlap;
+                best = static_cast<int>(i);
+            }
         }
-        return false;
+        return best;
     };
     for (const auto& segment : json["segments"]) {
         const std::vector<std::string> words = split_words(segment["text"].get<std::string>());
@@ -225,10 +233,25 @@ TEST_F(MicroModel, TwoMinutesLongFormWithTimestamps) {
         hyp.insert(hyp.end(), words.begin(), words.end());
         const double start = segment["start"].get<double>();
         const double end = segment["end"].get<double>();
-        if (!near_boundary(start, true) || !near_boundary(end, false)) {
+        // Aligned: both ends within 0.5 s of the bounds of that one sentence, so a segment that
+        // spans several sentences, or holds part of one, is off.
+        const int held = held_sentence(start, end);
+        const bool aligned =
+            held >= 0 &&
+            std::abs(start - audio->sentences[static_cast<size_t>(held)].first) <= 0.5 &&
+            std::abs(end - audio->sentences[static_cast<size_t>(held)].second) <= 0.5;
+        if (!aligned) {
             ++off_boundary;
-            std::printf("  segment %.2f-%.2f \"%s\" is not within 0.5 s of sentence bounds\n",
-                        start, end, segment["text"].get<std::string>().c_str());
+            if (held < 0) {
+                std::printf("  segment %.2f-%.2f \"%s\" holds no sentence\n", start, end,
+                            segment["text"].get<std::string>().c_str());
+            } else {
+                const auto& [s, e] = audio->sentences[static_cast<size_t>(held)];
+                std::printf(
+                    "  segment %.2f-%.2f \"%s\" is not within 0.5 s of its sentence's bounds "
+                    "%.2f-%.2f\n",
+                    start, end, segment["text"].get<std::string>().c_str(), s, e);
+            }
         }
     }
     const double wer = static_cast<double>(word_edits(ref, hyp)) / static_cast<double>(ref.size());
