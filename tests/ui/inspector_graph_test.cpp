@@ -266,6 +266,21 @@ TEST_F(InspectorGraph, ExportsSvgAndPng) {
     EXPECT_GT(dark, 60);
 }
 
+TEST_F(InspectorGraph, SvgGroupBoxesAreUnfilled) {
+    // Other viewers draw fill="#000000" fill-opacity="0" solid black: a group box without heat
+    // must be written without any fill.
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString svg = dir.filePath(QStringLiteral("encode.svg"));
+    ASSERT_TRUE(view.exportSvg(svg));
+    QFile file(svg);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const QByteArray text = file.readAll();
+    EXPECT_FALSE(text.contains("fill-opacity=\"0\"")) << text.toStdString();
+    EXPECT_FALSE(text.contains("fill=\"#000000\"")) << text.toStdString();
+    EXPECT_TRUE(text.contains("fill=\"none\""));
+}
+
 TEST(InspectorGraphErrors, ProviderErrorsAndNoProviderShowAMessage) {
     GraphView view;
     view.showEntry(QStringLiteral("encode"));

@@ -39,16 +39,20 @@ void GraphGroupItem::setHeat(std::optional<double> share) {
 
 void GraphGroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
     painter->setRenderHint(QPainter::Antialiasing);
-    QColor fill(0, 0, 0, 0);
+    // No heat: no brush at all. A transparent colour would be written to SVG as
+    // fill="#000000" fill-opacity="0", which some viewers draw solid black.
+    QBrush fill(Qt::NoBrush);
     if (m_heat) {
-        fill = graph_style::heatFill(*m_heat);
-        fill.setAlpha(40);  // light: nested groups tint over each other
+        QColor tint = graph_style::heatFill(*m_heat);
+        tint.setAlpha(40);  // light: nested groups tint over each other
+        fill = QBrush(tint);
     }
     QPen pen(m_highlighted ? graph_style::highlight() : graph_style::groupInk(),
              m_highlighted ? 2.5 : 1.0, isCall() ? Qt::DashLine : Qt::DotLine);
     painter->setPen(pen);
     painter->setBrush(fill);
     painter->drawRoundedRect(m_rect, 4, 4);
+    painter->setBrush(Qt::NoBrush);  // the labels below are text only
 
     const QRectF label = labelRect();
     const QFont main = graph_style::labelFont();
