@@ -33,6 +33,7 @@ struct ThreadState {
 
 const ThreadState& current();
 void sync_block();
+void sync_warp();  // __syncwarp(): the threads of the running thread's warp
 float shfl_xor(float value, int lane_mask);
 // A warp-wide sum or max with the additions of a shuffle butterfly, in one exchange.
 float warp_reduce(float value, bool take_max);
@@ -75,6 +76,7 @@ Launch<Params...> launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_
 #define blockDim (::earshot::cuda_emulator::current().block_dim)
 #define gridDim (::earshot::cuda_emulator::current().grid_dim)
 #define __syncthreads() ::earshot::cuda_emulator::sync_block()
+#define __syncwarp(...) ::earshot::cuda_emulator::sync_warp()
 
 inline float __shfl_xor_sync(unsigned /*mask*/, float value, int lane_mask) {
     return ::earshot::cuda_emulator::shfl_xor(value, lane_mask);

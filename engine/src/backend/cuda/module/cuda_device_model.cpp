@@ -42,14 +42,16 @@ struct AttentionScratch {
     int64_t q16 = 0, k16 = 0, v16 = 0, scores = 0, probs = 0, total = 0;
 };
 
-AttentionScratch attention_scratch(int64_t bh, int64_t q_len, int64_t k_len, int64_t dh) {
+// `fused`: the fused kernel keeps scores and probabilities on chip, so they take no room here.
+AttentionScratch attention_scratch(int64_t bh, int64_t q_len, int64_t k_len, int64_t dh,
+                                   bool fused) {
     AttentionScratch s;
     s.q16 = 0;
     s.k16 = s.q16 + align_up(bh * q_len * dh * 2);
     s.v16 = s.k16 + align_up(bh * k_len * dh * 2);
     s.scores = s.v16 + align_up(bh * k_len * dh * 2);
-    s.probs = s.scores + align_up(bh * q_len * k_len * 4);
-    s.total = s.probs + align_up(bh * q_len * k_len * 2);
+    s.probs = s.scores + (fused ? 0 : align_up(bh * q_len * k_len * 4));
+    s.total = s.probs + (fused ? 0 : align_up(bh * q_len * k_len * 2));
     return s;
 }
 
@@ -68,6 +70,9 @@ CudaDeviceModel::CudaDeviceModel(int device, std::string model_name)
     // EARSHOT_CUDA_GRAPHS=0 runs every plan step by step (to compare, or to debug a kernel).
     const char* graphs = std::getenv("EARSHOT_CUDA_GRAPHS");
     graphs_enabled_ = graphs == nullptr || std::string(graphs) != "0";
+    // EARSHOT_CUDA_FUSED_ATTENTION=0 materialises the scores through cuBLAS instead (to compare).
+    const char* fused = std::getenv("EARSHOT_CUDA_FUSED_ATTENTION");
+    flash_enabled_ = fused == nullptr || std::string(fused) != "0";
 }
 
 CudaDeviceModel::~CudaDeviceModel() {
@@ -159,7 +164,11 @@ void CudaDeviceModel::gather_rows(std::span<const int64_t> source, int64_t batch
     }
 }
 
-int64_t CudaDeviceModel::scratch_bytes(const ExecutionPlan& plan, const PlanStep& step) {
+bool CudaDeviceModel::fused_attention(int64_t dh) const {
+    return flash_enabled_ && kernels::flash_attention_fits(dh);
+}
+
+int64_t CudaDeviceModel::scratch_bytes(const ExecutionPlan& plan, const PlanStep& step) const {
     auto shape = [&](size_t i) -> const std::vector<int64_t>& {
         return plan.slots[static_cast<size_t>(step.inputs.at(i))].shape;
     };
@@ -175,7 +184,8 @@ int64_t CudaDeviceModel::scratch_bytes(const ExecutionPlan& plan, const PlanStep
         case OpKind::attention: {
             const auto& qs = shape(0);  // [B, H, Q, Dh]
             const auto& ks = shape(1);  // [B, H, K, Dh]
-            return attention_scratch(qs[0] * qs[1], qs[2], ks[2], qs[3]).total;
+            return attention_scratch(qs[0] * qs[1], qs[2], ks[2], qs[3], fused_attention(qs[3]))
+                .total;
         }
         default:
             return 0;
@@ -417,7 +427,8 @@ void CudaDeviceModel::attention(const ExecutionPlan& plan, const PlanStep& step,
         kernels::attend_one_query(q, k, v, mask, y, bh, k_len, dh, scale, stream_)) {
         return;
     }
-    const AttentionScratch layout = attention_scratch(bh, q_len, k_len, dh);
+    const bool fused = fused_attention(dh);
+    const AttentionScratch layout = attention_scratch(bh, q_len, k_len, dh, fused);
     auto* q16 = reinterpret_cast<uint16_t*>(scratch + layout.q16);
     const uint16_t* k16 = k_cached ? static_cast<const uint16_t*>(at(1))
                                    : reinterpret_cast<uint16_t*>(scratch + layout.k16);
@@ -433,6 +444,10 @@ void CudaDeviceModel::attention(const ExecutionPlan& plan, const PlanStep& step,
     if (!v_cached) {
         kernels::to_half(v, reinterpret_cast<uint16_t*>(scratch + layout.v16), bh * k_len * dh,
                          stream_);
+    }
+    if (fused) {
+        kernels::flash_attention(q16, k16, v16, mask, y, bh, q_len, k_len, dh, scale, stream_);
+        return;
     }
     const float zero = 0.0F;
     const float one = 1.0F;

@@ -54,7 +54,9 @@ private:
     };
 
     // What one step needs in the scratch area (f16 operands, attention scores).
-    static int64_t scratch_bytes(const ExecutionPlan& plan, const PlanStep& step);
+    int64_t scratch_bytes(const ExecutionPlan& plan, const PlanStep& step) const;
+    // Whether attention with head size dh runs as the fused kernel.
+    bool fused_attention(int64_t dh) const;
     // Every step of a run: replayed from the plan's CUDA graph when it has one for these
     // addresses, else launched one by one (and captured on the second run).
     void launch_steps(Prepared& prepared, const std::vector<void*>& ptr, std::byte* scratch);
@@ -73,6 +75,7 @@ private:
     cublasHandle_t cublas_ = nullptr;
     DeviceBuffer cublas_workspace_;
     bool graphs_enabled_ = true;
+    bool flash_enabled_ = true;
     std::unordered_map<std::string, Param> params_;
     std::unordered_map<std::string, State> states_;
     DeviceBuffer workspace_;

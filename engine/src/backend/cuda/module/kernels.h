@@ -84,6 +84,15 @@ void less_equal(const int32_t* x, const int32_t* bound_device, uint8_t* y, int64
 void softmax_rows_half(const float* scores, const uint8_t* mask, uint16_t* probs, int64_t rows,
                        int64_t q_len, int64_t k_len, cudaStream_t stream);
 
+// Fused attention (scores and probabilities stay on chip; tensor-core products): q [BH, Q, Dh],
+// k and v [BH, K, Dh] f16, mask [Q, K] or null -> y [BH, Q, Dh] f32. Only for head sizes
+// flash_attention_fits() accepts (multiples of 16 up to kMaxFlashHeadSize).
+inline constexpr int64_t kMaxFlashHeadSize = 64;
+bool flash_attention_fits(int64_t dh);
+void flash_attention(const uint16_t* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
+                     float* y, int64_t bh, int64_t q_len, int64_t k_len, int64_t dh, float scale,
+                     cudaStream_t stream);
+
 // One query per (batch, head): q [BH, Dh], k and v [BH, K, Dh], mask [K] or null -> y [BH, Dh],
 // scores and softmax in f32 in shared memory. False when K is too long for shared memory.
 bool attend_one_query(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
