@@ -92,6 +92,7 @@ TEST(SeekLoop, PairsSingleEndingAndNoTimestamps) {
     script.results.push_back(result({30, 31}));
     std::vector<double> fractions;
     SeekLoopOptions options;
+    options.resume_in_pauses = false;  // openai's seek points exactly
     const std::vector<Segment> segments = run_seek_loop(
         ramp_mel(5000 + 3000), 5000, vocabulary(), options, script.fn(),
         [&](double f) { fractions.push_back(f); }, nullptr);
@@ -131,8 +132,10 @@ TEST(SeekLoop, WithoutPairsTheSegmentEndsAtTheLastTimestamp) {
     script.results.push_back(result({ts(0), 5, ts(250)}));
     // The last timestamp is <|0.00|>: the segment spans the window's audio (10 s).
     script.results.push_back(result({ts(0), 6, 7}));
-    const std::vector<Segment> segments =
-        run_seek_loop(ramp_mel(4000 + 3000), 4000, vocabulary(), {}, script.fn(), nullptr, nullptr);
+    SeekLoopOptions options;
+    options.resume_in_pauses = false;  // openai's seek points exactly
+    const std::vector<Segment> segments = run_seek_loop(ramp_mel(4000 + 3000), 4000, vocabulary(),
+                                                        options, script.fn(), nullptr, nullptr);
     EXPECT_EQ(script.seeks, (std::vector<int64_t>{0, 3000}));
     ASSERT_EQ(segments.size(), 2u);
     EXPECT_DOUBLE_EQ(segments[0].end_s, 5.0);
@@ -169,6 +172,7 @@ TEST(SeekLoop, NoSpeechSkipUnlessConfident) {
     // no_speech exactly 0.6 is not above the threshold: kept.
     script.results.push_back(result({ts(0), 12, ts(50)}, 0.0, 0.6, -2.0));
     SeekLoopOptions options;
+    options.resume_in_pauses = false;  // openai's seek points exactly
     options.prompt_tokens = {7, 8};
     const std::vector<Segment> segments = run_seek_loop(ramp_mel(6100 + 3000), 6100, vocabulary(),
                                                         options, script.fn(), nullptr, nullptr);
@@ -189,6 +193,7 @@ TEST(SeekLoop, PromptResetsAfterTemperatureAboveHalf) {
     script.results.push_back(result({ts(0), 12, ts(100)}, 0.0));
     script.results.push_back(result({ts(0), 13, ts(100)}, 0.0));
     SeekLoopOptions options;
+    options.resume_in_pauses = false;  // openai's seek points exactly
     options.prompt_tokens = {7};
     const std::vector<Segment> segments = run_seek_loop(ramp_mel(12000 + 3000), 12000, vocabulary(),
                                                         options, script.fn(), nullptr, nullptr);
@@ -204,6 +209,7 @@ TEST(SeekLoop, WithoutConditioningOnlyTheFirstWindowSeesThePrompt) {
     Script script;
     script.results.assign(3, result({ts(0), 10, ts(100)}));
     SeekLoopOptions options;
+    options.resume_in_pauses = false;  // openai's seek points exactly
     options.prompt_tokens = {7};
     options.condition_on_previous_text = false;
     run_seek_loop(ramp_mel(9000 + 3000), 9000, vocabulary(), options, script.fn(), nullptr,
@@ -222,6 +228,44 @@ TEST(SeekLoop, SmallModelWindowsUseTheirOwnFrames) {
     run_seek_loop(ramp_mel(1000 + 600), 1000, vocabulary(), options, script.fn(), nullptr, nullptr);
     EXPECT_EQ(script.seeks, (std::vector<int64_t>{0, 200, 800}));
     EXPECT_EQ(script.real_frames, (std::vector<int64_t>{600, 600, 200}));
+}
+
+// The default seek points (resume_in_pauses, seek_loop.h) on a 6 s model: every full window's
+// successor starts in the pause before the next sentence, never inside one, and a segment's times
+// are those of its own timestamps.
+TEST(SeekLoop, FullWindowsResumeInThePauseBeforeTheNextSentence) {
+    Script script;
+    // Unfinished tail after <|2.20|>: the next window starts between 2.20 and 2.86 s, past the
+    // middle and at most 0.5 s before 2.86 s: at 2.52 s (openai: at 2.20 s).
+    script.results.push_back(result({ts(25), 10, ts(110), ts(143), 11, 12}));
+    // An unfinished segment alone at <|0.60|>: nothing kept, resume 0.3 s in (openai: the text
+    // " w13" at 2.52-3.12 s and a whole window on, cutting the sentence).
+    script.results.push_back(result({ts(30), 13}));
+    // The last segment ends at <|5.80|>, 0.2 s before the window's end: taken as cut there and
+    // re-decoded; resume between <|2.40|> and <|3.00|>.
+    script.results.push_back(result({ts(10), 14, ts(120), ts(150), 15, ts(290)}));
+    // A single timestamp ending without a pair: the segment starts at its own <|0.10|>, and the
+    // next window starts 0.5 s before this one's end (openai: at its end).
+    script.results.push_back(result({ts(5), 16, ts(100)}));
+    // The file's last window (1.98 s): an unfinished segment at <|0.00|> is kept to the end.
+    script.results.push_back(result({ts(0), 17}));
+    SeekLoopOptions options;
+    options.frames = 600;
+    const std::vector<Segment> segments = run_seek_loop(ramp_mel(1300 + 600), 1300, vocabulary(),
+                                                        options, script.fn(), nullptr, nullptr);
+    EXPECT_EQ(script.seeks, (std::vector<int64_t>{0, 252, 282, 552, 1102}));
+    ASSERT_EQ(segments.size(), 4u);
+    const std::vector<std::string> texts{" w10", " w14", " w16", " w17"};
+    const std::vector<std::pair<double, double>> times{
+        {0.5, 2.2}, {3.02, 5.22}, {5.62, 7.52}, {11.02, 13.0}};
+    for (size_t i = 0; i < segments.size(); ++i) {
+        EXPECT_EQ(segments[i].text, texts[i]) << i;
+        EXPECT_NEAR(segments[i].start_s, times[i].first, 1e-9) << i;
+        EXPECT_NEAR(segments[i].end_s, times[i].second, 1e-9) << i;
+    }
+    // Only kept segments reach the prompt.
+    EXPECT_EQ(script.prompts[4],
+              (std::vector<int32_t>{ts(25), 10, ts(110), ts(10), 14, ts(120), ts(5), 16, ts(100)}));
 }
 
 TEST(SeekLoop, TimesStayInsideTheWindowsAudio) {
@@ -245,6 +289,7 @@ TEST(SeekLoop, ASegmentPastTheAudioKeepsItsTextAndTokens) {
     // A 6 s model on 10 s of audio; window 1 ends in a single timestamp at <|8.00|>: seek += 6 s.
     script.results.push_back(result({ts(0), 10, ts(100), ts(350), 11, ts(400)}));
     SeekLoopOptions options;
+    options.resume_in_pauses = false;  // openai's seek points exactly
     options.frames = 600;
     // Window 2 holds 4 s of audio: its second segment, 5.00-7.00 s in, lies past the audio (10 s).
     script.results.push_back(result({ts(0), 12, ts(100), ts(250), 13, ts(350)}));

@@ -16,6 +16,21 @@ using backend::HostTensor;
 constexpr double kSecondsPerFrame = 0.01;   // hop 160 at 16 kHz (reference §1.1)
 constexpr int64_t kFramesPerTimestamp = 2;  // one encoder position = 0.02 s (§1.1)
 constexpr double kSecondsPerTimestamp = 0.02;
+// Where the next window starts in a pause (see take_window): at most this long before the next
+// sentence's start, as the micro model's training windows start at most 1 s before their speech
+// (resources/models/micro/README.md); and a segment ending this close to a full window's end is
+// taken as cut there (end timestamps run 0.2-0.4 s early).
+constexpr double kResumeLeadS = 0.5;
+constexpr double kCutEdgeS = 0.4;
+
+// The frame offset, from a window's start, where the next window starts when the last kept
+// segment ends at timestamp index `end_pos` and the next speech starts at `start_pos` (or the
+// window's end): in the pause between them, past its middle and at most kResumeLeadS before the
+// speech, never before `end_pos` (openai's seek point).
+int64_t resume_at(int64_t end_pos, int64_t start_pos) {
+    const auto lead = static_cast<int64_t>(kResumeLeadS / kSecondsPerTimestamp + 0.5);
+    return std::max({end_pos, (end_pos + start_pos) / 2, start_pos - lead}) * kFramesPerTimestamp;
+}
 
 // mel [Mels, N] frames [seek, seek + size) -> [1, Mels, frames], the rest 0.0 (§9.1).
 HostTensor cut_window(const HostTensor& mel, int64_t seek, int64_t size, int64_t frames) {
@@ -84,21 +99,65 @@ public:
         }
 
         std::vector<Segment> current;
-        int64_t advance = size;
-        if (!slices.empty()) {
-            if (single_ending) slices.push_back(count);
+        auto seconds = [&](int32_t token) {
+            return time_offset_s + static_cast<double>(ts_pos(token)) * kSecondsPerTimestamp;
+        };
+        auto add_segments = [&](size_t end) {  // the complete segments in tokens[0, end)
             size_t last_slice = 0;
             for (size_t slice : slices) {
+                if (slice > end) break;
                 const std::span<const int32_t> part(tokens.data() + last_slice, slice - last_slice);
-                const double start_s = time_offset_s + static_cast<double>(ts_pos(part.front())) *
-                                                           kSecondsPerTimestamp;
-                const double end_s =
-                    time_offset_s + static_cast<double>(ts_pos(part.back())) * kSecondsPerTimestamp;
-                current.push_back(make_segment(start_s, end_s, part, result));
+                current.push_back(
+                    make_segment(seconds(part.front()), seconds(part.back()), part, result));
                 last_slice = slice;
             }
+        };
+        // Deviations from §5.8 for a window that holds a full window of audio (the last window
+        // holds the rest of the file and keeps openai's rules), so that the next window starts in
+        // the pause before a sentence, as a model sees its windows in training (Whisper's
+        // convention: a sentence the window cuts has a start timestamp and no end one), never
+        // inside one:
+        // - tokens ending in an unfinished segment (<|te|><|ts|> text, or <|ts|> text with no
+        //   segment before it): openai resumes at <|te|> (or, without a pair, keeps the text
+        //   with the times [offset, offset + ts] and moves a whole window); here the next window
+        //   starts between <|te|> and <|ts|> (resume_at), and an unfinished segment alone is
+        //   re-decoded from its start unless it starts at <|0.00|>;
+        // - a last segment that ends within kCutEdgeS of the window's end may be cut there
+        //   (models close a cut sentence at the edge): it is re-decoded like an unfinished one;
+        // - a single timestamp ending: openai moves a whole window, which cuts a sentence that
+        //   begins in the window's last moments (the model does not say one it barely hears);
+        //   here the next window starts at most kResumeLeadS before the window's end.
+        const bool full = options_.resume_in_pauses && size == options_.frames;
+        const int64_t end_pos = size / kFramesPerTimestamp;  // the window's end as a timestamp
+        const bool ends_at_edge =
+            full && count >= 1 && is_timestamp(tokens[count - 1]) &&
+            static_cast<double>(end_pos - ts_pos(tokens[count - 1])) * kSecondsPerTimestamp <=
+                kCutEdgeS;
+        const bool open_alone =
+            slices.empty() && count >= 1 && is_timestamp(tokens.front()) &&
+            (count == 1 || !is_timestamp(tokens.back()) || (single_ending && ends_at_edge));
+        int64_t advance = size;
+        if (!slices.empty() && single_ending && ends_at_edge) {
+            const size_t last = slices.back();  // the last segment is tokens[last, count)
+            add_segments(last);
+            advance = resume_at(ts_pos(tokens[last - 1]), ts_pos(tokens[last]));
+        } else if (!slices.empty()) {
+            if (single_ending) slices.push_back(count);
+            add_segments(count);
+            const size_t last = slices.back();
             if (!single_ending) {
-                advance = ts_pos(tokens[last_slice - 1]) * kFramesPerTimestamp;
+                advance = full ? resume_at(ts_pos(tokens[last - 1]), ts_pos(tokens[last]))
+                               : ts_pos(tokens[last - 1]) * kFramesPerTimestamp;
+            } else if (full) {
+                advance = resume_at(ts_pos(tokens[count - 1]), end_pos);
+            }
+        } else if (open_alone) {
+            const int64_t start = ts_pos(tokens.front());
+            if (full && start > 0) {
+                advance = resume_at(0, start);
+            } else {
+                current.push_back(
+                    make_segment(seconds(tokens.front()), window_end_s, tokens, result));
             }
         } else {
             double duration_s = static_cast<double>(size) * kSecondsPerFrame;
@@ -110,8 +169,13 @@ public:
                     break;
                 }
             }
-            current.push_back(
-                make_segment(time_offset_s, time_offset_s + duration_s, tokens, result));
+            // Deviation: a segment that opens with a timestamp starts there (openai: at the
+            // window's start, which can be up to max_initial_timestamp before its speech).
+            const double start_s = count >= 1 && is_timestamp(tokens.front())
+                                       ? seconds(tokens.front())
+                                       : time_offset_s;
+            current.push_back(make_segment(start_s, time_offset_s + duration_s, tokens, result));
+            if (single_ending && full) advance = resume_at(ts_pos(tokens[count - 1]), end_pos);
         }
         // Guard (see long_form.h): §5.8 never moves back, but a pair at <|0.00|> would stall.
         if (advance < 1) advance = size;

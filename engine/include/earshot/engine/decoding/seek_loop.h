@@ -34,6 +34,10 @@ struct SeekLoopOptions {
     bool condition_on_previous_text = true;  // §5.6
     double no_speech_threshold = 0.6;        // §5.5
     double logprob_threshold = -1.0;
+    // Where a full window's unfinished or edge segment resumes and how far a single timestamp
+    // ending moves (see run_seek_loop): in the pause before the next sentence (true), or exactly
+    // as openai's §5.8 (false).
+    bool resume_in_pauses = true;
 };
 
 // The seek loop of §5.8 over mel [Mels, N] (N >= content_frames), calling `decode_window` once per
@@ -58,6 +62,23 @@ struct SeekLoopOptions {
 // times are clamped to [time_offset, time_offset + segment_size / 100], the audio the window
 // holds (openai lets a timestamp in the padding run past the end of the file). The clamping is
 // for display only: a segment whose clamped start equals its end keeps its text and tokens.
+//
+// Deviations when resume_in_pauses is set, for windows that hold a full `frames` of audio (the
+// last window of a file keeps the rules above), so that the next window starts in the pause
+// before a sentence, as the model saw its windows in training, never inside a sentence:
+// - tokens that end in an unfinished segment (<|te|><|ts|> text...): the next window starts in
+//   the pause between <|te|> and <|ts|>, past its middle and at most 0.5 s before <|ts|> (openai:
+//   at <|te|>, which the models tested put 0.2-0.4 s early, inside the last word);
+// - an unfinished segment without a pair (<|ts|> text..., or <|ts|> alone): no segment, the next
+//   window starts before <|ts|> the same way (openai keeps the text with the times [time_offset,
+//   time_offset + ts] and moves a whole window, cutting the sentence); one at <|0.00|> is kept
+//   with the times [ts, window end];
+// - a last segment that ends within 0.4 s of the window's end may be a sentence the window cuts
+//   (the model closes it at the edge): it is dropped and re-decoded like an unfinished one;
+// - a single timestamp ending: the next window starts at most 0.5 s before the window's end, not
+//   at it, so a sentence that begins in those 0.5 s (too little for the model to say it) is not
+//   cut;
+// - a segment without a pair that opens with <|ts|> starts at ts, not at time_offset.
 //
 // `progress` (may be empty) gets min(seek, content_frames) / content_frames after each window.
 // When `*cancel` reads true the loop stops before the next window and returns what it has.
