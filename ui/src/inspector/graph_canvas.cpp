@@ -36,6 +36,7 @@ GraphCanvas::GraphCanvas(QWidget* parent) : QGraphicsView(parent) {
 qreal GraphCanvas::zoom() const { return transform().m11(); }
 
 void GraphCanvas::setZoom(qreal scale) {
+    m_placement = Placement::none;
     const qreal clamped = std::clamp(scale, kMinZoom, kMaxZoom);
     setTransform(QTransform::fromScale(clamped, clamped));
 }
@@ -43,13 +44,47 @@ void GraphCanvas::setZoom(qreal scale) {
 void GraphCanvas::zoomBy(qreal factor) { setZoom(zoom() * factor); }
 
 void GraphCanvas::fitGraph() {
-    if (!scene()) return;
+    m_placement = Placement::fit;
+    applyPlacement();
+}
+
+void GraphCanvas::openGraph() {
+    m_placement = Placement::open;
+    applyPlacement();
+}
+
+void GraphCanvas::focusOn(const QPointF& scenePoint) {
+    m_placement = Placement::none;
+    centerOn(scenePoint);
+}
+
+void GraphCanvas::applyPlacement() {
+    if (m_placement == Placement::none || !scene()) return;
     const QRectF area = scene()->sceneRect();
     if (area.isEmpty()) return;
     const QRectF port = viewport()->rect().adjusted(4, 4, -4, -4);
-    const qreal scale = std::min({port.width() / area.width(), port.height() / area.height(), 1.0});
-    setZoom(scale);
-    centerOn(area.center());
+    const qreal fit = std::min({port.width() / area.width(), port.height() / area.height(), 1.0});
+    const qreal scale = m_placement == Placement::fit ? fit : std::max(fit, kReadableZoom);
+    setTransform(QTransform::fromScale(std::clamp(scale, kMinZoom, kMaxZoom),
+                                       std::clamp(scale, kMinZoom, kMaxZoom)));
+    if (scale <= fit) {
+        centerOn(area.center());
+    } else {
+        // Too tall (or wide) to read whole: its top, where the entry starts.
+        const qreal visibleHeight = port.height() / scale;
+        centerOn(QPointF(area.center().x(),
+                         std::min(area.center().y(), area.top() + visibleHeight / 2)));
+    }
+}
+
+void GraphCanvas::resizeEvent(QResizeEvent* event) {
+    QGraphicsView::resizeEvent(event);
+    applyPlacement();
+}
+
+void GraphCanvas::mousePressEvent(QMouseEvent* event) {
+    m_placement = Placement::none;  // a drag pans: the user places the view from now on
+    QGraphicsView::mousePressEvent(event);
 }
 
 void GraphCanvas::wheelEvent(QWheelEvent* event) {

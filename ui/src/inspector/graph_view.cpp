@@ -201,7 +201,7 @@ void GraphView::rebuild(const QString& focusCallId) {
     applyHeat();
     search(m_searchText);
     if (focusCallId.isEmpty()) {
-        m_canvas->fitGraph();
+        m_canvas->openGraph();
     } else {
         centreOnCall(focusCallId);
     }
@@ -211,13 +211,13 @@ void GraphView::rebuild(const QString& focusCallId) {
 void GraphView::centreOnCall(const QString& callId) {
     for (GraphGroupItem* group : groupItems()) {
         if (group->group().callId == callId) {
-            m_canvas->centerOn(group->rect().center());
+            m_canvas->focusOn(group->rect().center());
             return;
         }
     }
     for (GraphNodeItem* node : nodeItems()) {
         if (node->node().callId == callId) {
-            m_canvas->centerOn(node->rect().center());
+            m_canvas->focusOn(node->rect().center());
             return;
         }
     }
@@ -259,7 +259,7 @@ int GraphView::search(const QString& text) {
     m_matches->setText(!active      ? QString()
                        : count == 1 ? tr("1 match")
                                     : tr("%1 matches").arg(count));
-    if (haveFirst) m_canvas->centerOn(first);
+    if (haveFirst) m_canvas->focusOn(first);
     return count;
 }
 

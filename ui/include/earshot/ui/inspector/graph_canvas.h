@@ -12,16 +12,26 @@ class GraphCanvas : public QGraphicsView {
 public:
     explicit GraphCanvas(QWidget* parent = nullptr);
 
+    // Below this scale the edge labels (10 px) are too small to read.
+    static constexpr qreal kReadableZoom = 0.9;
+
     qreal zoom() const;  // the current scale, 1 = one scene unit per pixel
     void zoomBy(qreal factor);
     void setZoom(qreal scale);
     void fitGraph();  // the whole scene in view, never enlarged past 1
+    // The view a new graph opens with: all of it when that keeps the text readable, else the
+    // readable scale at the top of the graph (where the entry's inputs are), centred across it.
+    void openGraph();
+    // Centres on `scenePoint` at the current scale (a search match, an opened call).
+    void focusOn(const QPointF& scenePoint);
 
 signals:
     void expandRequested(const QString& callId);
     void collapseRequested(const QString& callId);
 
 protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
@@ -31,6 +41,12 @@ private:
     // The call id a gesture at `viewPos` is about and whether it would expand (a call node) or
     // collapse (an expanded call's group); empty when the point holds no call.
     QString callAt(const QPoint& viewPos, bool* expand) const;
+    void applyPlacement();
+
+    // The placement asked for last, applied again whenever the viewport changes size (a graph
+    // drawn in a hidden tab is placed once the tab shows it) until the user zooms or pans.
+    enum class Placement { none, open, fit };
+    Placement m_placement = Placement::none;
 };
 
 }  // namespace earshot::ui
