@@ -215,7 +215,7 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
     } catch (const std::exception& e) {
         return fail(e.what());
     }
-    apply_model_defaults(*session.loaded, decoding);
+    apply_model_defaults(*session.loaded, session.options);
     if (r.language != "auto") {
         if (session.loaded->tokenizer.language_token(r.language) < 0) {
             return fail("unknown language \"" + r.language + "\" for this model");

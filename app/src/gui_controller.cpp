@@ -38,7 +38,7 @@ constexpr int kStatusMessageMs = 8000;
 // The Files page's options: the settings, then what the checkpoint itself carries.
 decoding::TranscribeOptions files_options(const ui::Settings& settings, const LoadedModel& model) {
     decoding::TranscribeOptions options = transcribe_options(settings, model.tokenizer);
-    apply_model_defaults(model, options.decoding);
+    apply_model_defaults(model, options);
     return options;
 }
 }  // namespace

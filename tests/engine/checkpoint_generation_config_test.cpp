@@ -82,6 +82,22 @@ TEST(GenerationConfig, EmptyListIsKept) {
     EXPECT_TRUE(config.suppress_tokens->empty());
 }
 
+// Hugging Face's condition_on_prev_tokens: the long-form prompt setting a checkpoint carries (the
+// micro model sets it to false); absent or null leaves the caller's default.
+TEST(GenerationConfig, ReadsConditionOnPrevTokens) {
+    const TempDir dir;
+    write_text(dir.path() / "generation_config.json", R"({"condition_on_prev_tokens": false})");
+    EXPECT_EQ(read_generation_config(dir.path(), kVocab).condition_on_prev_tokens, false);
+    write_text(dir.path() / "generation_config.json", R"({"condition_on_prev_tokens": true})");
+    EXPECT_EQ(read_generation_config(dir.path(), kVocab).condition_on_prev_tokens, true);
+    write_text(dir.path() / "generation_config.json", R"({"condition_on_prev_tokens": null})");
+    EXPECT_FALSE(read_generation_config(dir.path(), kVocab).condition_on_prev_tokens.has_value());
+    write_text(dir.path() / "generation_config.json", R"({"condition_on_prev_tokens": 0})");
+    EXPECT_NE(error_of(dir.path()).find("condition_on_prev_tokens"), std::string::npos);
+    EXPECT_EQ(read_generation_config(EARSHOT_MICRO_MODEL_DIR, kVocab).condition_on_prev_tokens,
+              false);
+}
+
 TEST(GenerationConfig, BadFilesAreOneLineErrorsNamingTheProblem) {
     const TempDir dir;
     const fs::path file = dir.path() / "generation_config.json";

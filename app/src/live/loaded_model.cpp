@@ -41,4 +41,10 @@ void apply_model_defaults(const LoadedModel& loaded, decoding::DecodingOptions& 
         decoding.suppress_tokens = *loaded.generation.suppress_tokens;
 }
 
+void apply_model_defaults(const LoadedModel& loaded, decoding::TranscribeOptions& options) {
+    apply_model_defaults(loaded, options.decoding);
+    if (loaded.generation.condition_on_prev_tokens)
+        options.condition_on_previous_text = *loaded.generation.condition_on_prev_tokens;
+}
+
 }  // namespace earshot::app

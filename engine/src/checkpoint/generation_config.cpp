@@ -37,6 +37,15 @@ GenerationConfig read_generation_config(const fs::path& path, int64_t n_vocab) {
 
     const json root = read_json_file(file);
     if (!root.is_object()) throw CheckpointError(file, "the top level is not an object");
+    if (const auto flag = root.find("condition_on_prev_tokens");
+        flag != root.end() && !flag->is_null()) {
+        if (!flag->is_boolean()) {
+            throw CheckpointError(file,
+                                  "field \"condition_on_prev_tokens\" is not true or false (got " +
+                                      flag->dump().substr(0, 40) + ")");
+        }
+        config.condition_on_prev_tokens = flag->get<bool>();
+    }
     const auto it = root.find("suppress_tokens");
     if (it == root.end() || it->is_null()) return config;
     if (!it->is_array()) {

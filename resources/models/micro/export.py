@@ -116,6 +116,10 @@ def generation_config_json(encoder: tokens.BytePairEncoder, max_length: int,
         "begin_suppress_tokens": [220, tokens.EOT],
         "suppress_tokens": suppress_list(encoder, produced),
         "return_timestamps": False,
+        # Long form without the previous text as prompt (Hugging Face's name for openai's
+        # condition_on_previous_text): the training prompts were unrelated sentences, and the
+        # previous windows' text as prompt costs about 10 points of long-form WER.
+        "condition_on_prev_tokens": False,
     }
 
 

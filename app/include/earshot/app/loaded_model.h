@@ -11,6 +11,7 @@
 #include "earshot/engine/checkpoint/generation_config.h"
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/decoding_options.h"
+#include "earshot/engine/decoding/long_form.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 
@@ -39,5 +40,8 @@ std::unique_ptr<LoadedModel> load_model(
 // generation_config.json suppress_tokens list, when it has one (the micro model lists every id it
 // never learned, so that neither sampling nor the log-probability thresholds see them).
 void apply_model_defaults(const LoadedModel& loaded, decoding::DecodingOptions& decoding);
+// The same for long-form transcription, and its condition_on_prev_tokens (the micro model was
+// trained with unrelated prompts and transcribes long files better without its previous text).
+void apply_model_defaults(const LoadedModel& loaded, decoding::TranscribeOptions& options);
 
 }  // namespace earshot::app
