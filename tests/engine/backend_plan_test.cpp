@@ -1,6 +1,7 @@
 // Planning a traced entry under a concrete binding: unrolled layers, resolved paths, arena reuse.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "earshot/engine/backend/plan.h"
@@ -57,28 +58,78 @@ TEST(Plan, EncodeUnrollsEveryLayerAndResolvesPaths) {
     EXPECT_EQ(out.shape, (std::vector<int64_t>{1, 1500, 384}));
 }
 
+// No two arena values alive at once share bytes, except a view and the value it views (the same
+// bytes on purpose): each value is followed to its root through views, and a root lives until the
+// last use of any value in its group.
+void expect_live_values_disjoint(const ExecutionPlan& plan) {
+    std::vector<int32_t> root(plan.slots.size());
+    for (size_t i = 0; i < root.size(); ++i) root[i] = static_cast<int32_t>(i);
+    for (const auto& step : plan.steps) {
+        if (step.alias) root[size_t(step.output)] = root[size_t(step.inputs.at(0))];
+    }
+    std::vector<int64_t> last_use(plan.slots.size(), -1);
+    auto use = [&](int32_t slot, int64_t at) {
+        auto& last = last_use[size_t(root[size_t(slot)])];
+        last = std::max(last, at);
+    };
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+        for (int32_t in : plan.steps[s].inputs) use(in, int64_t(s));
+    }
+    for (int32_t o : plan.outputs) use(o, int64_t(plan.steps.size()));
+    for (size_t a = 0; a < plan.steps.size(); ++a) {
+        if (plan.steps[a].alias) continue;
+        const auto& sa = plan.slots[static_cast<size_t>(plan.steps[a].output)];
+        if (sa.kind != SlotKind::arena) continue;
+        const int64_t end_a = std::max<int64_t>(last_use[size_t(plan.steps[a].output)], int64_t(a));
+        for (size_t b = a + 1; b < plan.steps.size() && int64_t(b) <= end_a; ++b) {
+            if (plan.steps[b].alias) continue;
+            const auto& sb = plan.slots[static_cast<size_t>(plan.steps[b].output)];
+            if (sb.kind != SlotKind::arena) continue;
+            const bool disjoint = sa.offset_bytes + sa.size_bytes <= sb.offset_bytes ||
+                                  sb.offset_bytes + sb.size_bytes <= sa.offset_bytes;
+            EXPECT_TRUE(disjoint) << plan.entry << ": steps " << a << " and " << b
+                                  << " share bytes";
+        }
+    }
+}
+
 TEST(Plan, ArenaReusesBuffers) {
     ExecutionPlan plan = build_plan(earshot::model::trace_whisper("encode"), tiny());
     EXPECT_GT(plan.arena_bytes, 0);
     // Without reuse every intermediate of every layer would need its own buffer.
     EXPECT_LT(plan.arena_bytes * 4, plan.naive_bytes);
-    // No two arena slots alive at once overlap: check step by step.
-    std::vector<int64_t> last_use(plan.slots.size(), -1);
-    for (size_t s = 0; s < plan.steps.size(); ++s) {
-        for (int32_t in : plan.steps[s].inputs) last_use[static_cast<size_t>(in)] = int64_t(s);
+    expect_live_values_disjoint(plan);
+}
+
+// The decoder step's rewrites: the mask `iota(MaxTokens) <= pos` is computed once for all
+// layers, and the single position's head splits and merges and the mask's reshape are views
+// that share their input's bytes; nothing live overlaps anything else.
+TEST(Plan, StepComputesTheMaskOnceAndViewsItsSinglePositionHeads) {
+    ExecutionPlan plan = build_plan(earshot::model::trace_whisper("step"), tiny());
+    std::map<OpKind, int> computed;
+    std::map<OpKind, int> views;
+    for (const auto& step : plan.steps) ++(step.alias ? views : computed)[step.kind];
+    EXPECT_EQ(computed[OpKind::iota], 1);
+    EXPECT_EQ(computed[OpKind::less_equal], 1);
+    EXPECT_EQ(views[OpKind::reshape], 1);
+    EXPECT_EQ(computed[OpKind::reshape], 0);
+    // 4 layers: keys, values, self queries and cross queries split; self and cross merged.
+    EXPECT_EQ(views[OpKind::split_heads], 4 * 4);
+    EXPECT_EQ(views[OpKind::merge_heads], 4 * 2);
+    EXPECT_EQ(computed[OpKind::split_heads] + computed[OpKind::merge_heads], 0);
+    for (const auto& step : plan.steps) {
+        if (!step.alias) continue;
+        const auto& in = plan.slots[size_t(step.inputs.at(0))];
+        const auto& out = plan.slots[size_t(step.output)];
+        EXPECT_EQ(in.offset_bytes, out.offset_bytes);
+        EXPECT_EQ(in.size_bytes, out.size_bytes);
     }
-    for (int32_t o : plan.outputs) last_use[static_cast<size_t>(o)] = int64_t(plan.steps.size());
-    for (size_t a = 0; a < plan.steps.size(); ++a) {
-        const auto& sa = plan.slots[static_cast<size_t>(plan.steps[a].output)];
-        if (sa.kind != SlotKind::arena) continue;
-        const int64_t end_a = std::max<int64_t>(last_use[size_t(plan.steps[a].output)], int64_t(a));
-        for (size_t b = a + 1; b < plan.steps.size() && int64_t(b) <= end_a; ++b) {
-            const auto& sb = plan.slots[static_cast<size_t>(plan.steps[b].output)];
-            if (sb.kind != SlotKind::arena) continue;
-            const bool disjoint = sa.offset_bytes + sa.size_bytes <= sb.offset_bytes ||
-                                  sb.offset_bytes + sb.size_bytes <= sa.offset_bytes;
-            EXPECT_TRUE(disjoint) << "steps " << a << " and " << b << " share bytes";
-        }
+    expect_live_values_disjoint(plan);
+
+    // The encoder's 1500 positions are no view: its heads are really split.
+    ExecutionPlan encode = build_plan(earshot::model::trace_whisper("encode"), tiny());
+    for (const auto& step : encode.steps) {
+        EXPECT_FALSE(step.alias && step.kind != OpKind::reshape) << "encode step " << step.scope;
     }
 }
 

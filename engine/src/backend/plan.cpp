@@ -222,13 +222,55 @@ private:
             if (const auto* a = std::get_if<std::vector<int64_t>>(&attr)) step.axes = *a;
         }
         step.scope = scope_label(op.scope);
+        // An exact repeat of a pure op takes the earlier result.
+        std::string key;
+        if (op.kind == OpKind::iota || op.kind == OpKind::causal_mask ||
+            op.kind == OpKind::less_equal || op.kind == OpKind::reshape) {
+            key = repeat_key(step, type);
+            if (auto seen = repeats_.find(key); seen != repeats_.end()) {
+                out = seen->second;
+                return;
+            }
+        }
         if (op.kind == OpKind::write_span || op.kind == OpKind::write_at) {
             step.output = step.inputs.at(0);  // the state, written in place
         } else {
             step.output = new_slot(typed_slot(SlotKind::arena, type));
         }
+        step.alias = is_view(step);
         out = step.output;
+        if (!key.empty()) repeats_.emplace(std::move(key), step.output);
         plan_.steps.push_back(std::move(step));
+    }
+
+    std::string repeat_key(const PlanStep& step, const program::Type& type) const {
+        std::string key = std::string(program::op_kind_name(step.kind)) + "(";
+        for (int32_t in : step.inputs) key += std::to_string(in) + ",";
+        key += ")";
+        for (const auto& [name, value] : step.ints) key += name + "=" + std::to_string(value) + ";";
+        for (int64_t d : concrete_shape(type, binding_)) key += std::to_string(d) + "x";
+        return key;
+    }
+
+    // A step whose output has exactly its arena input's bytes: reshape, and heads split or merged
+    // for a single position (or a single head), where both layouts are the same.
+    bool is_view(const PlanStep& step) const {
+        if (step.inputs.empty()) return false;
+        const Slot& in = plan_.slots[static_cast<size_t>(step.inputs[0])];
+        if (in.kind != SlotKind::arena ||
+            in.dtype != plan_.slots[static_cast<size_t>(step.output)].dtype) {
+            return false;
+        }
+        switch (step.kind) {
+            case OpKind::reshape:
+                return true;
+            case OpKind::split_heads:  // [B, N, D] -> [B, H, N, D / H]
+                return in.shape.at(1) == 1 || step.ints.at("heads") == 1;
+            case OpKind::merge_heads:  // [B, H, N, Dh] -> [B, N, H Dh]
+                return in.shape.at(2) == 1 || in.shape.at(1) == 1;
+            default:
+                return false;
+        }
     }
 
     std::string scope_label(program::ScopeId scope) const {
@@ -251,13 +293,25 @@ private:
         for (int32_t out : plan_.outputs) {
             last_use[static_cast<size_t>(out)] = static_cast<int64_t>(plan_.steps.size());
         }
+        // A view keeps its input's bytes alive as long as the view is used (chains included:
+        // walking backwards passes a later view's last use on to the earlier ones).
+        for (size_t s = plan_.steps.size(); s-- > 0;) {
+            const PlanStep& step = plan_.steps[s];
+            if (!step.alias) continue;
+            auto& root = last_use[static_cast<size_t>(step.inputs[0])];
+            root = std::max(
+                {root, last_use[static_cast<size_t>(step.output)], static_cast<int64_t>(s)});
+        }
         // Slots to free after each step.
         std::vector<std::vector<int32_t>> dying(plan_.steps.size() + 1);
         ArenaAllocator arena;
         for (size_t s = 0; s < plan_.steps.size(); ++s) {
             int32_t out = plan_.steps[s].output;
             Slot& slot = plan_.slots[static_cast<size_t>(out)];
-            if (slot.kind == SlotKind::arena) {
+            if (plan_.steps[s].alias) {
+                slot.offset_bytes =
+                    plan_.slots[static_cast<size_t>(plan_.steps[s].inputs[0])].offset_bytes;
+            } else if (slot.kind == SlotKind::arena) {
                 slot.offset_bytes = arena.allocate(slot.size_bytes);
                 plan_.naive_bytes += align_up(slot.size_bytes);
                 int64_t death =
@@ -277,6 +331,7 @@ private:
     ExecutionPlan plan_;
     std::vector<int32_t> value_slot_;
     std::set<program::ScopeId> active_;
+    std::map<std::string, int32_t> repeats_;  // pure ops emitted so far -> their result slot
     std::map<std::string, int64_t> indices_;
 };
 

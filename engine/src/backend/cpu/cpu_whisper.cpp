@@ -133,6 +133,7 @@ struct CpuWhisper::Impl {
         }
         timings.clear();
         for (const PlanStep& step : plan.steps) {
+            if (step.alias) continue;  // a view: its bytes are its input's
             if (!profiling) {
                 execute(plan, step, ptr);
                 continue;

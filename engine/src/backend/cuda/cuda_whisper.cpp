@@ -165,6 +165,7 @@ struct CudaWhisper::Impl {
         timings.clear();
         if (profiling) {
             for (size_t s = 0; s < plan.steps.size() && s < step_ms.size(); ++s) {
+                if (plan.steps[s].alias) continue;  // views run nothing
                 timings.push_back({plan.steps[s].scope,
                                    std::string(program::op_kind_name(plan.steps[s].kind)),
                                    step_ms[s]});

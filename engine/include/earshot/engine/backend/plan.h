@@ -42,6 +42,10 @@ struct PlanStep {
     std::vector<int64_t> axes;
     double eps = 0.0;
     std::string scope;  // the call scope's label path, for profiling and errors
+    // A view: the output is the input's bytes under another shape (a reshape; splitting or
+    // merging heads of a single position). It shares the input's arena offset, so backends skip
+    // it: nothing is computed or copied.
+    bool alias = false;
 };
 
 struct ExecutionPlan {
@@ -59,6 +63,10 @@ std::vector<int64_t> concrete_shape(const program::Type& type,
 
 // Unrolls loops (the loop index takes 0 .. count - 1 and is substituted into paths as `.i`),
 // evaluates shapes and attributes, and assigns arena offsets by liveness (64-byte aligned).
+// Two rewrites keep the program's meaning and drop work, without changing the traced graph the
+// inspector shows: a pure op that repeats an earlier one exactly (the same iota, causal mask, mask
+// reshape or `iota <= pos` in every decoder layer) reuses its result, and views (see
+// PlanStep::alias) share their input's bytes.
 ExecutionPlan build_plan(const program::Graph& graph, const program::ConcreteBinding& binding);
 
 }  // namespace earshot::backend

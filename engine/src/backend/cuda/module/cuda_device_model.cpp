@@ -472,6 +472,7 @@ void CudaDeviceModel::execute(const Prepared& prepared, size_t index, const std:
                               std::byte* scratch) {
     const ExecutionPlan& plan = *prepared.plan;
     const PlanStep& step = plan.steps[index];
+    if (step.alias) return;  // a view: its bytes are its input's
     auto slot = [&](size_t i) -> const Slot& {
         return plan.slots[static_cast<size_t>(step.inputs.at(i))];
     };
