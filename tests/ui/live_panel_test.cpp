@@ -21,6 +21,7 @@
 #include "earshot/ui/live/transcript_journal.h"
 #include "earshot/ui/live/transcript_view.h"
 #include "ink_pixels.h"
+#include "wait_for.h"
 
 namespace earshot::ui {
 namespace {
@@ -205,7 +206,8 @@ TEST(LivePanel, UserEditsAreJournaledAfterAPause) {
     panel.transcript()->moveCursor(QTextCursor::End);
     panel.transcript()->insertPlainText(QStringLiteral(" edited"));
     EXPECT_EQ(panel.transcript()->committedText(), QStringLiteral("first edited"));
-    QTRY_COMPARE_WITH_TIMEOUT(readFile(path), QStringLiteral("first edited"), 3000);
+    EXPECT_TRUE(waitFor([&] { return readFile(path) == QStringLiteral("first edited"); }, 3000))
+        << "the journal holds: " << readFile(path).toStdString();
 }
 
 TEST(LivePanel, CopyAndClear) {
@@ -221,7 +223,8 @@ TEST(LivePanel, CopyAndClear) {
     ASSERT_NE(clear, nullptr);
     clear->click();
     EXPECT_EQ(panel.transcript()->toPlainText(), QString());
-    QTRY_COMPARE_WITH_TIMEOUT(readFile(path), QString(), 3000);
+    EXPECT_TRUE(waitFor([&] { return readFile(path).isEmpty(); }, 3000))
+        << "the journal holds: " << readFile(path).toStdString();
 }
 
 // Clear takes everything away at once; Ctrl+Z brings the text back (words committed since come
@@ -241,7 +244,9 @@ TEST(LivePanel, CtrlZUndoesClear) {
     panel.applyUpdate(textUpdate(QStringLiteral(" new"), QString()));
     QTest::keyClick(panel.transcript(), Qt::Key_Z, Qt::ControlModifier);
     EXPECT_EQ(panel.transcript()->committedText(), QStringLiteral("keep these words new"));
-    QTRY_COMPARE_WITH_TIMEOUT(readFile(path), QStringLiteral("keep these words new"), 3000);
+    EXPECT_TRUE(
+        waitFor([&] { return readFile(path) == QStringLiteral("keep these words new"); }, 3000))
+        << "the journal holds: " << readFile(path).toStdString();
 
     QTest::mouseClick(clear, Qt::LeftButton);
     EXPECT_EQ(panel.transcript()->toPlainText(), QString());
@@ -268,7 +273,8 @@ TEST(LivePanel, ClearedTextStaysOnDiskUntilTheSessionAfterNext) {
         panel.clearTranscript();
         EXPECT_TRUE(readFile(cleared).contains(QStringLiteral("\nnotes to self\n")))
             << readFile(cleared).toStdString();
-        QTRY_COMPARE_WITH_TIMEOUT(readFile(path), QString(), 3000);
+        EXPECT_TRUE(waitFor([&] { return readFile(path).isEmpty(); }, 3000))
+            << "the journal holds: " << readFile(path).toStdString();
         panel.applyUpdate(textUpdate(QStringLiteral("more notes"), QString()));
         panel.clearTranscript();
         EXPECT_TRUE(readFile(cleared).contains(QStringLiteral("\nnotes to self\n")));
