@@ -43,16 +43,15 @@ TEST(LiveSoak, OneHourAt20xKeepsMemoryFlatAndDropsNoFrame) {
     if (!fs::exists(multilingual_tiktoken())) {
         GTEST_SKIP() << "shared whisper assets are absent (" << multilingual_tiktoken() << ")";
     }
-    if (std::system("ffmpeg -version >/dev/null 2>&1") != 0) {
-        GTEST_SKIP() << "the ffmpeg tool is not installed (packaging/setup.sh installs it)";
-    }
+    ASSERT_EQ(std::system("ffmpeg -version >/dev/null 2>&1"), 0)
+        << "the ffmpeg tool is not installed (packaging/setup.sh installs it)";
     TempDir dir;
     // One minute: eight sentences with 1.5 s pauses over a quiet office, then silence.
     std::string why;
     SpeechOptions speech;
     speech.sentence_gap_s = 1.5;
     const auto spoken = speak_sentences(dictation_sentence_words(0, 8), speech, &why);
-    if (!spoken) GTEST_SKIP() << why;
+    ASSERT_TRUE(spoken) << why;
     ASSERT_LT(spoken->duration_s(), 55.0);
     std::vector<float> minute = room_noise(60.0, 11);
     for (size_t i = 0; i < spoken->samples.size(); ++i) minute[i] += spoken->samples[i];
