@@ -67,6 +67,12 @@ QSet<QString> edge_labels(const GraphView& view) {
     return out;
 }
 
+QSet<QString> groups_shown(const GraphView& view) {
+    QSet<QString> out;
+    for (const auto* item : view.groupItems()) out.insert(item->group().label);
+    return out;
+}
+
 // Also keeps the PNG in $EARSHOT_INSPECTOR_PNG_DIR when that is set, to look at.
 void keep_png(const GraphView& view, const QString& name) {
     const QByteArray dir = qgetenv("EARSHOT_INSPECTOR_PNG_DIR");
@@ -204,9 +210,20 @@ TEST_F(GuiInspector, ExpandCollapseAndConcreteTypes) {
 }
 
 TEST_F(GuiInspector, SearchAndExport) {
-    EXPECT_EQ(view().search(QStringLiteral("layer_norm")), 3);  // two calls and the op
+    // The whole traced graph is searched: the two layer norm calls of the layer open to show
+    // their layer_norm ops; with encoder_norm's op, five matches.
+    EXPECT_EQ(view().search(QStringLiteral("layer_norm")), 5);
+    EXPECT_TRUE(groups_shown(view()).contains(QStringLiteral("self_attn_layer_norm.forward")));
+    EXPECT_TRUE(groups_shown(view()).contains(QStringLiteral("final_layer_norm.forward")));
     EXPECT_EQ(view().search(QStringLiteral("Frames, Mels")), 1);
-    EXPECT_EQ(view().search(QStringLiteral("gelu")), 2);
+    EXPECT_EQ(view().search(QStringLiteral("gelu")), 3);  // the two after the convs, the MLP's
+    EXPECT_TRUE(groups_shown(view()).contains(QStringLiteral("mlp.forward")));
+    EXPECT_FALSE(groups_shown(view()).contains(QStringLiteral("final_layer_norm.forward")));
+    // Two levels down: split_heads inside keys, values and attend, inside self_attn.forward.
+    EXPECT_EQ(view().search(QStringLiteral("split_heads")), 3);
+    EXPECT_TRUE(groups_shown(view()).contains(QStringLiteral("self_attn.forward")));
+    EXPECT_TRUE(groups_shown(view()).contains(QStringLiteral("keys")));
+    view().search(QString());
 
     earshot::test::TempDir dir("earshot-gui-inspector");
     const QString svg = QString::fromStdString((dir.path() / "encode.svg").string());

@@ -7,6 +7,7 @@
 #include <QFontMetricsF>
 #include <QGraphicsScene>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSet>
 #include <QSignalSpy>
@@ -214,6 +215,39 @@ TEST_F(InspectorGraph, SearchHighlightsNodesAndTypes) {
     EXPECT_TRUE(view.nodeItem(QStringLiteral("layers[layer].forward"))->isHighlighted());
     EXPECT_EQ(view.search(QString()), 0);
     for (const GraphNodeItem* node : view.nodeItems()) EXPECT_FALSE(node->isHighlighted());
+}
+
+TEST_F(InspectorGraph, TypedSearchFindsOpsInsideClosedCallsAndOpensThem) {
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    ASSERT_FALSE(nodeLabels(view).contains(QStringLiteral("attention")));  // inside attn.forward
+    QLineEdit* field = view.searchField();
+    const int fieldWidth = field->width();
+    field->setFocus();
+    QTest::keyClicks(field, QStringLiteral("attention"));
+    // Once the typing pauses, the call holding the op opens and the op is highlighted.
+    ASSERT_TRUE(QTest::qWaitFor([&] { return view.nodeItem(QStringLiteral("attention")); }, 3000));
+    EXPECT_TRUE(view.nodeItem(QStringLiteral("attention"))->isHighlighted());
+    EXPECT_EQ(view.searchOpenedCalls(), QSet<QString>{QStringLiteral("4")});
+    EXPECT_TRUE(groupLabels(view).contains(QStringLiteral("attn.forward")));
+    EXPECT_EQ(view.matchesLabel()->text(), QStringLiteral("2 matches"));  // and its call's type
+    EXPECT_TRUE(view.request().expanded.isEmpty());                       // the user opened nothing
+    // The match is in view.
+    const QRectF match = view.nodeItem(QStringLiteral("attention"))->rect();
+    EXPECT_TRUE(view.canvas()->viewport()->rect().contains(
+        view.canvas()->mapFromScene(match).boundingRect()));
+
+    // Another query: the search field keeps its width whatever the count says.
+    field->selectAll();
+    QTest::keyClicks(field, QStringLiteral("T["));
+    EXPECT_EQ(view.search(field->text()), 7);  // every edge of the graph, two inside attn.forward
+    EXPECT_EQ(view.matchesLabel()->text(), QStringLiteral("7 matches"));
+    EXPECT_EQ(field->width(), fieldWidth);
+    field->clear();
+    EXPECT_EQ(view.search(field->text()), 0);
+    EXPECT_EQ(field->width(), fieldWidth);
+    EXPECT_TRUE(view.searchOpenedCalls().isEmpty());
+    EXPECT_FALSE(nodeLabels(view).contains(QStringLiteral("attention")));
 }
 
 TEST_F(InspectorGraph, HeatColoursCallsByTheirShare) {

@@ -14,6 +14,7 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QSvgGenerator>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -29,6 +30,10 @@ namespace earshot::ui {
 namespace {
 
 constexpr qreal kSceneMargin = 16.0;
+// Typing in the search field highlights at once; it opens calls once the typing pauses this long.
+constexpr int kSearchDelayMs = 250;
+// Every call open: what the search looks through.
+constexpr int kFullDepth = 1000;
 
 QToolButton* toolButton(const QString& text, const QString& tip, QWidget* parent) {
     auto* button = new QToolButton(parent);
@@ -61,6 +66,13 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     m_search->setPlaceholderText(tr("Search nodes or types"));
     m_search->setClearButtonEnabled(true);
     m_matches = new QLabel(this);
+    // As wide as the longest count it will show, so that the search field keeps its width.
+    m_matches->setFixedWidth(
+        m_matches->fontMetrics().horizontalAdvance(tr("%1 matches").arg(8888)) + 8);
+    m_matches->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    m_searchDelay = new QTimer(this);
+    m_searchDelay->setSingleShot(true);
+    m_searchDelay->setInterval(kSearchDelayMs);
     m_concrete = new QCheckBox(tr("Concrete types"), this);
     m_concrete->setToolTip(
         tr("Label edges with the checkpoint's bound types instead of the "
@@ -85,7 +97,12 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     layout->addLayout(bar);
     layout->addWidget(m_canvas, 1);
 
-    connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) { search(text); });
+    connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
+        m_searchText = text.trimmed();
+        highlightMatches();
+        m_searchDelay->start();
+    });
+    connect(m_searchDelay, &QTimer::timeout, this, [this] { search(m_search->text()); });
     connect(m_concrete, &QCheckBox::toggled, this, &GraphView::setConcreteTypes);
     connect(zoomInButton, &QToolButton::clicked, this, &GraphView::zoomIn);
     connect(zoomOutButton, &QToolButton::clicked, this, &GraphView::zoomOut);
@@ -99,17 +116,26 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
 
 GraphView::~GraphView() = default;
 
-void GraphView::setProvider(GraphProvider provider) { m_provider = std::move(provider); }
+void GraphView::setProvider(GraphProvider provider) {
+    m_provider = std::move(provider);
+    m_fullGraph = {};
+}
 
 void GraphView::showEntry(const QString& entry) {
     m_request.entry = entry;
     m_request.expandDepth = 1;
     m_request.expanded.clear();
     m_request.collapsed.clear();
+    m_searchOpened.clear();
+    m_fullGraph = {};
     rebuild({});
+    if (!m_searchText.isEmpty()) search(m_searchText);
 }
 
-void GraphView::reload() { rebuild({}); }
+void GraphView::reload() {
+    m_fullGraph = {};
+    rebuild({});
+}
 
 QString GraphView::error() const { return m_graph.error.isEmpty() ? m_layoutError : m_graph.error; }
 
@@ -117,6 +143,7 @@ void GraphView::setConcreteTypes(bool on) {
     if (m_concrete->isChecked() != on) m_concrete->setChecked(on);  // re-enters through toggled
     if (m_request.concrete == on) return;
     m_request.concrete = on;
+    m_fullGraph = {};  // other labels
     const QPointF centre = m_canvas->mapToScene(m_canvas->viewport()->rect().center());
     const qreal zoom = m_canvas->zoom();
     rebuild({});
@@ -147,6 +174,7 @@ bool GraphView::collapseCall(const QString& callId) {
     if (!knowsCall(callId)) return false;
     m_request.expanded.remove(callId);
     m_request.collapsed.insert(callId);
+    m_searchOpened.remove(callId);
     rebuild(callId);
     return true;
 }
@@ -169,7 +197,12 @@ void GraphView::rebuild(const QString& focusCallId) {
         emit graphChanged();
         return;
     }
-    m_graph = m_provider(m_request);
+    GraphRequest request = m_request;
+    for (const QString& call : m_searchOpened) {
+        request.expanded.insert(call);
+        request.collapsed.remove(call);
+    }
+    m_graph = m_provider(request);
     if (!m_graph.error.isEmpty()) {
         showMessage(m_graph.error);
         emit graphChanged();
@@ -199,12 +232,12 @@ void GraphView::rebuild(const QString& focusCallId) {
     m_scene->setSceneRect(
         layout.bounds.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin));
     applyHeat();
-    search(m_searchText);
     if (focusCallId.isEmpty()) {
         m_canvas->openGraph();
     } else {
         centreOnCall(focusCallId);
     }
+    highlightMatches();
     emit graphChanged();
 }
 
@@ -223,12 +256,75 @@ void GraphView::centreOnCall(const QString& callId) {
     }
 }
 
+const GraphData& GraphView::fullGraph() {
+    if (m_fullGraph.entry.isEmpty() && m_provider && !m_request.entry.isEmpty()) {
+        GraphRequest all;
+        all.entry = m_request.entry;
+        all.expandDepth = kFullDepth;
+        all.concrete = m_request.concrete;
+        m_fullGraph = m_provider(all);
+        m_fullGraph.entry = m_request.entry;
+    }
+    return m_fullGraph;
+}
+
+QSet<QString> GraphView::callsHoldingMatches(const QString& text) {
+    const GraphData& full = fullGraph();
+    QSet<QString> calls;
+    if (!full.error.isEmpty()) return calls;
+    QHash<QString, const GraphGroup*> groups;
+    for (const GraphGroup& group : full.groups) groups.insert(group.id, &group);
+    QHash<QString, QString> groupOfNode;
+    for (const GraphNode& node : full.nodes) groupOfNode.insert(node.id, node.group);
+    // The calls around `groupId`, itself included, up to the top.
+    auto openAround = [&](QString groupId) {
+        while (const GraphGroup* group = groups.value(groupId, nullptr)) {
+            if (group->kind == QLatin1String("call") && !group->callId.isEmpty()) {
+                calls.insert(group->callId);
+            }
+            groupId = group->parent;
+        }
+    };
+    for (const GraphNode& node : full.nodes) {
+        if (contains(node.label, text) || contains(node.sublabel, text)) openAround(node.group);
+    }
+    for (const GraphGroup& group : full.groups) {
+        // A matching call shows as a node where its parent is open: open what is around it.
+        if (contains(group.label, text) || contains(group.sublabel, text)) {
+            openAround(group.parent);
+        }
+    }
+    for (const GraphEdge& edge : full.edges) {
+        if (!contains(edge.label, text)) continue;
+        openAround(groupOfNode.value(edge.from));
+        openAround(groupOfNode.value(edge.to));
+    }
+    return calls;
+}
+
 int GraphView::search(const QString& text) {
+    m_searchDelay->stop();
     m_searchText = text.trimmed();
     if (m_search->text().trimmed() != m_searchText) {
         const QSignalBlocker block(m_search);
         m_search->setText(m_searchText);
     }
+    QSet<QString> open;
+    if (!m_searchText.isEmpty()) open = callsHoldingMatches(m_searchText);
+    // Calls drawn open for the user's own reasons need no opening by the search.
+    for (const GraphGroup& group : m_graph.groups) {
+        if (group.kind == QLatin1String("call") && !m_searchOpened.contains(group.callId)) {
+            open.remove(group.callId);
+        }
+    }
+    if (open != m_searchOpened) {
+        m_searchOpened = open;
+        rebuild({});
+    }
+    return highlightMatches();
+}
+
+int GraphView::highlightMatches() {
     const bool active = !m_searchText.isEmpty();
     int count = 0;
     QPointF first;

@@ -5,6 +5,7 @@
 
 #include <QHash>
 #include <QList>
+#include <QSet>
 #include <QWidget>
 
 #include "earshot/ui/inspector/graph_data.h"
@@ -13,6 +14,7 @@ class QCheckBox;
 class QGraphicsScene;
 class QLabel;
 class QLineEdit;
+class QTimer;
 
 namespace earshot::ui {
 
@@ -47,9 +49,15 @@ public:
     bool expandCall(const QString& callId);
     bool collapseCall(const QString& callId);
 
-    // Highlights nodes, groups and edges whose label or type contains `text` (any case) and
-    // centres the first; returns how many matched. Empty text clears the highlight.
+    // Searches the whole traced graph, not only what is drawn: opens the calls that hold a node,
+    // group or edge whose label or type contains `text` (any case), highlights the matches and
+    // centres the first; returns how many are drawn highlighted. Calls opened for a search close
+    // again when the search changes (unless the user opened them); empty text clears it. The
+    // search field runs this shortly after the typing stops.
     int search(const QString& text);
+    // The calls the current search opened (call ids).
+    const QSet<QString>& searchOpenedCalls() const { return m_searchOpened; }
+    QLabel* matchesLabel() const { return m_matches; }
 
     // Colours call nodes and groups by their share (0..1) of the engine time; empty clears.
     void setHeat(const QHash<QString, double>& shareByCallId);
@@ -80,6 +88,10 @@ private slots:
 
 private:
     void rebuild(const QString& focusCallId);
+    int highlightMatches();
+    // The calls of the fully expanded graph that hold a match of `text`.
+    QSet<QString> callsHoldingMatches(const QString& text);
+    const GraphData& fullGraph();
     void showMessage(const QString& text);
     void applyHeat();
     void centreOnCall(const QString& callId);
@@ -91,6 +103,9 @@ private:
     QString m_layoutError;
     QHash<QString, double> m_heat;
     QString m_searchText;
+    QSet<QString> m_searchOpened;  // calls open only because the search needs them
+    GraphData m_fullGraph;         // every call open, for the search; empty entry: not asked yet
+    QTimer* m_searchDelay = nullptr;
 
     QGraphicsScene* m_scene = nullptr;
     GraphCanvas* m_canvas = nullptr;
