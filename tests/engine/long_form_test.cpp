@@ -34,13 +34,19 @@ SegmentVocabulary vocabulary() {
     return v;
 }
 
-// mel [kMels, n] with every value = frame index + 1, so a window shows where it was cut and the
-// 0.0 padding stands out.
-HostTensor ramp_mel(int64_t n) {
+// The silence value of the mel past the content (the caller appends silence before the log-mel).
+constexpr float kSilence = -1.0F;
+
+// mel [kMels, content + silence]: every content value = frame index + 1, so a window shows where
+// it was cut, then `silence` frames of kSilence, so its padding stands out.
+HostTensor ramp_mel(int64_t content, int64_t silence) {
+    const int64_t n = content + silence;
     HostTensor mel = HostTensor::f32({kMels, n});
     auto values = mel.f32_values();
     for (int64_t m = 0; m < kMels; ++m) {
-        for (int64_t f = 0; f < n; ++f) values[static_cast<size_t>(m * n + f)] = float(f + 1);
+        for (int64_t f = 0; f < n; ++f) {
+            values[static_cast<size_t>(m * n + f)] = f < content ? float(f + 1) : kSilence;
+        }
     }
     return mel;
 }
@@ -60,7 +66,7 @@ WindowResult result(std::vector<int32_t> tokens, double temperature = 0.0,
 struct Script {
     std::vector<WindowResult> results;
     std::vector<int64_t> seeks;
-    std::vector<int64_t> real_frames;  // frames before the 0.0 padding
+    std::vector<int64_t> real_frames;  // frames before the silence padding
     std::vector<std::vector<int32_t>> prompts;
 
     WindowDecodeFn fn() {
@@ -70,8 +76,9 @@ struct Script {
             const auto values = window.f32_values();
             seeks.push_back(int64_t(values[0]) - 1);
             int64_t real = 0;
-            while (real < frames && values[size_t(real)] != 0.0F) ++real;
-            for (int64_t f = real; f < frames; ++f) EXPECT_EQ(values[size_t(f)], 0.0F);
+            while (real < frames && values[size_t(real)] > 0.0F) ++real;
+            // The last window is padded with the mel's own silence frames (silence padding).
+            for (int64_t f = real; f < frames; ++f) EXPECT_EQ(values[size_t(f)], kSilence);
             // The last mel row is cut at the same frames.
             EXPECT_EQ(values[size_t((kMels - 1) * frames)], values[0]);
             real_frames.push_back(real);
@@ -94,7 +101,7 @@ TEST(SeekLoop, PairsSingleEndingAndNoTimestamps) {
     SeekLoopOptions options;
     options.resume_in_pauses = false;  // openai's seek points exactly
     const std::vector<Segment> segments = run_seek_loop(
-        ramp_mel(5000 + 3000), 5000, vocabulary(), options, script.fn(),
+        ramp_mel(5000, 3000), 5000, vocabulary(), options, script.fn(),
         [&](double f) { fractions.push_back(f); }, nullptr);
 
     EXPECT_EQ(script.seeks, (std::vector<int64_t>{0, 800, 3800}));
@@ -134,7 +141,7 @@ TEST(SeekLoop, WithoutPairsTheSegmentEndsAtTheLastTimestamp) {
     script.results.push_back(result({ts(0), 6, 7}));
     SeekLoopOptions options;
     options.resume_in_pauses = false;  // openai's seek points exactly
-    const std::vector<Segment> segments = run_seek_loop(ramp_mel(4000 + 3000), 4000, vocabulary(),
+    const std::vector<Segment> segments = run_seek_loop(ramp_mel(4000, 3000), 4000, vocabulary(),
                                                         options, script.fn(), nullptr, nullptr);
     EXPECT_EQ(script.seeks, (std::vector<int64_t>{0, 3000}));
     ASSERT_EQ(segments.size(), 2u);
@@ -148,7 +155,7 @@ TEST(SeekLoop, ZeroLengthAndBlankSegmentsKeepTimesButLoseTextAndTokens) {
     Script script;
     script.results.push_back(result({ts(0), ts(0), 10, ts(20), ts(20), 1, ts(30), ts(30)}));
     const std::vector<Segment> segments =
-        run_seek_loop(ramp_mel(60 + 3000), 60, vocabulary(), {}, script.fn(), nullptr, nullptr);
+        run_seek_loop(ramp_mel(60, 3000), 60, vocabulary(), {}, script.fn(), nullptr, nullptr);
     ASSERT_EQ(segments.size(), 3u);
     EXPECT_EQ(script.seeks, (std::vector<int64_t>{0}));  // seek += 30 * 2 = 60: done
     EXPECT_DOUBLE_EQ(segments[0].start_s, 0.0);          // [T0] alone: start == end
@@ -174,7 +181,7 @@ TEST(SeekLoop, NoSpeechSkipUnlessConfident) {
     SeekLoopOptions options;
     options.resume_in_pauses = false;  // openai's seek points exactly
     options.prompt_tokens = {7, 8};
-    const std::vector<Segment> segments = run_seek_loop(ramp_mel(6100 + 3000), 6100, vocabulary(),
+    const std::vector<Segment> segments = run_seek_loop(ramp_mel(6100, 3000), 6100, vocabulary(),
                                                         options, script.fn(), nullptr, nullptr);
     EXPECT_EQ(script.seeks, (std::vector<int64_t>{0, 3000, 3100}));
     ASSERT_EQ(segments.size(), 2u);
@@ -195,7 +202,7 @@ TEST(SeekLoop, PromptResetsAfterTemperatureAboveHalf) {
     SeekLoopOptions options;
     options.resume_in_pauses = false;  // openai's seek points exactly
     options.prompt_tokens = {7};
-    const std::vector<Segment> segments = run_seek_loop(ramp_mel(12000 + 3000), 12000, vocabulary(),
+    const std::vector<Segment> segments = run_seek_loop(ramp_mel(12000, 3000), 12000, vocabulary(),
                                                         options, script.fn(), nullptr, nullptr);
     ASSERT_EQ(script.prompts.size(), 4u);
     EXPECT_EQ(script.prompts[0], (std::vector<int32_t>{7}));
@@ -212,8 +219,7 @@ TEST(SeekLoop, WithoutConditioningOnlyTheFirstWindowSeesThePrompt) {
     options.resume_in_pauses = false;  // openai's seek points exactly
     options.prompt_tokens = {7};
     options.condition_on_previous_text = false;
-    run_seek_loop(ramp_mel(9000 + 3000), 9000, vocabulary(), options, script.fn(), nullptr,
-                  nullptr);
+    run_seek_loop(ramp_mel(9000, 3000), 9000, vocabulary(), options, script.fn(), nullptr, nullptr);
     ASSERT_EQ(script.prompts.size(), 3u);
     EXPECT_EQ(script.prompts[0], (std::vector<int32_t>{7}));
     EXPECT_TRUE(script.prompts[1].empty());
@@ -225,7 +231,7 @@ TEST(SeekLoop, SmallModelWindowsUseTheirOwnFrames) {
     script.results.push_back(result({ts(0), 10, ts(100), ts(100)}));  // seek += 200
     SeekLoopOptions options;
     options.frames = 600;
-    run_seek_loop(ramp_mel(1000 + 600), 1000, vocabulary(), options, script.fn(), nullptr, nullptr);
+    run_seek_loop(ramp_mel(1000, 600), 1000, vocabulary(), options, script.fn(), nullptr, nullptr);
     EXPECT_EQ(script.seeks, (std::vector<int64_t>{0, 200, 800}));
     EXPECT_EQ(script.real_frames, (std::vector<int64_t>{600, 600, 200}));
 }
@@ -251,7 +257,7 @@ TEST(SeekLoop, FullWindowsResumeInThePauseBeforeTheNextSentence) {
     script.results.push_back(result({ts(0), 17}));
     SeekLoopOptions options;
     options.frames = 600;
-    const std::vector<Segment> segments = run_seek_loop(ramp_mel(1300 + 600), 1300, vocabulary(),
+    const std::vector<Segment> segments = run_seek_loop(ramp_mel(1300, 600), 1300, vocabulary(),
                                                         options, script.fn(), nullptr, nullptr);
     EXPECT_EQ(script.seeks, (std::vector<int64_t>{0, 252, 282, 552, 1102}));
     ASSERT_EQ(segments.size(), 4u);
@@ -273,7 +279,7 @@ TEST(SeekLoop, TimesStayInsideTheWindowsAudio) {
     // 2 s of audio, but the decoder puts timestamps at 10 s and 20 s (in the padding).
     script.results.push_back(result({ts(0), 10, ts(500), ts(500), 11, ts(1000)}));
     const std::vector<Segment> segments =
-        run_seek_loop(ramp_mel(200 + 3000), 200, vocabulary(), {}, script.fn(), nullptr, nullptr);
+        run_seek_loop(ramp_mel(200, 3000), 200, vocabulary(), {}, script.fn(), nullptr, nullptr);
     ASSERT_EQ(segments.size(), 2u);
     EXPECT_DOUBLE_EQ(segments[0].end_s, 2.0);
     EXPECT_DOUBLE_EQ(segments[1].start_s, 2.0);
@@ -293,7 +299,7 @@ TEST(SeekLoop, ASegmentPastTheAudioKeepsItsTextAndTokens) {
     options.frames = 600;
     // Window 2 holds 4 s of audio: its second segment, 5.00-7.00 s in, lies past the audio (10 s).
     script.results.push_back(result({ts(0), 12, ts(100), ts(250), 13, ts(350)}));
-    const std::vector<Segment> segments = run_seek_loop(ramp_mel(1000 + 600), 1000, vocabulary(),
+    const std::vector<Segment> segments = run_seek_loop(ramp_mel(1000, 600), 1000, vocabulary(),
                                                         options, script.fn(), nullptr, nullptr);
     ASSERT_EQ(segments.size(), 4u);
     EXPECT_EQ(segments[0].text, " w10");
@@ -317,8 +323,8 @@ TEST(SeekLoop, CancelStopsBeforeTheNextWindow) {
     std::atomic<bool> cancel{false};
     script.results.assign(5, result({ts(0), 10, ts(100)}));
     const std::vector<Segment> segments = run_seek_loop(
-        ramp_mel(12000 + 3000), 12000, vocabulary(), {}, script.fn(),
-        [&](double) { cancel = true; }, &cancel);
+        ramp_mel(12000, 3000), 12000, vocabulary(), {}, script.fn(), [&](double) { cancel = true; },
+        &cancel);
     EXPECT_EQ(script.seeks.size(), 1u);
     EXPECT_EQ(segments.size(), 1u);
 }
@@ -345,7 +351,7 @@ TEST(SeekLoop, TenMinutesTerminateWithSeekAlwaysAdvancing) {
                 return result({ts(0), 10, ts(1500)});
         }
     };
-    const std::vector<Segment> segments = run_seek_loop(ramp_mel(kContent + 3000), kContent,
+    const std::vector<Segment> segments = run_seek_loop(ramp_mel(kContent, 3000), kContent,
                                                         vocabulary(), {}, decode, nullptr, nullptr);
     ASSERT_GE(seeks.size(), 20u);  // at least 600 s / 30 s
     ASSERT_LE(seeks.size(), size_t(kContent));

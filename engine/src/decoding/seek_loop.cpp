@@ -32,14 +32,18 @@ int64_t resume_at(int64_t end_pos, int64_t start_pos) {
     return std::max({end_pos, (end_pos + start_pos) / 2, start_pos - lead}) * kFramesPerTimestamp;
 }
 
-// mel [Mels, N] frames [seek, seek + size) -> [1, Mels, frames], the rest 0.0 (§9.1).
-HostTensor cut_window(const HostTensor& mel, int64_t seek, int64_t size, int64_t frames) {
+// mel [Mels, N] frames [seek, seek + frames) -> [1, Mels, frames], 0.0 only past N. A last window
+// holding `size` < frames frames of the file is padded with the mel's own frames after the
+// content: the log-mel of the silence the caller appended to the samples (silence padding, as the
+// micro model was trained, openai before 2023-12 and whisper.cpp; current openai pads with 0.0,
+// reference §1.6, §9.1).
+HostTensor cut_window(const HostTensor& mel, int64_t seek, int64_t frames) {
     const int64_t mels = mel.dim(0);
     const int64_t total = mel.dim(1);
     HostTensor window = HostTensor::f32({1, mels, frames}, 0.0F);
     const std::span<const float> source = mel.f32_values();
     const std::span<float> target = window.f32_values();
-    const int64_t count = std::min(size, total - seek);
+    const int64_t count = std::min(frames, total - seek);
     for (int64_t m = 0; m < mels; ++m) {
         const auto from = source.begin() + m * total + seek;
         std::copy(from, from + count, target.begin() + m * frames);
@@ -231,7 +235,7 @@ std::vector<Segment> run_seek_loop(const HostTensor& mel, int64_t content_frames
     while (seek < content_frames) {
         if (cancel != nullptr && cancel->load()) break;
         const int64_t size = std::min(options.frames, content_frames - seek);
-        const HostTensor window = cut_window(mel, seek, size, options.frames);
+        const HostTensor window = cut_window(mel, seek, options.frames);
         const WindowResult result = decode_window(window, loop.prompt());
         const int64_t advance = loop.take_window(result, seek, size, segments);
         if (advance < 1) {  // the loop's termination (see the guard in take_window)

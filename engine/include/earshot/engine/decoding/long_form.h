@@ -31,10 +31,11 @@ struct TranscribeOptions {
 // mel [Mels, N]: the file's log-mel with model.frames() frames of silence appended (30 s for the
 // released models) and normalized over all of it, as openai does (global max - 8 clamp, reference
 // §1.5, §1.6); content_frames = N - model.frames(), the frames that hold the file. Each window
-// (run_seek_loop: cut at seek, padded with 0.0) goes through decode_with_fallback with the prompt
-// the loop keeps; transcript.text joins the segment texts. `progress` gets the fraction of
-// content frames done after each window; a set `*cancel` stops before the next window and the
-// transcript holds what was done. Throws std::invalid_argument when mel is not [model.mels(), N].
+// (run_seek_loop: cut at seek, a last one padded with that silence) goes through
+// decode_with_fallback with the prompt the loop keeps; transcript.text joins the segment texts.
+// `progress` gets the fraction of content frames done after each window; a set `*cancel` stops
+// before the next window and the transcript holds what was done. Throws std::invalid_argument when
+// mel is not [model.mels(), N].
 Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
                       const backend::HostTensor& mel, int64_t content_frames,
                       const TranscribeOptions& options,

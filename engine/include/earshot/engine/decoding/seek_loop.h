@@ -43,10 +43,13 @@ struct SeekLoopOptions {
 // The seek loop of §5.8 over mel [Mels, N] (N >= content_frames), calling `decode_window` once per
 // window; the loop itself, separated from the model so that it can be driven by scripted results.
 //
-// Per window at frame `seek`: segment_size = min(frames, content_frames - seek) frames are cut
-// from the mel and padded to `frames` with 0.0 in the normalized log-mel domain, as openai's
-// transcribe() does since 2023-12 (reference §1.6, §9.1; whisper.cpp pads with log-mel of silence
-// instead). Then:
+// Per window at frame `seek`: segment_size = min(frames, content_frames - seek) frames hold the
+// file; the window is the mel's frames [seek, seek + frames), so a last window is padded with the
+// log-mel of the silence the caller appended after the content (0.0 only past N). Earshot's one
+// convention, for inference and for training the micro model (its windows are zero-padded samples
+// before the log-mel): silence padding, as openai's transcribe() did before 2023-12 and whisper.cpp
+// does; current openai pads the log-mel with 0.0 (reference §1.6, §9.1), which a model trained
+// on silence-padded windows has never seen. Then:
 // - no-speech skip (§5.5): seek += segment_size, no segment, prompt unchanged;
 // - consecutive timestamp pairs split the tokens into segments; seek advances to the last complete
 //   pair's timestamp, or by segment_size when the tokens end in a single timestamp;

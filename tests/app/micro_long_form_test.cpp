@@ -1,0 +1,258 @@
+// Long-form transcription with the embedded micro model through `earshot transcribe`: a recording
+// of held-out sentences with pauses against the same sentences one file each (WER within 2
+// points, every segment's times on the speech it holds), and a file's last window, padded with
+// silence as the model was trained, decoding exactly as the same audio in a full window.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "micro_model.h"
+#include "run_process.h"
+#include "spoken_words.h"
+#include "temp_dir.h"
+#include "word_edits.h"
+
+namespace earshot::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> words_of(const std::string& text) {
+    std::vector<std::string> words;
+    std::string word;
+    for (char c : text + " ") {
+        const auto byte = static_cast<unsigned char>(c);
+        if (std::isalnum(byte) != 0) {
+            word.push_back(static_cast<char>(std::tolower(byte)));
+        } else if (!word.empty()) {
+            words.push_back(word);
+            word.clear();
+        }
+    }
+    return words;
+}
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::vector<std::vector<std::string>> held_out(size_t count) {
+    std::ifstream in(micro_heldout_sentences());
+    std::vector<std::vector<std::string>> sentences;
+    for (std::string line; sentences.size() < count && std::getline(in, line);) {
+        if (!line.empty()) sentences.push_back(words_of(line));
+    }
+    return sentences;
+}
+
+// Word-level alignment: for each heard word, the index of the said word it was matched to (equal
+// or substituted), or -1 for an insertion.
+std::vector<long> align_heard(const std::vector<std::string>& said,
+                              const std::vector<std::string>& heard) {
+    const size_t n = said.size();
+    const size_t m = heard.size();
+    std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
+    for (size_t i = 0; i <= n; ++i) d[i][0] = i;
+    for (size_t j = 0; j <= m; ++j) d[0][j] = j;
+    for (size_t i = 1; i <= n; ++i) {
+        for (size_t j = 1; j <= m; ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                                d[i - 1][j - 1] + (said[i - 1] == heard[j - 1] ? 0 : 1)});
+        }
+    }
+    std::vector<long> match(m, -1);
+    size_t i = n;
+    size_t j = m;
+    while (i > 0 && j > 0) {
+        if (d[i][j] == d[i - 1][j - 1] + (said[i - 1] == heard[j - 1] ? 0 : 1)) {
+            match[--j] = static_cast<long>(--i);
+        } else if (d[i][j] == d[i - 1][j] + 1) {
+            --i;
+        } else {
+            --j;
+        }
+    }
+    return match;
+}
+
+class MicroLongForm : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ASSERT_TRUE(fs::exists(micro_model_dir() / "model.safetensors")) << micro_model_dir();
+        ASSERT_EQ(run_shell("command -v espeak-ng").exit_code, 0)
+            << "espeak-ng is not installed (packaging/setup.sh installs it)";
+    }
+
+    ProcessResult transcribe(const std::vector<fs::path>& files, const std::string& options) {
+        std::string command = "transcribe";
+        for (const fs::path& file : files) command += " " + shell_quote(file.string());
+        return run_earshot(command + " --model " + shell_quote(micro_model_dir().string()) + " " +
+                           options + " --output-dir " + shell_quote(dir_.path().string()));
+    }
+
+    TempDir dir_{"earshot-micro-long"};
+};
+
+// Issue 19 items 5 and 6: about two and a half minutes of held-out sentences with 0.6-1.4 s pauses
+// against the same sentences one file each. Before the seek loop resumed in pauses and the model
+// dropped its previous-text prompt, the long form measured 25-34% against 6.5% one by one, with
+// a third of its segments off their speech.
+TEST_F(MicroLongForm, LongFormIsAsGoodAsSentencesOneByOne) {
+    std::vector<std::vector<std::string>> sentences = held_out(32);
+    ASSERT_EQ(sentences.size(), 32u);
+    for (size_t i = 0; i < 16; ++i) sentences.push_back(sentences[31 - 2 * i]);
+    SpeechOptions speech;
+    speech.whole_sentences = true;
+    speech.speed_wpm = 160;
+    speech.lead_s = 0.3;
+    speech.tail_s = 0.5;
+    std::string why;
+    // One file per sentence, and the long recording: the sentences' clips with pauses between.
+    std::vector<fs::path> singles;
+    std::vector<float> long_samples(static_cast<size_t>(0.5 * kSpokenSampleRateHz), 0.0F);
+    std::vector<std::pair<double, double>> spans;  // each sentence's speech in the recording
+    for (size_t i = 0; i < sentences.size(); ++i) {
+        const auto audio = speak_sentences({sentences[i]}, speech, &why);
+        ASSERT_TRUE(audio) << why;
+        singles.push_back(dir_.path() / ("one_" + std::to_string(i) + ".wav"));
+        write_wav_pcm16(singles.back(), audio->samples);
+        const auto [from_s, to_s] = audio->sentences.front();
+        const auto from = static_cast<size_t>(std::lround(from_s * kSpokenSampleRateHz));
+        const auto to = static_cast<size_t>(std::lround(to_s * kSpokenSampleRateHz));
+        if (i > 0) {
+            const double pause_s = 0.6 + 0.8 * static_cast<double>((i * 7) % 11) / 10.0;
+            long_samples.resize(long_samples.size() +
+                                static_cast<size_t>(pause_s * kSpokenSampleRateHz));
+        }
+        const double start_s = static_cast<double>(long_samples.size()) / kSpokenSampleRateHz;
+        long_samples.insert(long_samples.end(), audio->samples.begin() + long(from),
+                            audio->samples.begin() + long(to));
+        spans.emplace_back(start_s, start_s + (to_s - from_s));
+    }
+    long_samples.resize(long_samples.size() + kSpokenSampleRateHz, 0.0F);
+    const fs::path long_wav = dir_.path() / "long.wav";
+    write_wav_pcm16(long_wav, long_samples);
+
+    ASSERT_EQ(transcribe(singles, "--format txt").exit_code, 0);
+    size_t single_edits = 0;
+    size_t said_words = 0;
+    for (size_t i = 0; i < sentences.size(); ++i) {
+        const auto heard = words_of(read_text(dir_.path() / ("one_" + std::to_string(i) + ".txt")));
+        single_edits += word_edits(sentences[i], heard);
+        said_words += sentences[i].size();
+    }
+    const double single_wer = double(single_edits) / double(said_words);
+
+    const ProcessResult r = transcribe({long_wav}, "--format json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto json = nlohmann::json::parse(read_text(dir_.path() / "long.json"));
+    std::vector<std::string> said;
+    std::vector<size_t> sentence_of;  // per said word
+    for (size_t i = 0; i < sentences.size(); ++i) {
+        for (const auto& w : sentences[i]) {
+            said.push_back(w);
+            sentence_of.push_back(i);
+        }
+    }
+    std::vector<std::string> heard;
+    std::vector<size_t> segment_of;  // per heard word
+    const auto& segments = json["segments"];
+    for (size_t s = 0; s < segments.size(); ++s) {
+        for (const auto& w : words_of(segments[s]["text"].get<std::string>())) {
+            heard.push_back(w);
+            segment_of.push_back(s);
+        }
+    }
+    const double long_wer = double(word_edits(said, heard)) / double(said.size());
+    // Every segment with words: its times within 0.3 s of the speech of the sentences its words
+    // were matched to.
+    const std::vector<long> match = align_heard(said, heard);
+    size_t off = 0;
+    size_t texted = 0;
+    for (size_t s = 0; s < segments.size(); ++s) {
+        size_t first = sentences.size();
+        size_t last = 0;
+        bool any = false;
+        for (size_t j = 0; j < heard.size(); ++j) {
+            if (segment_of[j] != s) continue;
+            any = true;
+            if (match[j] < 0) continue;
+            first = std::min(first, sentence_of[size_t(match[j])]);
+            last = std::max(last, sentence_of[size_t(match[j])]);
+        }
+        if (!any) continue;
+        ++texted;
+        const double start = segments[s]["start"].get<double>();
+        const double end = segments[s]["end"].get<double>();
+        if (first > last || std::abs(start - spans[first].first) > 0.3 ||
+            std::abs(end - spans[last].second) > 0.3) {
+            ++off;
+            std::printf("  segment %.2f-%.2f \"%s\" is off its speech\n", start, end,
+                        segments[s]["text"].get<std::string>().c_str());
+        }
+    }
+    std::printf(
+        "long form %.1f s: WER %.1f%% (one by one %.1f%%), %zu segments with text, %zu off their "
+        "speech by more than 0.3 s\n",
+        static_cast<double>(long_samples.size()) / kSpokenSampleRateHz, long_wer * 100.0,
+        single_wer * 100.0, texted, off);
+    EXPECT_LE(long_wer, single_wer + 0.02) << "the issue's target: within 2 points";
+    EXPECT_GE(texted, sentences.size() * 3 / 4);
+    EXPECT_LE(off, texted / 4) << "regression bound (measured 9 of 48); the target is 0";
+}
+
+// Issue 19 item 8: a file's last window holds less than a window of audio. Padded with the
+// log-mel of silence, as the micro model's training windows were (samples zero-padded before the
+// log-mel), it decodes exactly as the same audio followed by enough silence to fill the window;
+// padded with 0.0 in the log-mel domain (current openai), some sentences came out differently.
+TEST_F(MicroLongForm, TheLastWindowDecodesAsAFullWindow) {
+    const std::vector<std::vector<std::string>> sentences = held_out(30);
+    SpeechOptions speech;
+    speech.whole_sentences = true;
+    speech.speed_wpm = 160;
+    speech.lead_s = 0.3;
+    speech.tail_s = 0.5;
+    constexpr size_t kWindowSamples = 6 * kSpokenSampleRateHz;  // the micro model's window
+    std::vector<fs::path> files;
+    std::string why;
+    for (size_t i = 0; i < sentences.size(); ++i) {
+        auto audio = speak_sentences({sentences[i]}, speech, &why);
+        ASSERT_TRUE(audio) << why;
+        ASSERT_LT(audio->samples.size(), kWindowSamples);
+        files.push_back(dir_.path() / ("short_" + std::to_string(i) + ".wav"));
+        write_wav_pcm16(files.back(), audio->samples);
+        audio->samples.resize(kWindowSamples, 0.0F);
+        files.push_back(dir_.path() / ("full_" + std::to_string(i) + ".wav"));
+        write_wav_pcm16(files.back(), audio->samples);
+    }
+    ASSERT_EQ(transcribe(files, "--format txt --no-timestamps").exit_code, 0);
+    size_t edits_short = 0;
+    size_t edits_full = 0;
+    for (size_t i = 0; i < sentences.size(); ++i) {
+        const std::string short_text =
+            read_text(dir_.path() / ("short_" + std::to_string(i) + ".txt"));
+        const std::string full_text =
+            read_text(dir_.path() / ("full_" + std::to_string(i) + ".txt"));
+        EXPECT_EQ(short_text, full_text) << "sentence " << i;
+        edits_short += word_edits(sentences[i], words_of(short_text));
+        edits_full += word_edits(sentences[i], words_of(full_text));
+    }
+    std::printf("last window: %zu edits, the same audio in a full window: %zu edits\n", edits_short,
+                edits_full);
+}
+
+}  // namespace
+}  // namespace earshot::test
