@@ -126,6 +126,21 @@ TEST(Plan, StepComputesTheMaskOnceAndViewsItsSinglePositionHeads) {
     }
     expect_live_values_disjoint(plan);
 
+    // Epilogues: every fc1 takes its GELU in, every out_proj and fc2 its residual add (self
+    // attention, cross attention and MLP of each of the 4 layers); only the embedding's add of
+    // the positions stays an add.
+    int gelu_epilogues = 0;
+    int residual_epilogues = 0;
+    for (const auto& step : plan.steps) {
+        if (step.kind != OpKind::linear) continue;
+        gelu_epilogues += earshot::backend::linear_gelu_epilogue(step) ? 1 : 0;
+        residual_epilogues += earshot::backend::linear_residual_input(step) ? 1 : 0;
+    }
+    EXPECT_EQ(gelu_epilogues, 4);
+    EXPECT_EQ(residual_epilogues, 4 * 3);
+    EXPECT_EQ(computed[OpKind::gelu_erf], 0);
+    EXPECT_EQ(computed[OpKind::add], 1);
+
     // The encoder's 1500 positions are no view: its heads are really split.
     ExecutionPlan encode = build_plan(earshot::model::trace_whisper("encode"), tiny());
     for (const auto& step : encode.steps) {

@@ -96,6 +96,7 @@ public:
         for (program::ValueId v : graph_.outputs) {
             plan_.outputs.push_back(value_slot_.at(static_cast<size_t>(v)));
         }
+        fuse_epilogues();
         assign_offsets();
         return std::move(plan_);
     }
@@ -281,6 +282,46 @@ private:
             label = label.empty() ? resolve(sc.label) : resolve(sc.label) + " > " + label;
         }
         return label;
+    }
+
+    // A linear whose only reader is the next step, a GELU of it or a residual add of it, takes
+    // that step in as its epilogue and writes the later step's output: one pass instead of two.
+    void fuse_epilogues() {
+        std::vector<int> readers(plan_.slots.size(), 0);
+        for (const PlanStep& step : plan_.steps) {
+            for (int32_t in : step.inputs) ++readers[static_cast<size_t>(in)];
+        }
+        for (int32_t out : plan_.outputs) ++readers[static_cast<size_t>(out)];
+        std::vector<PlanStep> fused;
+        for (PlanStep& step : plan_.steps) {
+            PlanStep* linear = fused.empty() ? nullptr : &fused.back();
+            if (linear != nullptr && linear->kind == OpKind::linear &&
+                readers[static_cast<size_t>(linear->output)] == 1 &&
+                linear->ints.count(kGeluEpilogue) == 0 && linear->ints.count(kResidualInput) == 0) {
+                const Slot& produced = plan_.slots[static_cast<size_t>(linear->output)];
+                if (step.kind == OpKind::gelu_erf && step.inputs.at(0) == linear->output) {
+                    linear->ints[kGeluEpilogue] = 1;
+                    linear->output = step.output;
+                    continue;
+                }
+                if (step.kind == OpKind::add && step.inputs.size() == 2) {
+                    const int other = step.inputs[1] == linear->output   ? 0
+                                      : step.inputs[0] == linear->output ? 1
+                                                                         : -1;
+                    if (other >= 0 &&
+                        plan_.slots[static_cast<size_t>(step.inputs[static_cast<size_t>(other)])]
+                                .shape == produced.shape) {
+                        linear->inputs.push_back(step.inputs[static_cast<size_t>(other)]);
+                        linear->ints[kResidualInput] =
+                            static_cast<int64_t>(linear->inputs.size()) - 1;
+                        linear->output = step.output;
+                        continue;
+                    }
+                }
+            }
+            fused.push_back(std::move(step));
+        }
+        plan_.steps = std::move(fused);
     }
 
     void assign_offsets() {

@@ -197,13 +197,19 @@ struct CpuWhisper::Impl {
                 const int64_t k = slot(0).shape.back();
                 const int64_t n = slot(1).shape.at(0);
                 const int64_t m = element_count(slot(0).shape) / k;
-                const float* bias = step.inputs.size() > 2 ? in(2) : nullptr;
+                const auto bias_input = linear_bias_input(step);
+                const float* bias = bias_input ? in(*bias_input) : nullptr;
                 // A decoder step streams every weight once per token: read the f16 copy.
                 auto half = m <= kHalfWeightRows ? params_f16.find(slot(1).path) : params_f16.end();
                 if (half != params_f16.end()) {
                     cpu::linear_f16(in(0), half->second.data(), bias, out, m, k, n);
                 } else {
                     cpu::linear(in(0), in(1), bias, out, m, k, n);
+                }
+                // Epilogues the plan folded in: the same arithmetic as the separate ops.
+                if (linear_gelu_epilogue(step)) cpu::gelu_erf(out, out, m * n);
+                if (const auto residual = linear_residual_input(step)) {
+                    cpu::add(out, in(*residual), out, m * n, m * n);
                 }
                 return;
             }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,27 @@ struct ExecutionPlan {
 // The concrete shape of a type under a binding (packs are an error).
 std::vector<int64_t> concrete_shape(const program::Type& type,
                                     const program::ConcreteBinding& binding);
+
+// A linear step's epilogues (plan rewrites, see build_plan): ints[kGeluEpilogue] = 1 applies
+// gelu_erf to its result; ints[kResidualInput] = i adds input i (a residual of the same shape).
+inline constexpr const char* kGeluEpilogue = "epilogue_gelu";
+inline constexpr const char* kResidualInput = "epilogue_residual_input";
+
+// A linear step's bias input (x, w, b?, residual?), or nullopt when it has none.
+inline std::optional<size_t> linear_bias_input(const PlanStep& step) {
+    auto residual = step.ints.find(kResidualInput);
+    const size_t inputs = step.inputs.size() - (residual != step.ints.end() ? 1 : 0);
+    return inputs > 2 ? std::optional<size_t>(2) : std::nullopt;
+}
+inline std::optional<size_t> linear_residual_input(const PlanStep& step) {
+    auto residual = step.ints.find(kResidualInput);
+    return residual != step.ints.end()
+               ? std::optional<size_t>(static_cast<size_t>(residual->second))
+               : std::nullopt;
+}
+inline bool linear_gelu_epilogue(const PlanStep& step) {
+    return step.ints.count(kGeluEpilogue) > 0;
+}
 
 // Unrolls loops (the loop index takes 0 .. count - 1 and is substituted into paths as `.i`),
 // evaluates shapes and attributes, and assigns arena offsets by liveness (64-byte aligned).

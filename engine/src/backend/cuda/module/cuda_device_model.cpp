@@ -544,16 +544,21 @@ void CudaDeviceModel::execute(const Prepared& prepared, size_t index, const std:
             const int64_t k = slot(0).shape.back();
             const int64_t n = slot(1).shape.at(0);
             const int64_t m = count(slot(0).shape) / k;
-            const float* bias = step.inputs.size() > 2 ? in(2) : nullptr;
+            const auto bias_input = linear_bias_input(step);
+            const float* bias = bias_input ? in(*bias_input) : nullptr;
+            kernels::Epilogue epilogue;
+            epilogue.gelu = linear_gelu_epilogue(step);
+            if (const auto residual = linear_residual_input(step))
+                epilogue.residual = in(*residual);
             if (m <= kernels::kMaxGemvRows) {  // a step: one kernel reads the weights once
-                kernels::gemv_f16(in(0), in_f16(1), bias, out, m, k, n, stream_);
+                kernels::gemv_f16(in(0), in_f16(1), bias, out, m, k, n, epilogue, stream_);
                 return;
             }
             auto* x16 = reinterpret_cast<uint16_t*>(scratch);
             kernels::to_half(in(0), x16, m * k, stream_);
             gemm(x16, in_f16(1), out, m, k, n);
-            if (step.inputs.size() > 2 && raw(2) != nullptr) {
-                kernels::add_bias(out, in(2), m, n, stream_);
+            if (bias != nullptr || epilogue.gelu || epilogue.residual != nullptr) {
+                kernels::finish_linear(out, bias, m, n, epilogue, stream_);
             }
             return;
         }

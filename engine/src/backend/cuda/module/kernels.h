@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cmath>
 #include <cstdint>
 
 namespace earshot::backend::cuda::kernels {
@@ -14,11 +15,30 @@ bool image_available();
 
 // y [n] = half(x [n]), round to nearest even.
 void to_half(const float* x, uint16_t* y, int64_t n, cudaStream_t stream);
+// What a linear's output gets after its bias (plan epilogues): gelu_erf, or a residual of the
+// output's shape added. Usable on both sides (plain data, applied in the kernels).
+struct Epilogue {
+    bool gelu = false;
+    const float* residual = nullptr;  // [rows, n], or null
+#ifdef __CUDACC__
+    __host__ __device__
+#endif
+        float
+        apply(float value, int64_t index) const {
+        if (gelu) value = 0.5F * value * (1.0F + erff(value * 0.70710678118654752F));
+        return residual != nullptr ? value + residual[index] : value;
+    }
+};
+
 // The most rows gemv_f16 takes (a beam of 5 and some room).
 inline constexpr int64_t kMaxGemvRows = 8;
-// y [m, n] = x [m, k] w^T (+ bias [n] when not null), w [n, k] f16, for 1 <= m <= kMaxGemvRows.
+// y [m, n] = epilogue(x [m, k] w^T (+ bias [n] when not null)), w [n, k] f16, for
+// 1 <= m <= kMaxGemvRows.
 void gemv_f16(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m, int64_t k,
-              int64_t n, cudaStream_t stream);
+              int64_t n, const Epilogue& epilogue, cudaStream_t stream);
+// y [rows, n] = epilogue(y + bias) in one pass (bias may be null): a GEMM's output finished.
+void finish_linear(float* y, const float* bias, int64_t rows, int64_t n, const Epilogue& epilogue,
+                   cudaStream_t stream);
 // y [rows, n] += bias [n]
 void add_bias(float* y, const float* bias, int64_t rows, int64_t n, cudaStream_t stream);
 // 0.5 x (1 + erf(x / sqrt 2)) in f32

@@ -17,6 +17,13 @@ __global__ void add_bias_kernel(float* y, const float* bias, int64_t total, int6
     EARSHOT_GRID_STRIDE(i, total) { y[i] += bias[i % n]; }
 }
 
+__global__ void finish_linear_kernel(float* y, const float* bias, int64_t total, int64_t n,
+                                     Epilogue epilogue) {
+    EARSHOT_GRID_STRIDE(i, total) {
+        y[i] = epilogue.apply(bias != nullptr ? y[i] + bias[i % n] : y[i], i);
+    }
+}
+
 __global__ void gelu_kernel(const float* x, float* y, int64_t n) {
     constexpr float kInvSqrt2 = 0.70710678118654752F;
     EARSHOT_GRID_STRIDE(i, n) {
@@ -72,6 +79,13 @@ void to_half(const float* x, uint16_t* y, int64_t n, cudaStream_t stream) {
 
 void add_bias(float* y, const float* bias, int64_t rows, int64_t n, cudaStream_t stream) {
     EARSHOT_LAUNCH(add_bias_kernel, grid_for(rows * n), kThreads, 0, stream)(y, bias, rows * n, n);
+    EARSHOT_CHECK_LAUNCH();
+}
+
+void finish_linear(float* y, const float* bias, int64_t rows, int64_t n, const Epilogue& epilogue,
+                   cudaStream_t stream) {
+    EARSHOT_LAUNCH(finish_linear_kernel, grid_for(rows * n), kThreads, 0, stream)
+    (y, bias, rows * n, n, epilogue);
     EARSHOT_CHECK_LAUNCH();
 }
 

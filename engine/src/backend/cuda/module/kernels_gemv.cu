@@ -17,7 +17,8 @@ constexpr int64_t kTargetWarps = 132 * 16;
 constexpr int64_t kMaxColumnsPerWarp = 16;
 
 __global__ void gemv_f16_kernel(const float* x, const __half* w, const float* bias, float* y,
-                                int64_t m, int64_t k, int64_t n, int64_t columns_per_warp) {
+                                int64_t m, int64_t k, int64_t n, int64_t columns_per_warp,
+                                Epilogue epilogue) {
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
     const int64_t first = warp * columns_per_warp;
@@ -46,7 +47,10 @@ __global__ void gemv_f16_kernel(const float* x, const __half* w, const float* bi
         }
         for (int64_t r = 0; r < m; ++r) {
             const float total = warp_sum(acc[r]);
-            if (lane == 0) y[r * n + column] = bias != nullptr ? total + bias[column] : total;
+            if (lane == 0) {
+                y[r * n + column] =
+                    epilogue.apply(bias != nullptr ? total + bias[column] : total, r * n + column);
+            }
         }
     }
 }
@@ -54,14 +58,14 @@ __global__ void gemv_f16_kernel(const float* x, const __half* w, const float* bi
 }  // namespace
 
 void gemv_f16(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m, int64_t k,
-              int64_t n, cudaStream_t stream) {
+              int64_t n, const Epilogue& epilogue, cudaStream_t stream) {
     if (m < 1 || m > kMaxGemvRows || n == 0) return;
     const int64_t columns =
         std::clamp<int64_t>((n + kTargetWarps - 1) / kTargetWarps, 1, kMaxColumnsPerWarp);
     const int64_t warps = (n + columns - 1) / columns;
     const auto blocks = static_cast<unsigned>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
     EARSHOT_LAUNCH(gemv_f16_kernel, blocks, kThreads, 0, stream)
-    (x, reinterpret_cast<const __half*>(w), bias, y, m, k, n, columns);
+    (x, reinterpret_cast<const __half*>(w), bias, y, m, k, n, columns, epilogue);
     EARSHOT_CHECK_LAUNCH();
 }
 
