@@ -14,6 +14,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
 carry=$root/build/gpu-carry
 out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
 if [[ ! -x $carry/earshot_engine_tests ]]; then
     echo "run.sh: $carry/earshot_engine_tests is missing; run tests/gpu/prepare.sh first" >&2
     exit 2
@@ -30,7 +31,7 @@ status=0
 if [[ $mode == tests || $mode == all ]]; then
 echo "== CUDA tests"
 timeout "${EARSHOT_GPU_TEST_TIMEOUT_S:-420}" "$carry/earshot_engine_tests" \
-    --gtest_filter='*OnCudaDevice*:CudaAvailability.*:CpuBackend*' \
+    --gtest_filter='*OnCudaDevice*:CudaAvailability.*:*CpuBackend*' \
     --gtest_output="json:$out/gtest.json" 2>&1 | tee "$out/tests.log"
 status=${PIPESTATUS[0]}
 echo "== test table"
