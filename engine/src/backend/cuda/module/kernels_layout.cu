@@ -132,23 +132,32 @@ void take(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, int
     EARSHOT_CHECK_LAUNCH();
 }
 
-void write_span(float* state, const float* value, int64_t outer, int64_t state_len,
-                int64_t value_len, int64_t inner, int64_t start, const int32_t* start_device,
-                cudaStream_t stream) {
-    EARSHOT_LAUNCH(write_span_kernel<float>, grid_for(outer * value_len * inner), kThreads, 0,
+namespace {
+
+template <typename State>
+void launch_write_span(State* state, const float* value, int64_t outer, int64_t state_len,
+                       int64_t value_len, int64_t inner, int64_t start, const int32_t* start_device,
+                       cudaStream_t stream) {
+    EARSHOT_LAUNCH(write_span_kernel<State>, grid_for(outer * value_len * inner), kThreads, 0,
                    stream)
     (state, value, outer, state_len, value_len, inner, start, start_device);
     EARSHOT_CHECK_LAUNCH();
 }
 
+}  // namespace
+
+void write_span(float* state, const float* value, int64_t outer, int64_t state_len,
+                int64_t value_len, int64_t inner, int64_t start, const int32_t* start_device,
+                cudaStream_t stream) {
+    launch_write_span(state, value, outer, state_len, value_len, inner, start, start_device,
+                      stream);
+}
+
 void write_span(uint16_t* state, const float* value, int64_t outer, int64_t state_len,
                 int64_t value_len, int64_t inner, int64_t start, const int32_t* start_device,
                 cudaStream_t stream) {
-    EARSHOT_LAUNCH(write_span_kernel<__half>, grid_for(outer * value_len * inner), kThreads, 0,
-                   stream)
-    (reinterpret_cast<__half*>(state), value, outer, state_len, value_len, inner, start,
-     start_device);
-    EARSHOT_CHECK_LAUNCH();
+    launch_write_span(reinterpret_cast<__half*>(state), value, outer, state_len, value_len, inner,
+                      start, start_device, stream);
 }
 
 }  // namespace earshot::backend::cuda::kernels
