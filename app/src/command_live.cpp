@@ -24,6 +24,7 @@
 #include "earshot/app/commands.h"
 #include "earshot/app/live_controller.h"
 #include "earshot/app/loaded_model.h"
+#include "language_choice.h"
 #include "live_terminal.h"
 #include "live_update_json.h"
 
@@ -122,12 +123,10 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
     decoding::StreamingOptions& streaming = options.streaming;
     streaming.decoding.task =
         r.task == "translate" ? decoding::Task::translate : decoding::Task::transcribe;
-    if (r.language != "auto") {
-        if (loaded->tokenizer.language_token(r.language) < 0) {
-            return fail("unknown language \"" + r.language + "\" for this model");
-        }
-        streaming.decoding.language = r.language;
-    }
+    const std::string refused =
+        language_task_error(loaded->tokenizer, r.language, streaming.decoding.task);
+    if (!refused.empty()) return fail(refused);
+    if (r.language != "auto") streaming.decoding.language = language_code(r.language);
     streaming.update_frames = std::max(1, r.step_ms / 10);
     streaming.prompt_max_tokens = r.prompt_tokens;
     streaming.pause_commit_s = r.pause_ms / 1000.0;

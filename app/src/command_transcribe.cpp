@@ -26,6 +26,7 @@
 #include "earshot/engine/decoding/long_form.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
+#include "language_choice.h"
 #include "transcribe_progress.h"
 #include "transcript_formats.h"
 #include "whole_file_mel.h"
@@ -216,12 +217,10 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
         return fail(e.what());
     }
     apply_model_defaults(*session.loaded, session.options);
-    if (r.language != "auto") {
-        if (session.loaded->tokenizer.language_token(r.language) < 0) {
-            return fail("unknown language \"" + r.language + "\" for this model");
-        }
-        decoding.language = r.language;
-    }
+    const std::string refused =
+        language_task_error(session.loaded->tokenizer, r.language, decoding.task);
+    if (!refused.empty()) return fail(refused);
+    if (r.language != "auto") decoding.language = language_code(r.language);
 
     // The arguments hold: say once why auto runs on the CPU (a bad argument stays one line).
     if (!session.loaded->backend_fallback.empty()) {

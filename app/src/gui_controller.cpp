@@ -159,10 +159,12 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
     try {
         m_files->setOptions(files_options(m_settings, *m_model));
     } catch (const std::exception& error) {
-        // The saved language is not in this vocabulary: files detect it instead.
+        // The saved language or task is not for this model: files detect the language and
+        // transcribe instead.
         m_window.statusBar()->showMessage(QString::fromStdString(error.what()), kStatusMessageMs);
         ui::Settings detect = m_settings;
         detect.language = QStringLiteral("auto");
+        detect.task = QStringLiteral("transcribe");
         m_files->setOptions(files_options(detect, *m_model));
     }
     m_files->setModel(m_model);  // after the options: queued files may start right away

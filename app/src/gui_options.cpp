@@ -8,6 +8,7 @@
 #include <string>
 
 #include "earshot/engine/tokenizer/tokenizer.h"
+#include "language_choice.h"
 
 namespace earshot::app {
 
@@ -20,13 +21,11 @@ decoding::DecodingOptions decoding_options(const ui::Settings& settings,
     decoding::DecodingOptions decoding;
     decoding.task = settings.task == QStringLiteral("translate") ? decoding::Task::translate
                                                                  : decoding::Task::transcribe;
-    const std::string language = settings.language.trimmed().toStdString();
-    if (!language.empty() && language != "auto") {
-        if (tokenizer.language_token(language) < 0) {
-            throw std::invalid_argument("unknown language \"" + language + "\" for this model");
-        }
-        decoding.language = language;
-    }
+    std::string language = settings.language.trimmed().toStdString();
+    if (language.empty()) language = "auto";
+    const std::string refused = language_task_error(tokenizer, language, decoding.task);
+    if (!refused.empty()) throw std::invalid_argument(refused);
+    if (language != "auto") decoding.language = language_code(language);
     decoding.beam_size = std::max(1, settings.beamSize);
     return decoding;
 }

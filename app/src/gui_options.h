@@ -14,7 +14,8 @@ class Tokenizer;
 
 namespace earshot::app {
 
-// Both throw std::invalid_argument naming the language when the tokenizer has no slot for it.
+// Both throw std::invalid_argument with language_task_error's sentence when the model cannot
+// run the language or task (no slot for it, or an English-only model).
 LiveOptions live_options(const ui::Settings& settings, const QString& device,
                          const tokenizer::Tokenizer& tokenizer);
 decoding::TranscribeOptions transcribe_options(const ui::Settings& settings,

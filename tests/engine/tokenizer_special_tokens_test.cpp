@@ -134,5 +134,25 @@ TEST(TokenizerSpecialTokens, LanguageCodesInOpenaiOrder) {
     EXPECT_EQ(codes[99], "yue");
 }
 
+TEST(TokenizerSpecialTokens, LanguageNamesAreOpenaisInTheSameOrder) {
+    const auto names = language_names();
+    ASSERT_EQ(names.size(), language_codes().size());
+    EXPECT_EQ(names[0], "english");
+    EXPECT_EQ(names[1], "chinese");
+    EXPECT_EQ(names[5], "korean");
+    EXPECT_EQ(names[80], "haitian creole");
+    EXPECT_EQ(names[87], "myanmar");
+    EXPECT_EQ(names[99], "cantonese");
+    EXPECT_EQ(language_name("fr"), "french");
+    EXPECT_EQ(language_name("iw"), "hebrew");
+    EXPECT_EQ(language_name("klingon"), "");
+    EXPECT_EQ(find_language_code("French"), "fr");
+    EXPECT_EQ(find_language_code("ZH"), "zh");
+    EXPECT_EQ(find_language_code("haitian creole"), "ht");
+    EXPECT_EQ(find_language_code("iw"), "he");
+    EXPECT_EQ(find_language_code("klingon"), "");
+    EXPECT_EQ(find_language_code(""), "");
+}
+
 }  // namespace
 }  // namespace earshot::tokenizer

@@ -19,6 +19,38 @@ constexpr std::array<std::string_view, 100> kLanguageCodes{
     "am", "yi", "lo", "uz",  "fo", "ht", "ps", "tk", "nn", "mt", "sa", "lb", "my", "bo", "tl",
     "mg", "as", "tt", "haw", "ln", "ha", "ba", "jw", "su", "yue"};
 
+// openai whisper/tokenizer.py LANGUAGES, the names, in the same order.
+constexpr std::array<std::string_view, 100> kLanguageNames{
+    "english",  "chinese",    "german",         "spanish",     "russian",    "korean",
+    "french",   "japanese",   "portuguese",     "turkish",     "polish",     "catalan",
+    "dutch",    "arabic",     "swedish",        "italian",     "indonesian", "hindi",
+    "finnish",  "vietnamese", "hebrew",         "ukrainian",   "greek",      "malay",
+    "czech",    "romanian",   "danish",         "hungarian",   "tamil",      "norwegian",
+    "thai",     "urdu",       "croatian",       "bulgarian",   "lithuanian", "latin",
+    "maori",    "malayalam",  "welsh",          "slovak",      "telugu",     "persian",
+    "latvian",  "bengali",    "serbian",        "azerbaijani", "slovenian",  "kannada",
+    "estonian", "macedonian", "breton",         "basque",      "icelandic",  "armenian",
+    "nepali",   "mongolian",  "bosnian",        "kazakh",      "albanian",   "swahili",
+    "galician", "marathi",    "punjabi",        "sinhala",     "khmer",      "shona",
+    "yoruba",   "somali",     "afrikaans",      "occitan",     "georgian",   "belarusian",
+    "tajik",    "sindhi",     "gujarati",       "amharic",     "yiddish",    "lao",
+    "uzbek",    "faroese",    "haitian creole", "pashto",      "turkmen",    "nynorsk",
+    "maltese",  "sanskrit",   "luxembourgish",  "myanmar",     "tibetan",    "tagalog",
+    "malagasy", "assamese",   "tatar",          "hawaiian",    "lingala",    "hausa",
+    "bashkir",  "javanese",   "sundanese",      "cantonese"};
+static_assert(kLanguageNames.size() == kLanguageCodes.size());
+
+bool same_ignoring_ascii_case(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        const auto lower = [](char c) {
+            return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+        };
+        if (lower(a[i]) != lower(b[i])) return false;
+    }
+    return true;
+}
+
 // Base ranks before the specials: the GPT-2 vocabulary, plus the empty token 50256 when
 // multilingual (whisper-inference.md §4.1).
 constexpr int64_t kEnglishBaseRanks = 50256;
@@ -62,6 +94,27 @@ SpecialTokens special_tokens(int64_t n_vocab) {
 }
 
 std::span<const std::string_view> language_codes() { return kLanguageCodes; }
+
+std::span<const std::string_view> language_names() { return kLanguageNames; }
+
+std::string_view language_name(std::string_view code) {
+    if (code == "iw") code = "he";  // Hebrew's deprecated code
+    for (size_t i = 0; i < kLanguageCodes.size(); ++i) {
+        if (kLanguageCodes[i] == code) return kLanguageNames[i];
+    }
+    return {};
+}
+
+std::string_view find_language_code(std::string_view code_or_name) {
+    for (size_t i = 0; i < kLanguageCodes.size(); ++i) {
+        if (same_ignoring_ascii_case(kLanguageCodes[i], code_or_name) ||
+            same_ignoring_ascii_case(kLanguageNames[i], code_or_name)) {
+            return kLanguageCodes[i];
+        }
+    }
+    if (same_ignoring_ascii_case(code_or_name, "iw")) return "he";
+    return {};
+}
 
 std::string special_token_name(const SpecialTokens& s, int32_t id) {
     if (id < s.eot || id > s.last_timestamp) {

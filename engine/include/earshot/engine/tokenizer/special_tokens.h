@@ -40,6 +40,14 @@ SpecialTokens special_tokens(int64_t n_vocab);
 // openai's LANGUAGES codes in id order (index i is first_language + i): "en", "zh", ..., "su"
 // (99), then "yue" (large-v3).
 std::span<const std::string_view> language_codes();
+// openai's LANGUAGES names, in the order of language_codes(): "english", "chinese", ...,
+// "cantonese".
+std::span<const std::string_view> language_names();
+// The name of an openai code ("fr" -> "french"; "iw" -> "hebrew"); "" when the code is unknown.
+std::string_view language_name(std::string_view code);
+// The code of a language given by code or by name, in any case ("French", "fr" -> "fr"); ""
+// when it is neither.
+std::string_view find_language_code(std::string_view code_or_name);
 
 // The name of special id `id` under `specials` ("<|startoftranscript|>", "<|en|>", "<|1.50|>");
 // "" when `id` is below eot or past last_timestamp. Language slots beyond the known codes are named
