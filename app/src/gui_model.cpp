@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "earshot/engine/checkpoint/whisper_config.h"
+#include "earshot/engine/tokenizer/special_tokens.h"
 #include "earshot/ui/main_window.h"
 
 namespace earshot::app {
@@ -79,10 +80,14 @@ ui::ModelSummary model_summary(const LoadedModel& loaded, const QString& modelPa
     for (int32_t i = 0; i < specials.num_languages; ++i) {
         const std::string_view code = loaded.tokenizer.language_code(specials.first_language + i);
         if (!code.empty()) {
+            const std::string_view name = tokenizer::language_name(code);
             summary.languages.append(
                 QString::fromUtf8(code.data(), static_cast<qsizetype>(code.size())));
+            summary.languageNames.append(
+                QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size())));
         }
     }
+    summary.englishOnly = !loaded.tokenizer.multilingual();
     return summary;
 }
 

@@ -8,7 +8,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "earshot/app/loaded_model.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
+#include "gui_model.h"
 #include "gui_options.h"
 #include "run_process.h"
 #include "temp_dir.h"
@@ -61,6 +63,16 @@ TEST(LanguageChoice, TheWindowsSettingsAreRefusedTheSameWay) {
     settings.task = QStringLiteral("transcribe");
     settings.language = QStringLiteral("English");  // a name is taken as its code
     EXPECT_EQ(app::transcribe_options(settings, english).decoding.language, "en");
+}
+
+TEST(LanguageChoice, TheModelSummaryNamesTheLanguagesAndSaysEnglishOnly) {
+    const auto loaded = app::load_model(kMicro, {}, backend::BackendChoice::cpu);
+    const ui::ModelSummary summary = app::model_summary(*loaded, QString(), QString());
+    EXPECT_TRUE(summary.englishOnly);
+    ASSERT_EQ(summary.languageNames.size(), summary.languages.size());
+    EXPECT_EQ(summary.languages.value(1), QStringLiteral("zh"));
+    EXPECT_EQ(summary.languageNames.value(1), QStringLiteral("chinese"));
+    EXPECT_EQ(summary.languageNames.value(5), QStringLiteral("korean"));
 }
 
 TEST(LanguageChoice, TheCommandLineExitsTwoWithTheReason) {

@@ -7,10 +7,13 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
+#include <QTest>
 
 #include "earshot/ui/settings/settings.h"
 
@@ -63,21 +66,91 @@ TEST(Settings, OutOfRangeValuesKeepTheDefaults) {
     EXPECT_EQ(loaded, Settings{});
 }
 
+LanguageList englishAndFrench() {
+    return {{QStringLiteral("en"), QStringLiteral("fr")},
+            {QStringLiteral("english"), QStringLiteral("french")},
+            false};
+}
+
+// What a multilingual model lists: openai's codes and names (the first six of them).
+LanguageList multilingual() {
+    return {{QStringLiteral("en"), QStringLiteral("zh"), QStringLiteral("de"), QStringLiteral("es"),
+             QStringLiteral("ru"), QStringLiteral("ko")},
+            {QStringLiteral("english"), QStringLiteral("chinese"), QStringLiteral("german"),
+             QStringLiteral("spanish"), QStringLiteral("russian"), QStringLiteral("korean")},
+            false};
+}
+
+TEST(SettingsDialog, ListsLanguagesByNameAndChecksWhatIsTyped) {
+    SettingsDialog dialog(Settings{}, multilingual(), CudaAvailability{});
+    QComboBox* box = dialog.languageBox();
+    EXPECT_EQ(box->itemText(2), QStringLiteral("Chinese (zh)"));
+    EXPECT_EQ(box->itemText(6), QStringLiteral("Korean (ko)"));
+    EXPECT_EQ(box->currentIndex(), 0);  // auto
+    EXPECT_TRUE(dialog.okButton()->isEnabled());
+
+    box->lineEdit()->selectAll();
+    QTest::keyClicks(box->lineEdit(), QStringLiteral("klingon"));
+    EXPECT_FALSE(dialog.okButton()->isEnabled());
+    EXPECT_FALSE(dialog.languageNote()->isHidden());
+    EXPECT_EQ(dialog.languageNote()->text(),
+              QStringLiteral("Unknown language \"klingon\": choose one from the list."));
+
+    // A name or a code, in any case, is the language.
+    box->lineEdit()->selectAll();
+    QTest::keyClicks(box->lineEdit(), QStringLiteral("German"));
+    EXPECT_TRUE(dialog.okButton()->isEnabled());
+    EXPECT_TRUE(dialog.languageNote()->isHidden());
+    EXPECT_EQ(dialog.settings().language, QStringLiteral("de"));
+    box->lineEdit()->selectAll();
+    QTest::keyClicks(box->lineEdit(), QStringLiteral("KO"));
+    EXPECT_EQ(dialog.settings().language, QStringLiteral("ko"));
+    box->setCurrentIndex(2);
+    EXPECT_EQ(dialog.settings().language, QStringLiteral("zh"));
+}
+
+TEST(SettingsDialog, AnEnglishOnlyModelOffersEnglishAndNoTranslation) {
+    Settings saved;
+    saved.task = QStringLiteral("translate");
+    LanguageList english = multilingual();
+    english.englishOnly = true;
+    SettingsDialog dialog(saved, english, CudaAvailability{});
+    auto* languages = qobject_cast<QStandardItemModel*>(dialog.languageBox()->model());
+    auto* tasks = qobject_cast<QStandardItemModel*>(dialog.taskBox()->model());
+    ASSERT_NE(languages, nullptr);
+    ASSERT_NE(tasks, nullptr);
+    EXPECT_TRUE(languages->item(0)->isEnabled());  // auto
+    EXPECT_TRUE(languages->item(1)->isEnabled());  // English
+    for (int i = 2; i < languages->rowCount(); ++i) EXPECT_FALSE(languages->item(i)->isEnabled());
+    EXPECT_FALSE(tasks->item(1)->isEnabled());
+    EXPECT_EQ(dialog.settings().task, QStringLiteral("transcribe"));
+
+    QLineEdit* edit = dialog.languageBox()->lineEdit();
+    edit->selectAll();
+    QTest::keyClicks(edit, QStringLiteral("zh"));
+    EXPECT_FALSE(dialog.okButton()->isEnabled());
+    EXPECT_EQ(dialog.languageNote()->text(),
+              QStringLiteral("This model is English-only: it cannot transcribe Chinese."));
+    edit->selectAll();
+    QTest::keyClicks(edit, QStringLiteral("english"));
+    EXPECT_TRUE(dialog.okButton()->isEnabled());
+    EXPECT_EQ(dialog.settings().language, QStringLiteral("en"));
+}
+
 TEST(SettingsDialog, ShowsAndReadsBackEveryField) {
     Settings settings;
     settings.language = QStringLiteral("fr");
     settings.beamSize = 3;
     settings.updateIntervalMs = 800;
-    SettingsDialog dialog(settings, {QStringLiteral("en"), QStringLiteral("fr")},
-                          CudaAvailability{});
-    EXPECT_EQ(dialog.languageBox()->currentText(), QStringLiteral("fr"));
-    EXPECT_EQ(dialog.languageBox()->itemText(0), QStringLiteral("auto"));
+    SettingsDialog dialog(settings, englishAndFrench(), CudaAvailability{});
+    EXPECT_EQ(dialog.languageBox()->currentText(), QStringLiteral("French (fr)"));
+    EXPECT_EQ(dialog.languageBox()->itemData(0).toString(), QStringLiteral("auto"));
     EXPECT_EQ(dialog.languageBox()->count(), 3);
     EXPECT_EQ(dialog.beamBox()->value(), 3);
     EXPECT_EQ(dialog.intervalBox()->value(), 800);
     EXPECT_EQ(dialog.settings(), settings);
 
-    dialog.languageBox()->setCurrentText(QStringLiteral("en"));
+    dialog.languageBox()->setCurrentIndex(1);
     dialog.taskBox()->setCurrentIndex(1);
     dialog.beamBox()->setValue(1);
     dialog.intervalBox()->setValue(300);

@@ -178,7 +178,9 @@ void MainWindow::setLiveRunning(bool running) {
 }
 
 void MainWindow::openSettings() {
-    SettingsDialog dialog(m_settings, m_model->summary().languages, m_cuda, this);
+    const ModelSummary& model = m_model->summary();
+    SettingsDialog dialog(m_settings, {model.languages, model.languageNames, model.englishOnly},
+                          m_cuda, this);
     if (dialog.exec() != QDialog::Accepted) {
         return;
     }

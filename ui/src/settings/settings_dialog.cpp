@@ -6,6 +6,7 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
@@ -13,29 +14,66 @@
 
 namespace earshot::ui {
 
-SettingsDialog::SettingsDialog(const Settings& settings, const QStringList& languages,
+namespace {
+
+const QString kAuto = QStringLiteral("auto");
+
+// "haitian creole" -> "Haitian creole"
+QString capitalised(const QString& name) {
+    return name.isEmpty() ? name : name.left(1).toUpper() + name.mid(1);
+}
+
+void setItemEnabled(QComboBox* box, int index, bool enabled, const QString& tip) {
+    if (auto* model = qobject_cast<QStandardItemModel*>(box->model())) {
+        model->item(index)->setEnabled(enabled);
+    }
+    box->setItemData(index, enabled ? QVariant() : QVariant(tip), Qt::ToolTipRole);
+}
+
+}  // namespace
+
+SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& languages,
                                const CudaAvailability& cuda, QWidget* parent)
-    : QDialog(parent) {
+    : QDialog(parent), m_languages(languages) {
     setObjectName(QStringLiteral("settingsDialog"));
     setWindowTitle(tr("Settings"));
 
+    const QString englishOnly = tr("This model is English-only.");
     m_language = new QComboBox(this);
     m_language->setObjectName(QStringLiteral("languageBox"));
-    m_language->setEditable(true);  // a code the list lacks can still be typed
-    m_language->addItem(QStringLiteral("auto"));
-    for (const QString& code : languages) {
-        if (code != QStringLiteral("auto")) {
-            m_language->addItem(code);
+    m_language->setEditable(true);  // a name or code can be typed
+    m_language->setInsertPolicy(QComboBox::NoInsert);
+    m_language->addItem(tr("Automatic (detect)"), kAuto);
+    for (qsizetype i = 0; i < languages.codes.size(); ++i) {
+        const QString& code = languages.codes[i];
+        const QString name = capitalised(languages.names.value(i));
+        m_language->addItem(name.isEmpty() ? code : tr("%1 (%2)").arg(name, code), code);
+        if (languages.englishOnly && code != QStringLiteral("en")) {
+            setItemEnabled(m_language, m_language->count() - 1, false, englishOnly);
         }
     }
-    m_language->setCurrentText(settings.language);
-    m_language->setToolTip(tr("The spoken language, or auto to detect it"));
+    const int languageIndex = m_language->findData(settings.language);
+    if (languageIndex >= 0) {
+        m_language->setCurrentIndex(languageIndex);
+    } else {
+        m_language->setCurrentText(settings.language);
+    }
+    m_language->setToolTip(tr("The spoken language, by name or code, or Automatic to detect it"));
+    m_languageNote = new QLabel(this);
+    m_languageNote->setObjectName(QStringLiteral("languageNote"));
+    m_languageNote->setWordWrap(true);
+    m_languageNote->setStyleSheet(QStringLiteral("QLabel { color: #b3261e; }"));
+    m_languageNote->hide();
 
     m_task = new QComboBox(this);
     m_task->setObjectName(QStringLiteral("taskBox"));
     m_task->addItem(tr("Transcribe"), QStringLiteral("transcribe"));
     m_task->addItem(tr("Translate to English"), QStringLiteral("translate"));
     m_task->setCurrentIndex(std::max(0, m_task->findData(settings.task)));
+    if (languages.englishOnly) {
+        setItemEnabled(m_task, 1, false, englishOnly);
+        m_task->setCurrentIndex(0);
+    }
 
     m_beam = new QSpinBox(this);
     m_beam->setObjectName(QStringLiteral("beamBox"));
@@ -86,6 +124,7 @@ SettingsDialog::SettingsDialog(const Settings& settings, const QStringList& lang
 
     auto* form = new QFormLayout;
     form->addRow(tr("&Language:"), m_language);
+    form->addRow(QString(), m_languageNote);
     form->addRow(tr("&Task:"), m_task);
     form->addRow(tr("&Beam size:"), m_beam);
     form->addRow(tr("&Update interval:"), m_interval);
@@ -96,16 +135,54 @@ SettingsDialog::SettingsDialog(const Settings& settings, const QStringList& lang
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    m_ok = buttons->button(QDialogButtonBox::Ok);
+    connect(m_language, &QComboBox::editTextChanged, this, &SettingsDialog::checkLanguage);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(buttons);
+    checkLanguage();
+}
+
+QString SettingsDialog::chosenLanguage(QString* why) const {
+    const QString text = m_language->currentText().trimmed();
+    if (text.isEmpty()) return kAuto;
+    // An entry of the list by its text, or a code or name typed in any case.
+    int index = m_language->findText(text, Qt::MatchFixedString);
+    if (index < 0) index = m_language->findData(text.toLower());
+    if (index < 0) {
+        const qsizetype name = m_languages.names.indexOf(text.toLower());
+        if (name >= 0) index = m_language->findData(m_languages.codes[name]);
+    }
+    if (index < 0 && text.compare(kAuto, Qt::CaseInsensitive) == 0) index = 0;
+    if (index < 0) {
+        if (m_languages.codes.isEmpty()) return text;  // no model to check it against
+        if (why) *why = tr("Unknown language \"%1\": choose one from the list.").arg(text);
+        return {};
+    }
+    const QString code = m_language->itemData(index).toString();
+    if (m_languages.englishOnly && code != kAuto && code != QStringLiteral("en")) {
+        if (why) {
+            *why = tr("This model is English-only: it cannot transcribe %1.")
+                       .arg(capitalised(m_languages.names.value(m_languages.codes.indexOf(code))));
+        }
+        return {};
+    }
+    return code;
+}
+
+void SettingsDialog::checkLanguage() {
+    QString why;
+    const bool usable = !chosenLanguage(&why).isEmpty();
+    m_languageNote->setText(why);
+    m_languageNote->setVisible(!usable);
+    m_ok->setEnabled(usable);
 }
 
 Settings SettingsDialog::settings() const {
     Settings s;
-    const QString language = m_language->currentText().trimmed();
-    s.language = language.isEmpty() ? QStringLiteral("auto") : language;
+    const QString language = chosenLanguage();
+    s.language = language.isEmpty() ? kAuto : language;
     s.task = m_task->currentData().toString();
     s.beamSize = m_beam->value();
     s.updateIntervalMs = m_interval->value();

@@ -18,6 +18,9 @@ struct ModelSummary {
     QString dtypeSource;     // where T was read from
     QList<QPair<QString, QString>> generics;  // bound generics in declaration order: D = 384
     QStringList languages;                    // language codes the vocabulary has slots for
+    QStringList languageNames;                // openai's names of `languages`, same order
+    bool englishOnly = false;                 // an English-only model: no other language, no
+                                              // translation
 };
 
 // The model the user chose last, under the QSettings group "model".

@@ -1,5 +1,7 @@
 // SettingsDialog: edits a Settings (language, task, beam size, update interval, VAD margin,
-// backend); the CUDA choice names its device, or is disabled with the reason CUDA cannot run.
+// backend). Languages are listed by name and checked as they are typed; an English-only model
+// offers English only and no translation. The CUDA choice names its device, or is disabled with
+// the reason CUDA cannot run.
 #pragma once
 
 #include <QDialog>
@@ -11,18 +13,26 @@
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QPushButton;
 class QSpinBox;
 
 namespace earshot::ui {
+
+// The languages the loaded model knows.
+struct LanguageList {
+    QStringList codes;         // openai codes in token order: "en", "zh", ...
+    QStringList names;         // openai's names, the same order: "english", "chinese", ...
+    bool englishOnly = false;  // only English (or auto) can be chosen, and no translation
+};
 
 class SettingsDialog : public QDialog {
     Q_OBJECT
 
 public:
-    // `languages`: the codes the loaded model knows ("en", "de", ...); "auto" comes first
-    // anyway. `cuda`: when available, the note under the backend shows its device; otherwise the
-    // CUDA choice is disabled and the note gives the reason.
-    SettingsDialog(const Settings& settings, const QStringList& languages,
+    // `languages`: what the loaded model knows, listed as "French (fr)" after "Automatic" (none:
+    // no model, any typed code is taken). `cuda`: when available, the note under the backend
+    // shows its device; otherwise the CUDA choice is disabled and the note gives the reason.
+    SettingsDialog(const Settings& settings, const LanguageList& languages,
                    const CudaAvailability& cuda, QWidget* parent = nullptr);
 
     Settings settings() const;
@@ -34,8 +44,19 @@ public:
     QDoubleSpinBox* vadBox() const { return m_vad; }
     QComboBox* backendBox() const { return m_backend; }
     QLabel* backendNote() const { return m_backendNote; }
+    // Why the typed language cannot be used (hidden when it can); OK stays disabled meanwhile.
+    QLabel* languageNote() const { return m_languageNote; }
+    QPushButton* okButton() const { return m_ok; }
 
 private:
+    // The code the language box names ("auto" included); "" when it names none this model can
+    // use, with the reason in `why`.
+    QString chosenLanguage(QString* why = nullptr) const;
+    void checkLanguage();
+
+    LanguageList m_languages;
+    QLabel* m_languageNote = nullptr;
+    QPushButton* m_ok = nullptr;
     QComboBox* m_language = nullptr;
     QComboBox* m_task = nullptr;
     QSpinBox* m_beam = nullptr;
