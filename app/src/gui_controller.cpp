@@ -110,7 +110,14 @@ void GuiController::openInitialModel(const QString& explicitModel,
             openModel(remembered.modelPath, remembered.vocabularyPath, Remember::no);
         if (!loaded) {
             if (const auto fallback = default_model_path()) {
-                openModel(QString::fromStdString(fallback->string()), QString(), Remember::no);
+                if (openModel(QString::fromStdString(fallback->string()), QString(),
+                              Remember::no)) {
+                    // First start: say at once that this model is a demo.
+                    m_window.statusBar()->showMessage(
+                        tr("Opened the built-in micro demo model: it understands only espeak-ng "
+                           "voices saying its ~200 words. Choose a Whisper checkpoint on the "
+                           "Model page for real speech."));
+                }
             }
         }
     }

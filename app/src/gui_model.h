@@ -21,7 +21,15 @@ std::optional<std::filesystem::path> default_model_path();
 // The no-model text of the main window, plus where the default model was looked for.
 QString no_model_message();
 
-// What the model manager shows for `loaded`, read from `modelPath` (and `vocabularyPath`).
+// Whether `path` is the built-in micro model (one of default_model_candidates()).
+bool is_micro_model(const std::filesystem::path& path);
+
+// What a checkpoint is: openai's size name when its dims are one ("Whisper base.en", "Whisper
+// large-v3"), else its shape ("Whisper-shaped: D 64, 2 + 2 layers, English-only").
+QString whisper_kind(const checkpoint::WhisperConfig& config);
+
+// What the model manager shows for `loaded`, read from `modelPath` (and `vocabularyPath`): its
+// name says what it is; the micro model's note says what it can hear.
 ui::ModelSummary model_summary(const LoadedModel& loaded, const QString& modelPath,
                                const QString& vocabularyPath);
 

@@ -18,6 +18,7 @@
 #include "earshot/ui/app_icon.h"
 #include "earshot/ui/files/files_panel.h"
 #include "earshot/ui/live/live_panel.h"
+#include "earshot/ui/live/transcript_view.h"
 #include "earshot/ui/model/model_panel.h"
 #include "earshot/ui/settings/settings_dialog.h"
 
@@ -34,6 +35,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_live = new LivePanel(this);
     m_files = new FilesPanel(this);
     m_model = new ModelPanel(this);
+    m_transcriptHint = m_live->transcript()->placeholderText();
     auto* placeholder = new QLabel(tr("The model inspector is not available in this build."), this);
     placeholder->setObjectName(QStringLiteral("inspectorPlaceholder"));
     placeholder->setAlignment(Qt::AlignCenter);
@@ -112,12 +114,19 @@ void MainWindow::showModel(const ModelSummary& summary) {
     m_live->setStartAllowed(true);
     m_live->setStatusText(QString());
     const QFileInfo info(QDir::cleanPath(summary.path));
-    setWindowTitle(
-        tr("%1 — Earshot").arg(info.fileName().isEmpty() ? summary.path : info.fileName()));
+    const QString name = !summary.name.isEmpty()     ? summary.name
+                         : info.fileName().isEmpty() ? summary.path
+                                                     : info.fileName();
+    setWindowTitle(tr("%1 — Earshot").arg(name));
+    // Where a user looks before speaking: what this model can hear.
+    m_live->transcript()->setPlaceholderText(
+        summary.note.isEmpty() ? m_transcriptHint
+                               : m_transcriptHint + QStringLiteral("\n\n") + summary.note);
 }
 
 void MainWindow::showNoModel(const QString& message) {
     m_model->showNoModel(message);
+    m_live->transcript()->setPlaceholderText(m_transcriptHint);
     m_live->setStartAllowed(false, tr("No model is loaded: choose one on the Model page."));
     setWindowTitle(QStringLiteral("Earshot"));
 }

@@ -62,6 +62,14 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     titleFont.setBold(true);
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.25);
     m_title->setFont(titleFont);
+    m_note = new QLabel(m_modelPage);
+    m_note->setObjectName(QStringLiteral("modelNote"));
+    m_note->setWordWrap(true);
+    m_note->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_note->setStyleSheet(
+        QStringLiteral("QLabel { background: #fff4ce; border: 1px solid #e0b000; "
+                       "border-radius: 3px; padding: 6px; color: #3a2f00; }"));
+    m_note->hide();
     m_details = new QLabel(m_modelPage);
     m_details->setObjectName(QStringLiteral("modelDetails"));
     m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -76,6 +84,7 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     auto* modelLayout = new QVBoxLayout(m_modelPage);
     modelLayout->setContentsMargins(0, 0, 0, 0);
     modelLayout->addWidget(m_title);
+    modelLayout->addWidget(m_note);
     modelLayout->addWidget(m_details);
     modelLayout->addWidget(m_generics, 1);
 
@@ -93,7 +102,11 @@ void ModelPanel::showModel(const ModelSummary& summary) {
     m_summary = summary;
     m_hasModel = true;
     const QFileInfo info(QDir::cleanPath(summary.path));
-    m_title->setText(info.fileName().isEmpty() ? summary.path : info.fileName());
+    m_title->setText(!summary.name.isEmpty()     ? summary.name
+                     : info.fileName().isEmpty() ? summary.path
+                                                 : info.fileName());
+    m_note->setText(summary.note);
+    m_note->setVisible(!summary.note.isEmpty());
     m_details->setText(tr("Checkpoint: %1\nFormat: %2 (T from %3)\nVocabulary: %4")
                            .arg(summary.path, summary.format, summary.dtypeSource,
                                 summary.vocabularyPath.isEmpty() ? tr("the checkpoint's own")

@@ -113,6 +113,7 @@ private:
     QAction* m_settingsAction = nullptr;
     QAction* m_quitAction = nullptr;
     QuitConfirmation m_confirmQuit;
+    QString m_transcriptHint;  // the Live transcript's own placeholder, before any model note
     Settings m_settings;
     CudaAvailability m_cuda;
 };

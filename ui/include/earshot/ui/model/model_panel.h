@@ -36,6 +36,8 @@ public:
     QTableWidget* genericsTable() const { return m_generics; }
     QLabel* noModelLabel() const { return m_noModel; }
     QLabel* errorLabel() const { return m_error; }
+    QLabel* titleLabel() const { return m_title; }
+    QLabel* noteLabel() const { return m_note; }
 
 public slots:
     void chooseFolder();      // HF checkpoint directory
@@ -53,6 +55,7 @@ private:
     QWidget* m_modelPage = nullptr;
     QLabel* m_title = nullptr;
     QLabel* m_details = nullptr;
+    QLabel* m_note = nullptr;
     QTableWidget* m_generics = nullptr;
     QPushButton* m_vocabulary = nullptr;
     ModelSummary m_summary;

@@ -12,10 +12,16 @@ class QSettings;
 namespace earshot::ui {
 
 struct ModelSummary {
-    QString path;            // the checkpoint: HF directory, .safetensors or ggml .bin
-    QString vocabularyPath;  // empty: the checkpoint's own tokenizer files
-    QString format;          // "Hugging Face safetensors", "ggml", ...
-    QString dtypeSource;     // where T was read from
+    QString path;  // the checkpoint: HF directory, .safetensors or ggml .bin
+    // What the model is, for the page heading and the window title ("Micro demo model (built
+    // in)", "whisper-base.en (Whisper base.en)"); empty: the file or folder name.
+    QString name;
+    // What a user must know before relying on it, shown on the Model page and as the Live
+    // page's hint (the micro model hears only espeak-ng saying its words); empty: nothing.
+    QString note;
+    QString vocabularyPath;                   // empty: the checkpoint's own tokenizer files
+    QString format;                           // "Hugging Face safetensors", "ggml", ...
+    QString dtypeSource;                      // where T was read from
     QList<QPair<QString, QString>> generics;  // bound generics in declaration order: D = 384
     QStringList languages;                    // language codes the vocabulary has slots for
     QStringList languageNames;                // openai's names of `languages`, same order
