@@ -73,8 +73,8 @@ ui::GraphData to_graph_data(const program::GraphView& view, const program::Graph
     ui::GraphData data;
     data.entry = qs(view.name);
     for (const auto& n : view.nodes) {
-        data.nodes.append(
-            {qs(n.id), qs(n.kind), qs(n.label), qs(n.sublabel), qs(n.group), call_id(n.scope)});
+        data.nodes.append({qs(n.id), qs(n.kind), qs(n.label), qs(n.sublabel), qs(n.group),
+                           call_id(n.scope), qs(n.description)});
     }
     for (const auto& g : view.groups) {
         QString sublabel = qs(g.sublabel);

@@ -223,6 +223,9 @@ TEST_F(GuiInspector, SearchAndExport) {
     EXPECT_EQ(view().search(QStringLiteral("split_heads")), 3);
     EXPECT_TRUE(groups_shown(view()).contains(QStringLiteral("self_attn.forward")));
     EXPECT_TRUE(groups_shown(view()).contains(QStringLiteral("keys")));
+    // What an op computes is searched too: the softmax is inside the attention op, in attend.
+    EXPECT_EQ(view().search(QStringLiteral("softmax")), 1);
+    EXPECT_TRUE(groups_shown(view()).contains(QStringLiteral("attend")));
     view().search(QString());
 
     earshot::test::TempDir dir("earshot-gui-inspector");

@@ -100,7 +100,8 @@ GraphView build_view(const Graph& graph, const ViewOptions& options) {
                     {id, "input", op.name + " : " + full_label(type), "", group, -1});
                 break;
             default:
-                view.nodes.push_back({id, "op", op.name, op.module, group, -1});
+                view.nodes.push_back({id, "op", op.name, op.module, group, -1,
+                                      std::string(op_description(op.kind))});
                 break;
         }
         rep[i] = id;

@@ -18,7 +18,9 @@ QString percent(double share) { return QStringLiteral("%1%").arg(qRound(share * 
 
 GraphNodeItem::GraphNodeItem(const GraphNode& node, const QRectF& rect)
     : m_node(node), m_rect(rect) {
-    setToolTip(node.sublabel.isEmpty() ? node.label : node.label + u'\n' + node.sublabel);
+    QString tip = node.sublabel.isEmpty() ? node.label : node.label + u'\n' + node.sublabel;
+    if (!node.description.isEmpty()) tip += u'\n' + node.description;
+    setToolTip(tip);
     setZValue(2);
 }
 

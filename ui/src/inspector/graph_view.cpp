@@ -286,7 +286,10 @@ QSet<QString> GraphView::callsHoldingMatches(const QString& text) {
         }
     };
     for (const GraphNode& node : full.nodes) {
-        if (contains(node.label, text) || contains(node.sublabel, text)) openAround(node.group);
+        if (contains(node.label, text) || contains(node.sublabel, text) ||
+            contains(node.description, text)) {
+            openAround(node.group);
+        }
     }
     for (const GraphGroup& group : full.groups) {
         // A matching call shows as a node where its parent is open: open what is around it.
@@ -337,7 +340,8 @@ int GraphView::highlightMatches() {
     };
     for (GraphNodeItem* node : nodeItems()) {
         const bool hit = active && (contains(node->node().label, m_searchText) ||
-                                    contains(node->node().sublabel, m_searchText));
+                                    contains(node->node().sublabel, m_searchText) ||
+                                    contains(node->node().description, m_searchText));
         node->setHighlighted(hit);
         note(hit, node->rect().center());
     }

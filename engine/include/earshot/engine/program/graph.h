@@ -46,6 +46,9 @@ enum class OpKind {
 };
 
 std::string_view op_kind_name(OpKind kind);
+// What the op computes, in one line ("softmax(q k^T / sqrt(D / Heads) + mask) v, ..."); "" for
+// inputs, params, states and none.
+std::string_view op_description(OpKind kind);
 
 using Attribute = std::variant<int64_t, double, Dim, std::vector<int64_t>, std::string>;
 

@@ -18,6 +18,7 @@ struct ViewNode {
     std::string sublabel;  // "whisper", "LayerNorm<D, T>", "" when none
     std::string group;     // id of the innermost group holding the node, "" at the top
     ScopeId scope = -1;    // call nodes: the collapsed call's scope; -1 for other kinds
+    std::string description{};  // op nodes: what the op computes (op_description); "" else
 };
 
 struct ViewGroup {

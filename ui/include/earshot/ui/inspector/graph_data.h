@@ -16,6 +16,7 @@ struct GraphNode {
     QString sublabel;  // "whisper", "Attention<D, Heads, T>", "" when none
     QString group;     // id of the innermost group holding the node, "" at the top
     QString callId;    // call nodes: the call, stable across expansions; "" otherwise
+    QString description{};  // ops: what the op computes, shown on hover and searched; "" else
 };
 
 struct GraphGroup {
