@@ -2,6 +2,7 @@
 // inspector, and their results back to the window.
 // The engine's headers (through gui_inspector.h) before any Qt header: Qt defines `emit` as a
 // macro, and the graph builder has a member function of that name.
+#include "earshot/engine/tokenizer/tokenizer_error.h"
 #include "gui_inspector.h"
 // Qt, the standard library and the other headers after them.
 #include <QApplication>
@@ -21,6 +22,7 @@
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/live/transcript_journal.h"
 #include "earshot/ui/main_window.h"
+#include "earshot/ui/model/model_panel.h"
 #include "earshot/ui/model/model_summary.h"
 #include "gui_controller.h"
 #include "gui_cuda.h"
@@ -137,12 +139,20 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
                           "being transcribed (or cancel them) first"));
         return false;
     }
+    // No vocabulary given: the one last opened with this checkpoint, if any.
+    const QString vocabulary =
+        vocabularyPath.isEmpty() ? ui::rememberedVocabulary(*m_store, modelPath) : vocabularyPath;
     std::shared_ptr<LoadedModel> loaded;
     QString reason;
     QString backendNote;
+    bool needsVocabulary = false;
     QApplication::setOverrideCursor(Qt::WaitCursor);
     try {
-        loaded = loadOnChosenBackend(modelPath, vocabularyPath, backendNote);
+        loaded = loadOnChosenBackend(modelPath, vocabulary, backendNote);
+    } catch (const tokenizer::TokenizerError& error) {
+        // The checkpoint has no tokenizer files, or the vocabulary does not fit it.
+        reason = QString::fromStdString(error.what());
+        needsVocabulary = true;
     } catch (const std::exception& error) {
         reason = QString::fromStdString(error.what());
     }
@@ -151,12 +161,15 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
         std::cerr << "earshot: could not load the model " << modelPath.toStdString() << ": "
                   << reason.toStdString() << "\n";
         m_window.showModelLoadError(modelPath, reason);
+        if (needsVocabulary) {
+            m_window.modelPanel()->showVocabularyNeeded(modelPath);
+        }
         emit modelLoadFailed(modelPath, reason);
         return false;
     }
     m_model = std::move(loaded);
     m_modelPath = modelPath;
-    m_vocabularyPath = vocabularyPath;
+    m_vocabularyPath = vocabulary;
     m_backendNote = backendNote;
     showBackend();
     if (!m_backendNote.isEmpty()) {
@@ -175,11 +188,14 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
         m_files->setOptions(files_options(detect, *m_model));
     }
     m_files->setModel(m_model);  // after the options: queued files may start right away
-    m_window.showModel(model_summary(*m_model, modelPath, vocabularyPath));
+    m_window.showModel(model_summary(*m_model, modelPath, vocabulary));
     m_inspector->setGraphProvider(graph_provider(m_model->checkpoint.binding));
     m_inspector->setData(inspector_data(m_model->checkpoint.binding));
     if (remember == Remember::yes) {
-        ui::ModelChoice{modelPath, vocabularyPath}.save(*m_store);
+        ui::ModelChoice{modelPath, vocabulary}.save(*m_store);
+        if (!vocabulary.isEmpty()) {
+            ui::rememberVocabulary(*m_store, modelPath, vocabulary);
+        }
         m_store->sync();
     }
     std::cerr << "earshot: loaded the model " << modelPath.toStdString() << "\n";

@@ -7,7 +7,9 @@
 
 #include <QFile>
 #include <QLabel>
+#include <QPushButton>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QTableWidget>
 #include <exception>
 #include <filesystem>
@@ -107,6 +109,56 @@ TEST(GuiController, AFailedLoadShowsTheLoadersExactReason) {
     // A failed choice is not remembered.
     QSettings store(temp_paths(dir).settingsFile, QSettings::IniFormat);
     EXPECT_FALSE(store.contains(QStringLiteral("model/path")));
+}
+
+TEST(GuiController, ACheckpointWithoutTokenizerFilesOpensWithAChosenVocabularyFolder) {
+    ensure_gui_application();
+    const TempDir dir("earshot-gui-vocab");
+    // A random checkpoint with the micro model's English-only size and no tokenizer files; the
+    // micro model's folder (vocab.json + merges.txt) is its vocabulary.
+    const fs::path checkpoint = dir.path() / "ck";
+    model::RandomCheckpointOptions o;
+    o.d = 64;
+    o.heads = 4;
+    o.enc_layers = 1;
+    o.dec_layers = 1;
+    o.vocab = 51864;
+    model::write_random_checkpoint(checkpoint, o);
+    const fs::path vocabulary = fs::path(EARSHOT_TEST_GOLDEN_DIR).parent_path().parent_path() /
+                                "resources" / "models" / "micro" / "model";
+    ASSERT_TRUE(fs::exists(vocabulary / "vocab.json"));
+    {
+        ui::MainWindow window;
+        app::GuiController controller(window, temp_paths(dir));
+        // The folder alone fails, and the Model page offers a vocabulary for that checkpoint.
+        ui::ModelPanel* panel = window.modelPanel();
+        EXPECT_FALSE(
+            controller.openModel(q(checkpoint), QString(), app::GuiController::Remember::yes));
+        EXPECT_FALSE(controller.hasModel());
+        EXPECT_TRUE(panel->loadError().contains(QStringLiteral("vocabulary")))
+            << panel->loadError().toStdString();
+        EXPECT_EQ(panel->vocabularyTarget(), q(checkpoint));
+        auto* button = panel->findChild<QPushButton*>(QStringLiteral("chooseVocabularyButton"));
+        ASSERT_NE(button, nullptr);
+        EXPECT_TRUE(button->isEnabled());
+
+        // A vocabulary folder chosen on the page opens that checkpoint with it.
+        QSignalSpy loaded(&controller, &app::GuiController::modelLoaded);
+        emit panel->modelChosen(panel->vocabularyTarget(), q(vocabulary));
+        ASSERT_EQ(loaded.count(), 1) << panel->loadError().toStdString();
+        EXPECT_TRUE(controller.hasModel());
+        EXPECT_EQ(panel->summary().path, q(checkpoint));
+        EXPECT_EQ(panel->summary().vocabularyPath, q(vocabulary));
+        EXPECT_TRUE(panel->loadError().isEmpty());
+    }
+    // Choosing the same checkpoint folder again, in a new session, needs no vocabulary.
+    ui::MainWindow window;
+    app::GuiController controller(window, temp_paths(dir));
+    QSignalSpy loaded(&controller, &app::GuiController::modelLoaded);
+    emit window.modelPanel()->modelChosen(q(checkpoint), QString());
+    ASSERT_EQ(loaded.count(), 1) << window.modelPanel()->loadError().toStdString();
+    EXPECT_EQ(window.modelPanel()->summary().path, q(checkpoint));
+    EXPECT_EQ(window.modelPanel()->summary().vocabularyPath, q(vocabulary));
 }
 
 TEST(GuiController, WithoutAnyModelSaysWhereTheDefaultIsLookedFor) {

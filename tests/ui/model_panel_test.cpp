@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -60,6 +61,40 @@ TEST(ModelPanel, LoadErrorIsShownVerbatimUntilCleared) {
     EXPECT_EQ(panel.noModelLabel()->text(), QStringLiteral("No model"));
     panel.clearLoadError();
     EXPECT_TRUE(panel.errorLabel()->isHidden());
+}
+
+TEST(ModelPanel, ACheckpointThatNeedsAVocabularyEnablesVocabularyForIt) {
+    ModelPanel panel;
+    panel.showNoModel(QStringLiteral("No model"));
+    auto* vocabulary = panel.findChild<QPushButton*>(QStringLiteral("chooseVocabularyButton"));
+    ASSERT_NE(vocabulary, nullptr);
+    EXPECT_FALSE(vocabulary->isEnabled());
+    ASSERT_NE(vocabulary->menu(), nullptr);  // a file or a folder
+    EXPECT_EQ(vocabulary->menu()->actions().size(), 2);
+
+    panel.showLoadError(QStringLiteral("/ck"), QStringLiteral("ck: neither tokenizer.json nor "
+                                                              "vocab.json in the directory"));
+    panel.showVocabularyNeeded(QStringLiteral("/ck"));
+    EXPECT_TRUE(vocabulary->isEnabled());
+    EXPECT_EQ(panel.vocabularyTarget(), QStringLiteral("/ck"));
+    EXPECT_TRUE(panel.loadError().contains(QStringLiteral("needs a vocabulary")));
+    // Another failure, not for want of a vocabulary, forgets that checkpoint.
+    panel.showLoadError(QStringLiteral("/other"), QStringLiteral("no config.json"));
+    EXPECT_TRUE(panel.vocabularyTarget().isEmpty());
+    EXPECT_FALSE(vocabulary->isEnabled());
+}
+
+TEST(ModelChoice, TheVocabularyIsRememberedPerCheckpoint) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    QSettings store(dir.filePath(QStringLiteral("s.ini")), QSettings::IniFormat);
+    EXPECT_TRUE(rememberedVocabulary(store, QStringLiteral("/models/a")).isEmpty());
+    rememberVocabulary(store, QStringLiteral("/models/a/"), QStringLiteral("/v/a.tiktoken"));
+    rememberVocabulary(store, QStringLiteral("/models/b"), QStringLiteral("/v/b"));
+    EXPECT_EQ(rememberedVocabulary(store, QStringLiteral("/models/a")),
+              QStringLiteral("/v/a.tiktoken"));
+    EXPECT_EQ(rememberedVocabulary(store, QStringLiteral("/models/b")), QStringLiteral("/v/b"));
+    EXPECT_TRUE(rememberedVocabulary(store, QStringLiteral("/models/c")).isEmpty());
 }
 
 TEST(ModelChoice, IsRememberedInSettings) {

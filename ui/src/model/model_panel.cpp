@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QStackedWidget>
 #include <QTableWidget>
@@ -31,10 +32,17 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     m_vocabulary = new QPushButton(tr("&Vocabulary…"), this);
     m_vocabulary->setObjectName(QStringLiteral("chooseVocabularyButton"));
     m_vocabulary->setToolTip(
-        tr("Another vocabulary for the loaded checkpoint (.tiktoken, "
-           "tokenizer.json or a ggml .bin)"));
+        tr("A vocabulary for a checkpoint without tokenizer files, or another one for the loaded "
+           "checkpoint: a .tiktoken or ggml .bin file, or a Hugging Face folder"));
     m_vocabulary->setEnabled(false);
-    connect(m_vocabulary, &QPushButton::clicked, this, &ModelPanel::chooseVocabulary);
+    auto* vocabularyMenu = new QMenu(m_vocabulary);
+    QAction* vocabularyFile = vocabularyMenu->addAction(tr("Vocabulary &file…"));
+    vocabularyFile->setObjectName(QStringLiteral("chooseVocabularyFileAction"));
+    connect(vocabularyFile, &QAction::triggered, this, &ModelPanel::chooseVocabularyFile);
+    QAction* vocabularyFolder = vocabularyMenu->addAction(tr("Vocabulary f&older…"));
+    vocabularyFolder->setObjectName(QStringLiteral("chooseVocabularyFolderAction"));
+    connect(vocabularyFolder, &QAction::triggered, this, &ModelPanel::chooseVocabularyFolder);
+    m_vocabulary->setMenu(vocabularyMenu);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(folder);
     buttons->addWidget(file);
@@ -116,7 +124,8 @@ void ModelPanel::showModel(const ModelSummary& summary) {
         m_generics->setItem(row, 0, new QTableWidgetItem(summary.generics[row].first));
         m_generics->setItem(row, 1, new QTableWidgetItem(summary.generics[row].second));
     }
-    m_vocabulary->setEnabled(true);
+    m_needsVocabulary.clear();
+    updateVocabularyButton();
     clearLoadError();
     m_stack->setCurrentWidget(m_modelPage);
 }
@@ -125,13 +134,38 @@ void ModelPanel::showNoModel(const QString& message) {
     m_hasModel = false;
     m_summary = {};
     m_noModel->setText(message);
-    m_vocabulary->setEnabled(false);
+    updateVocabularyButton();
     m_stack->setCurrentWidget(m_noModel);
 }
 
 void ModelPanel::showLoadError(const QString& path, const QString& reason) {
     m_error->setText(tr("Could not load %1:\n%2").arg(path, reason));
     m_error->show();
+    m_needsVocabulary.clear();
+    updateVocabularyButton();
+}
+
+void ModelPanel::showVocabularyNeeded(const QString& checkpointPath) {
+    m_needsVocabulary = checkpointPath;
+    updateVocabularyButton();
+    const QString hint =
+        tr("This checkpoint needs a vocabulary: choose one with \"Vocabulary…\" (a .tiktoken or "
+           "ggml .bin file, or a Hugging Face folder with tokenizer.json, or vocab.json and "
+           "merges.txt).");
+    m_error->setText(m_error->text().isEmpty() ? hint
+                                               : m_error->text() + QStringLiteral("\n") + hint);
+    m_error->show();
+}
+
+QString ModelPanel::vocabularyTarget() const {
+    if (!m_needsVocabulary.isEmpty()) {
+        return m_needsVocabulary;
+    }
+    return m_hasModel ? m_summary.path : QString();
+}
+
+void ModelPanel::updateVocabularyButton() {
+    m_vocabulary->setEnabled(!vocabularyTarget().isEmpty());
 }
 
 void ModelPanel::clearLoadError() {
@@ -157,15 +191,28 @@ void ModelPanel::chooseFile() {
     }
 }
 
-void ModelPanel::chooseVocabulary() {
-    if (!m_hasModel) {
+void ModelPanel::chooseVocabularyFile() {
+    const QString checkpoint = vocabularyTarget();
+    if (checkpoint.isEmpty()) {
         return;
     }
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open vocabulary"), QString(),
         tr("Vocabularies (*.tiktoken tokenizer.json vocab.json *.bin);;All files (*)"));
     if (!path.isEmpty()) {
-        emit modelChosen(m_summary.path, path);
+        emit modelChosen(checkpoint, path);
+    }
+}
+
+void ModelPanel::chooseVocabularyFolder() {
+    const QString checkpoint = vocabularyTarget();
+    if (checkpoint.isEmpty()) {
+        return;
+    }
+    const QString path = QFileDialog::getExistingDirectory(
+        this, tr("Open vocabulary folder (tokenizer.json, or vocab.json and merges.txt)"));
+    if (!path.isEmpty()) {
+        emit modelChosen(checkpoint, path);
     }
 }
 

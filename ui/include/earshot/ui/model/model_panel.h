@@ -28,6 +28,12 @@ public:
     // it showed before (the model still loaded, or the no-model message) under the error.
     void showLoadError(const QString& path, const QString& reason);
     void clearLoadError();
+    // Loading `checkpointPath` failed for want of a vocabulary (it has no tokenizer files, or the
+    // one given does not fit): "Vocabulary…" opens that checkpoint with the one chosen next.
+    void showVocabularyNeeded(const QString& checkpointPath);
+    // The checkpoint a chosen vocabulary is opened with: the one that needs a vocabulary, else
+    // the loaded model's; empty: none, and "Vocabulary…" is disabled.
+    QString vocabularyTarget() const;
 
     bool hasModel() const { return m_hasModel; }
     const ModelSummary& summary() const { return m_summary; }
@@ -40,15 +46,18 @@ public:
     QLabel* noteLabel() const { return m_note; }
 
 public slots:
-    void chooseFolder();      // HF checkpoint directory
-    void chooseFile();        // .safetensors or ggml .bin
-    void chooseVocabulary();  // .tiktoken, tokenizer.json / vocab.json, or a ggml .bin
+    void chooseFolder();            // HF checkpoint directory
+    void chooseFile();              // .safetensors or ggml .bin
+    void chooseVocabularyFile();    // .tiktoken, tokenizer.json / vocab.json, or a ggml .bin
+    void chooseVocabularyFolder();  // an HF folder: tokenizer.json, or vocab.json + merges.txt
 
 signals:
     // Load `modelPath` with `vocabularyPath` (empty: the model's own tokenizer).
     void modelChosen(const QString& modelPath, const QString& vocabularyPath);
 
 private:
+    void updateVocabularyButton();
+
     QStackedWidget* m_stack = nullptr;
     QLabel* m_noModel = nullptr;
     QLabel* m_error = nullptr;
@@ -60,6 +69,7 @@ private:
     QPushButton* m_vocabulary = nullptr;
     ModelSummary m_summary;
     bool m_hasModel = false;
+    QString m_needsVocabulary;  // the checkpoint that failed for want of a vocabulary
 };
 
 }  // namespace earshot::ui

@@ -38,4 +38,9 @@ struct ModelChoice {
     void save(QSettings& store) const;
 };
 
+// The vocabulary last opened with each checkpoint (a checkpoint without tokenizer files needs
+// one), under the QSettings key "model/vocabularies"; empty: none remembered for `modelPath`.
+QString rememberedVocabulary(QSettings& store, const QString& modelPath);
+void rememberVocabulary(QSettings& store, const QString& modelPath, const QString& vocabularyPath);
+
 }  // namespace earshot::ui
