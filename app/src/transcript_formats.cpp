@@ -1,6 +1,7 @@
 // TXT, SRT, WebVTT and JSON writers of a Transcript (formats as openai's whisper writes them).
 #include "transcript_formats.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -82,7 +83,12 @@ std::string timestamp(double seconds, Hours hours_rule, char decimal_marker) {
 
 }  // namespace
 
-std::optional<TranscriptFormat> parse_transcript_format(std::string_view name) {
+std::optional<TranscriptFormat> parse_transcript_format(std::string_view spelled) {
+    // Any case, surrounding spaces ignored: "TXT", " srt".
+    std::string name;
+    for (char c : spelled) {
+        if (c != ' ') name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
     if (name == "txt") return TranscriptFormat::txt;
     if (name == "srt") return TranscriptFormat::srt;
     if (name == "vtt") return TranscriptFormat::vtt;
@@ -147,8 +153,9 @@ std::string render_json(const decoding::Transcript& transcript) {
     for (const decoding::Segment& segment : transcript.segments) {
         nlohmann::ordered_json item;
         item["id"] = id++;
-        item["start"] = segment.start_s;
-        item["end"] = segment.end_s;
+        // Milliseconds, as SRT and WebVTT write them: 0.94, not 0.9400000000000001.
+        item["start"] = std::round(segment.start_s * 1000.0) / 1000.0;
+        item["end"] = std::round(segment.end_s * 1000.0) / 1000.0;
         item["text"] = segment.text;
         item["tokens"] = segment.tokens;
         item["avg_logprob"] = segment.avg_logprob;

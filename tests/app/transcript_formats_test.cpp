@@ -97,6 +97,21 @@ TEST(TranscriptFormats, TimestampsRoundToTheNearestMillisecond) {
     EXPECT_EQ(vtt_timestamp(0.02), "00:00.020");
 }
 
+// Segment times are whole centiseconds times 0.01 in binary: JSON writes them to the millisecond,
+// as SRT and WebVTT do, not as 0.9400000000000001.
+TEST(TranscriptFormats, JsonTimesAreWrittenToTheMillisecond) {
+    earshot::decoding::Transcript transcript;
+    earshot::decoding::Segment segment;
+    segment.start_s = 94 * 0.01;  // 0.9400000000000001
+    segment.end_s = 1234 * 0.01;  // 12.340000000000002
+    segment.text = " hello";
+    transcript.segments.push_back(segment);
+    const std::string json = render_json(transcript);
+    EXPECT_NE(json.find("\"start\": 0.94,"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"end\": 12.34,"), std::string::npos) << json;
+    EXPECT_EQ(json.find("0000000"), std::string::npos) << json;
+}
+
 TEST(TranscriptFormats, JsonReplacesInvalidUtf8) {
     Transcript t;
     t.language = "en";
@@ -119,7 +134,10 @@ TEST(TranscriptFormats, LineBreaksInsideASegmentBecomeSpaces) {
 TEST(TranscriptFormats, FormatNames) {
     EXPECT_EQ(parse_transcript_format("vtt"), TranscriptFormat::vtt);
     EXPECT_EQ(parse_transcript_format("json"), TranscriptFormat::json);
-    EXPECT_FALSE(parse_transcript_format("SRT").has_value());
+    // Any case: --format TXT,Srt works as txt,srt.
+    EXPECT_EQ(parse_transcript_format("SRT"), TranscriptFormat::srt);
+    EXPECT_EQ(parse_transcript_format("Txt"), TranscriptFormat::txt);
+    EXPECT_EQ(parse_transcript_format(" json"), TranscriptFormat::json);
     EXPECT_FALSE(parse_transcript_format("docx").has_value());
     EXPECT_EQ(transcript_format_name(TranscriptFormat::srt), "srt");
 }
