@@ -59,7 +59,6 @@ CliRequest parse_cli(int argc, const char* const* argv, std::ostream& out, std::
     // At most one; "none given" is reported after parsing, so that an unknown word is named as
     // unexpected instead of hidden behind "a subcommand is required".
     app.require_subcommand(0, 1);
-    app.footer("Without a subcommand, `earshot [--model PATH]` starts the graphical interface.");
 
     CLI::App* inspect = app.add_subcommand(
         "inspect", "Print the model's entries, generics and blocks, bound to a checkpoint");
@@ -91,6 +90,9 @@ CliRequest parse_cli(int argc, const char* const* argv, std::ostream& out, std::
 
     std::vector<ExtraCommand> extras;
     for (CommandAdder add : extra_commands()) extras.push_back(add(app));
+    // Set once every subcommand exists: subcommands copy their parent's footer when created, and
+    // this line belongs to `earshot --help` only.
+    app.footer("Without a subcommand, `earshot [--model PATH]` starts the graphical interface.");
 
     try {
         app.parse(argc, argv);

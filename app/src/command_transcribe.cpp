@@ -235,7 +235,11 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
         try {
             transcribe_file(session, fs::path(input), bases[i], out, err);
         } catch (const std::exception& e) {
-            err << "earshot transcribe: " << input << ": " << e.what() << "\n";
+            // The file's name once: readers' messages usually start with it already.
+            const std::string message = e.what();
+            const std::string named = input + ": ";
+            err << "earshot transcribe: "
+                << (message.rfind(named, 0) == 0 ? message : named + message) << "\n";
             ++failed;
         }
     }

@@ -106,7 +106,19 @@ TEST(ParseCli, HelpIsExitZeroOnStdout) {
     EXPECT_EQ(request.exit_code, kExitOk);
     EXPECT_NE(out.find("inspect"), std::string::npos) << out;
     EXPECT_NE(out.find("graph"), std::string::npos) << out;
+    EXPECT_NE(out.find("Without a subcommand"), std::string::npos) << out;
     EXPECT_EQ(err, "");
+}
+
+// The line about starting without a subcommand is the top-level help's, not every command's.
+TEST(ParseCli, SubcommandHelpDoesNotRepeatTheTopLevelFooter) {
+    for (const char* command : {"inspect", "graph", "transcribe", "live"}) {
+        std::string out;
+        std::string err;
+        parse({command, "--help"}, &out, &err);
+        EXPECT_NE(out.find("--"), std::string::npos) << command << ": " << out;
+        EXPECT_EQ(out.find("Without a subcommand"), std::string::npos) << command << ": " << out;
+    }
 }
 
 TEST(ParseCli, UsageErrorsAreExitTwo) {

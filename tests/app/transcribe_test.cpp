@@ -173,6 +173,10 @@ TEST_F(TranscribeCommand, AMissingInputFailsAloneWithExitOne) {
                     " --language en --format txt --output-dir " + shell_quote(out.path().string()));
     EXPECT_EQ(result.exit_code, 1) << result.err;
     EXPECT_NE(result.err.find("no-such-file.wav"), std::string::npos) << result.err;
+    // The file is named once in its message, not "x.wav: x.wav: cannot open".
+    const std::string named = missing.string() + ": ";
+    EXPECT_NE(result.err.find("earshot transcribe: " + named), std::string::npos) << result.err;
+    EXPECT_EQ(result.err.find(named + named), std::string::npos) << result.err;
     EXPECT_TRUE(fs::is_regular_file(out.path() / "jfk.txt"));
     EXPECT_FALSE(fs::exists(out.path() / "no-such-file.txt"));
     EXPECT_FALSE(fs::exists(out.path() / "jfk.srt"));  // only the formats asked for
