@@ -162,6 +162,13 @@ TEST(SettingsDialog, ShowsAndReadsBackEveryField) {
     EXPECT_EQ(edited.beamSize, 1);
     EXPECT_EQ(edited.updateIntervalMs, 300);
     EXPECT_DOUBLE_EQ(edited.vadMarginDb, 18.0);
+    // The field is named as the command line names it (--vad-margin-db).
+    QString vadLabel;
+    for (auto* label : dialog.findChildren<QLabel*>()) {
+        if (label->buddy() == dialog.vadBox()) vadLabel = label->text();
+    }
+    EXPECT_EQ(vadLabel, QStringLiteral("&VAD margin:"));
+    EXPECT_TRUE(dialog.vadBox()->toolTip().contains(QStringLiteral("--vad-margin-db")));
     EXPECT_EQ(edited.backend, QStringLiteral("cpu"));
     // The spin boxes stop at the ranges Settings::load accepts.
     dialog.beamBox()->setValue(1000);

@@ -128,7 +128,11 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
     form->addRow(tr("&Task:"), m_task);
     form->addRow(tr("&Beam size:"), m_beam);
     form->addRow(tr("&Update interval:"), m_interval);
-    form->addRow(tr("&VAD threshold:"), m_vad);
+    // Named as the command line names it (--vad-margin-db): a margin above the noise floor.
+    form->addRow(tr("&VAD margin:"), m_vad);
+    m_vad->setToolTip(
+        tr("How far above the measured noise floor sound must be to count as "
+           "speech (earshot live --vad-margin-db)"));
     form->addRow(tr("B&ackend:"), m_backend);
     form->addRow(QString(), m_backendNote);
 
