@@ -161,6 +161,7 @@ void transcribe_file(Session& session, const fs::path& input, const fs::path& ba
         throw;
     }
     if (interrupted().load()) {
+        transcript.complete = false;
         progress.abandon();
         err << "earshot transcribe: interrupted; writing what " << input.filename().string()
             << " has so far\n";

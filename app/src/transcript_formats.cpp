@@ -168,6 +168,9 @@ std::string render_json(const decoding::Transcript& transcript) {
     root["text"] = transcript.text;
     root["language"] = transcript.language;
     root["segments"] = std::move(segments);
+    // A run stopped before the end of the audio says so (openai's format has no such key; a
+    // complete transcript is written exactly as before).
+    if (!transcript.complete) root["incomplete"] = true;
     return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 

@@ -145,6 +145,7 @@ TEST_F(TranscribeCommand, WritesEveryFormatWithOrderedTimesInsideTheAudio) {
     // JSON keeps every segment; the subtitles and TXT hold the ones with text, in order.
     const auto json = nlohmann::json::parse(read_text(out.path() / "jfk.json"));
     EXPECT_EQ(json["language"], "en");
+    EXPECT_FALSE(json.contains("incomplete")) << "a finished run is complete";
     std::vector<nlohmann::json> spoken;
     for (size_t i = 0; i < json["segments"].size(); ++i) {
         const auto& segment = json["segments"][i];
@@ -315,6 +316,7 @@ TEST_F(TranscribeCommand, CtrlCWritesWhatIsDoneAndStops) {
     const auto json = nlohmann::json::parse(read_text(out.path() / "long.json"));
     // What the windows done before the interrupt heard is written...
     ASSERT_FALSE(json["segments"].empty()) << "no segment before the interrupt";
+    EXPECT_EQ(json.value("incomplete", false), true) << "the JSON must say it is incomplete";
     std::printf("interrupted with %zu segments written, the last ending at %.1f s of 330 s\n",
                 json["segments"].size(), json["segments"].back()["end"].get<double>());
     // ... only part of the 5.5 minutes was transcribed, and the second file never started.

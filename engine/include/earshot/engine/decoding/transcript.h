@@ -24,7 +24,8 @@ struct Segment {
 struct Transcript {
     std::string language;  // "en", ...; the requested or the detected one
     std::vector<Segment> segments;
-    std::string text;  // every segment's text concatenated, as openai's result["text"]
+    std::string text;      // every segment's text concatenated, as openai's result["text"]
+    bool complete = true;  // false when the run stopped before the end of the audio (Ctrl-C)
 };
 
 }  // namespace earshot::decoding
