@@ -13,6 +13,7 @@ extern "C" {
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -141,6 +142,10 @@ void FileDecoder::State::open_decoder() {
     const AVCodec* decoder = nullptr;
     const int index = av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0);
     if (index == AVERROR_STREAM_NOT_FOUND) {
+        // FFmpeg's tty demuxer opens any .txt (or .ans, .nfo) as text drawn on video.
+        if (format->iformat != nullptr && std::string_view(format->iformat->name) == "tty") {
+            fail("a text file, not audio or video");
+        }
         fail("no audio stream (streams: " + media_type_list(format) + ")");
     }
     if (index == AVERROR_DECODER_NOT_FOUND || (index >= 0 && decoder == nullptr)) {

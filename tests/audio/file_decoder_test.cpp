@@ -375,6 +375,17 @@ TEST_F(FileDecoderTest, TextRenamedWavIsAnError) {
         text, "not a readable audio or video file: Invalid data found when processing input");
 }
 
+// A .txt file opens in FFmpeg as text drawn on video (its tty demuxer); it is named as text.
+TEST_F(FileDecoderTest, TextFileIsNamedAsText) {
+    const fs::path text = fixture("notes.txt");
+    std::string notes;  // a few pages, as a real note is: FFmpeg takes it as text on video
+    for (int line = 0; line < 200; ++line) {
+        notes += "Meeting notes, line " + std::to_string(line) + ": nothing here is audio.\n";
+    }
+    write_bytes(text, notes);
+    expect_open_error(text, "a text file, not audio or video");
+}
+
 TEST_F(FileDecoderTest, TruncatedFilesAreErrors) {
     // An MP4/M4A keeps its index (the moov atom) at the end: cut in half, nothing is playable.
     const std::string whole = read_bytes(fixture("tone.m4a"));
