@@ -1,4 +1,4 @@
-// `--backend`: the option, its parsing, and the CUDA lines the commands print.
+// `--backend`: the option and its parsing.
 #include "backend_option.h"
 
 namespace earshot::app {
@@ -14,15 +14,6 @@ CLI::Option* add_backend_option(CLI::App& command, std::string& backend) {
 
 backend::BackendChoice backend_choice(const std::string& name) {
     return backend::parse_backend_choice(name).value_or(backend::BackendChoice::automatic);
-}
-
-std::string cuda_unavailable_reason(const backend::CudaError& error) {
-    return "CUDA is not available (" + std::string(backend::cuda_error_kind_name(error.kind())) +
-           ": " + error.what() + ")";
-}
-
-std::string cuda_fallback_reason(const backend::CudaError& error) {
-    return cuda_unavailable_reason(error) + "; running on the CPU";
 }
 
 void require_cuda_if_chosen(backend::BackendChoice choice) {

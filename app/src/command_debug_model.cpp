@@ -73,7 +73,7 @@ template <typename Body>
 int with_whisper(const Request& r, std::ostream& err, Body body) {
     const backend::BackendChoice choice = backend_choice(r.backend);
     auto cuda_failed = [](const backend::CudaError& e) {
-        return std::runtime_error("--backend cuda: " + cuda_unavailable_reason(e));
+        return std::runtime_error("--backend cuda: " + backend::cuda_unavailable_reason(e));
     };
     try {
         require_cuda_if_chosen(choice);  // before the checkpoint is read
@@ -88,7 +88,7 @@ int with_whisper(const Request& r, std::ostream& err, Body body) {
             cuda.emplace(checkpoint);
         } catch (const backend::CudaError& e) {
             if (choice == backend::BackendChoice::cuda) throw cuda_failed(e);
-            fallback = cuda_fallback_reason(e);
+            fallback = backend::cuda_fallback_reason(e);
         }
         if (cuda) return body(*cuda);
     }

@@ -112,7 +112,7 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
         require_cuda_if_chosen(backend);  // before any model is read
         loaded = load_model(r.model, r.vocab, backend);
     } catch (const backend::CudaError& e) {
-        return fail("--backend cuda: " + cuda_unavailable_reason(e));
+        return fail("--backend cuda: " + backend::cuda_unavailable_reason(e));
     } catch (const std::exception& e) {
         return fail(e.what());
     }

@@ -186,7 +186,7 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
     try {
         require_cuda_if_chosen(backend);  // before any model is read
     } catch (const backend::CudaError& e) {
-        return fail("--backend cuda: " + cuda_unavailable_reason(e));
+        return fail("--backend cuda: " + backend::cuda_unavailable_reason(e));
     }
     Session session;
     try {
@@ -213,7 +213,7 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
     try {
         session.loaded = load_model(r.model, r.vocab, backend);
     } catch (const backend::CudaError& e) {
-        return fail("--backend cuda: " + cuda_unavailable_reason(e));
+        return fail("--backend cuda: " + backend::cuda_unavailable_reason(e));
     } catch (const std::exception& e) {
         return fail(e.what());
     }

@@ -16,7 +16,9 @@
 #include <utility>
 #include <vector>
 
+#include "file_bytes.h"
 #include "micro_model.h"
+#include "plain_words.h"
 #include "run_process.h"
 #include "spoken_words.h"
 #include "temp_dir.h"
@@ -26,37 +28,6 @@ namespace earshot::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<std::string> words_of(const std::string& text) {
-    std::vector<std::string> words;
-    std::string word;
-    for (char c : text + " ") {
-        const auto byte = static_cast<unsigned char>(c);
-        if (std::isalnum(byte) != 0) {
-            word.push_back(static_cast<char>(std::tolower(byte)));
-        } else if (!word.empty()) {
-            words.push_back(word);
-            word.clear();
-        }
-    }
-    return words;
-}
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-std::vector<std::vector<std::string>> held_out(size_t count) {
-    std::ifstream in(micro_heldout_sentences());
-    std::vector<std::vector<std::string>> sentences;
-    for (std::string line; sentences.size() < count && std::getline(in, line);) {
-        if (!line.empty()) sentences.push_back(words_of(line));
-    }
-    return sentences;
-}
 
 // Word-level alignment: for each heard word, the index of the said word it was matched to (equal
 // or substituted), or -1 for an insertion.
@@ -111,7 +82,7 @@ protected:
 // dropped its previous-text prompt, the long form measured 25-34% against 6.5% one by one, with
 // a third of its segments off their speech.
 TEST_F(MicroLongForm, LongFormIsAsGoodAsSentencesOneByOne) {
-    std::vector<std::vector<std::string>> sentences = held_out(32);
+    std::vector<std::vector<std::string>> sentences = micro_heldout_words(32);
     ASSERT_EQ(sentences.size(), 32u);
     for (size_t i = 0; i < 16; ++i) sentences.push_back(sentences[31 - 2 * i]);
     SpeechOptions speech;
@@ -150,7 +121,8 @@ TEST_F(MicroLongForm, LongFormIsAsGoodAsSentencesOneByOne) {
     size_t single_edits = 0;
     size_t said_words = 0;
     for (size_t i = 0; i < sentences.size(); ++i) {
-        const auto heard = words_of(read_text(dir_.path() / ("one_" + std::to_string(i) + ".txt")));
+        const auto heard =
+            plain_words(read_file_text(dir_.path() / ("one_" + std::to_string(i) + ".txt")));
         single_edits += word_edits(sentences[i], heard);
         said_words += sentences[i].size();
     }
@@ -158,7 +130,7 @@ TEST_F(MicroLongForm, LongFormIsAsGoodAsSentencesOneByOne) {
 
     const ProcessResult r = transcribe({long_wav}, "--format json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const auto json = nlohmann::json::parse(read_text(dir_.path() / "long.json"));
+    const auto json = nlohmann::json::parse(read_file_text(dir_.path() / "long.json"));
     std::vector<std::string> said;
     std::vector<size_t> sentence_of;  // per said word
     for (size_t i = 0; i < sentences.size(); ++i) {
@@ -171,7 +143,7 @@ TEST_F(MicroLongForm, LongFormIsAsGoodAsSentencesOneByOne) {
     std::vector<size_t> segment_of;  // per heard word
     const auto& segments = json["segments"];
     for (size_t s = 0; s < segments.size(); ++s) {
-        for (const auto& w : words_of(segments[s]["text"].get<std::string>())) {
+        for (const auto& w : plain_words(segments[s]["text"].get<std::string>())) {
             heard.push_back(w);
             segment_of.push_back(s);
         }
@@ -219,7 +191,7 @@ TEST_F(MicroLongForm, LongFormIsAsGoodAsSentencesOneByOne) {
 // log-mel), it decodes exactly as the same audio followed by enough silence to fill the window;
 // padded with 0.0 in the log-mel domain (current openai), some sentences came out differently.
 TEST_F(MicroLongForm, TheLastWindowDecodesAsAFullWindow) {
-    const std::vector<std::vector<std::string>> sentences = held_out(30);
+    const std::vector<std::vector<std::string>> sentences = micro_heldout_words(30);
     SpeechOptions speech;
     speech.whole_sentences = true;
     speech.speed_wpm = 160;
@@ -243,12 +215,12 @@ TEST_F(MicroLongForm, TheLastWindowDecodesAsAFullWindow) {
     size_t edits_full = 0;
     for (size_t i = 0; i < sentences.size(); ++i) {
         const std::string short_text =
-            read_text(dir_.path() / ("short_" + std::to_string(i) + ".txt"));
+            read_file_text(dir_.path() / ("short_" + std::to_string(i) + ".txt"));
         const std::string full_text =
-            read_text(dir_.path() / ("full_" + std::to_string(i) + ".txt"));
+            read_file_text(dir_.path() / ("full_" + std::to_string(i) + ".txt"));
         EXPECT_EQ(short_text, full_text) << "sentence " << i;
-        edits_short += word_edits(sentences[i], words_of(short_text));
-        edits_full += word_edits(sentences[i], words_of(full_text));
+        edits_short += word_edits(sentences[i], plain_words(short_text));
+        edits_full += word_edits(sentences[i], plain_words(full_text));
     }
     std::printf("last window: %zu edits, the same audio in a full window: %zu edits\n", edits_short,
                 edits_full);

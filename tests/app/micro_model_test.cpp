@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "earshot/app/loaded_model.h"
+#include "file_bytes.h"
+#include "plain_words.h"
 #include "run_process.h"
 #include "spoken_words.h"
 #include "temp_dir.h"
@@ -36,41 +38,6 @@ namespace fs = std::filesystem;
 const fs::path kModelDir = micro_model_dir();
 const fs::path kHeldOut = micro_heldout_sentences();
 
-std::vector<std::string> split_words(const std::string& text) {
-    std::vector<std::string> words;
-    std::string word;
-    for (char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (std::isalnum(byte) != 0) {
-            word.push_back(static_cast<char>(std::tolower(byte)));
-        } else if (c == '\'') {
-            continue;
-        } else if (!word.empty()) {
-            words.push_back(word);
-            word.clear();
-        }
-    }
-    if (!word.empty()) words.push_back(word);
-    return words;
-}
-
-std::string read_text(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-std::vector<std::vector<std::string>> held_out_sentences(size_t count) {
-    std::ifstream in(kHeldOut);
-    std::vector<std::vector<std::string>> sentences;
-    std::string line;
-    while (sentences.size() < count && std::getline(in, line)) {
-        if (!line.empty()) sentences.push_back(split_words(line));
-    }
-    return sentences;
-}
-
 class MicroModel : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -83,7 +50,7 @@ protected:
     // Speaks every sentence into its own WAV, transcribes them all in one run and returns the
     // total WER; prints it with the worst sentences.
     double sentence_wer(const SpeechOptions& speech, const std::string& label) {
-        const std::vector<std::vector<std::string>> sentences = held_out_sentences(30);
+        const std::vector<std::vector<std::string>> sentences = micro_heldout_words(30);
         EXPECT_EQ(sentences.size(), 30u);
         std::string files;
         for (size_t i = 0; i < sentences.size(); ++i) {
@@ -105,7 +72,7 @@ protected:
         size_t words = 0;
         for (size_t i = 0; i < sentences.size(); ++i) {
             const fs::path txt = dir_.path() / (label + "_" + std::to_string(i) + ".txt");
-            const std::vector<std::string> hyp = split_words(read_text(txt));
+            const std::vector<std::string> hyp = plain_words(read_file_text(txt));
             const size_t e = word_edits(sentences[i], hyp);
             edits += e;
             words += sentences[i].size();
@@ -185,7 +152,7 @@ TEST_F(MicroModel, HeldOutSentencesSlowerThanTheTrainedSpeeds) {
 }
 
 TEST_F(MicroModel, TwoMinutesLongFormWithTimestamps) {
-    std::vector<std::vector<std::string>> sentences = held_out_sentences(32);
+    std::vector<std::vector<std::string>> sentences = micro_heldout_words(32);
     // About two minutes: the held-out sentences twice, the second time in reverse order.
     const size_t n = sentences.size();
     for (size_t i = 0; i < n; ++i) sentences.push_back(sentences[n - 1 - i]);
@@ -205,7 +172,7 @@ TEST_F(MicroModel, TwoMinutesLongFormWithTimestamps) {
         "transcribe " + shell_quote(wav.string()) + " --model " + shell_quote(kModelDir.string()) +
         " --format json --output-dir " + shell_quote(dir_.path().string()));
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const auto json = nlohmann::json::parse(read_text(dir_.path() / "long.json"));
+    const auto json = nlohmann::json::parse(read_file_text(dir_.path() / "long.json"));
 
     std::vector<std::string> ref;
     for (const auto& s : sentences) ref.insert(ref.end(), s.begin(), s.end());
@@ -227,7 +194,7 @@ TEST_F(MicroModel, TwoMinutesLongFormWithTimestamps) {
         return best;
     };
     for (const auto& segment : json["segments"]) {
-        const std::vector<std::string> words = split_words(segment["text"].get<std::string>());
+        const std::vector<std::string> words = plain_words(segment["text"].get<std::string>());
         if (words.empty()) continue;
         ++segments;
         hyp.insert(hyp.end(), words.begin(), words.end());

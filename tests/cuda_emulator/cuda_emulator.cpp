@@ -183,9 +183,7 @@ const ThreadState& current() { return g_block->running->state; }
 
 void sync_block() { wait(g_block->block_barrier); }
 
-void sync_warp() {
-    wait(g_block->warp_barriers[g_block->running->state.thread_idx.x / kWarp]);
-}
+void sync_warp() { wait(g_block->warp_barriers[g_block->running->state.thread_idx.x / kWarp]); }
 
 // One exchange through the warp's lanes: double-buffered, so one barrier per call suffices (a
 // lane's buffer is written again only two exchanges later, after every read of it).

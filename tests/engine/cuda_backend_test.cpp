@@ -26,6 +26,7 @@
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
+#include "micro_model.h"
 #include "npz_reader.h"
 #include "source_paths.h"
 #include "temp_dir.h"

@@ -1,5 +1,5 @@
-// read_file_bytes: the whole of a small test file in memory (stdio rather than iostreams: GCC 12
-// reports a false -Wnull-dereference inside istreambuf_iterator).
+// read_file_bytes, read_file_text: the whole of a small test file in memory (stdio rather than
+// iostreams: GCC 12 reports a false -Wnull-dereference inside istreambuf_iterator).
 #pragma once
 
 #include <cstdio>
@@ -24,6 +24,18 @@ inline std::vector<unsigned char> read_file_bytes(const std::filesystem::path& p
     }
     std::fclose(file);
     return bytes;
+}
+
+// The whole of a small text file ("" when it cannot be read: the caller's checks then fail).
+inline std::string read_file_text(const std::filesystem::path& path) {
+    std::string text;
+    if (std::FILE* file = std::fopen(path.c_str(), "rb")) {
+        char buffer[65536];
+        std::size_t n = 0;
+        while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, n);
+        std::fclose(file);
+    }
+    return text;
 }
 
 }  // namespace earshot::test

@@ -1,5 +1,6 @@
-// Where a test binary finds the project's files: the paths compiled in, unless the environment
-// names others (a test binary carried to another machine, whose checkout lies elsewhere).
+// Where a test binary finds the project's golden files: the path compiled in, unless the
+// environment names another (a test binary carried to another machine, whose checkout lies
+// elsewhere). The micro model's folder: micro_model.h.
 #pragma once
 
 #include <cstdlib>
@@ -16,11 +17,6 @@ inline std::filesystem::path path_from_env(const char* variable, const char* com
 // tests/golden (EARSHOT_TEST_GOLDEN_DIR)
 inline std::filesystem::path golden_dir() {
     return path_from_env("EARSHOT_TEST_GOLDEN_DIR", EARSHOT_TEST_GOLDEN_DIR);
-}
-
-// resources/models/micro/model (EARSHOT_MICRO_MODEL_DIR)
-inline std::filesystem::path micro_model_dir() {
-    return path_from_env("EARSHOT_MICRO_MODEL_DIR", EARSHOT_MICRO_MODEL_DIR);
 }
 
 }  // namespace earshot::test

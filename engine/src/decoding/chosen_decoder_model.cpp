@@ -17,9 +17,7 @@ ChosenDecoderModel make_decoder_model(const model::WhisperCheckpoint& checkpoint
         return chosen;
     } catch (const backend::CudaError& error) {
         if (choice == backend::BackendChoice::cuda) throw;
-        chosen.fallback_reason = std::string("CUDA is not available (") +
-                                 std::string(backend::cuda_error_kind_name(error.kind())) + ": " +
-                                 error.what() + "); running on the CPU";
+        chosen.fallback_reason = backend::cuda_fallback_reason(error);
     }
     chosen.model = make_cpu_decoder_model(checkpoint);
     return chosen;

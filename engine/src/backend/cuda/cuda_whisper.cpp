@@ -49,8 +49,14 @@ struct CudaWhisper::Impl {
     CudaDevice device;
     WhisperPlans plans;
     std::unique_ptr<cuda::DeviceModel> model;
-    std::set<std::string> params;                  // paths uploaded
-    std::map<const ExecutionPlan*, int> prepared;  // plan -> the module's handle
+    std::set<std::string> params;  // paths uploaded
+    // A plan the module has prepared: its handle, and the steps whose host values (token ids,
+    // pos) are checked before each run, found once instead of on every token.
+    struct Prepared {
+        int handle = -1;
+        std::vector<const PlanStep*> checked;
+    };
+    std::map<const ExecutionPlan*, Prepared> prepared;
     bool profiling = false;
     std::vector<StepTiming> timings;
 
@@ -105,10 +111,25 @@ struct CudaWhisper::Impl {
 
     // The checks the CPU kernels make while running, made before anything is launched: token
     // ids inside the vocabulary, positions inside the tables and caches.
-    void check_values(const ExecutionPlan& plan, const std::vector<const HostTensor*>& inputs,
-                      int32_t pos) const {
+    // The steps check_values looks at: embeddings of input ids, row slices at pos, cache writes.
+    static std::vector<const PlanStep*> value_checked_steps(const ExecutionPlan& plan) {
+        std::vector<const PlanStep*> steps;
         for (const PlanStep& step : plan.steps) {
             if (step.inputs.empty()) continue;  // iota, causal_mask
+            const Slot& first = plan.slots[static_cast<size_t>(step.inputs[0])];
+            if ((step.kind == OpKind::embedding && first.kind == SlotKind::input) ||
+                (step.kind == OpKind::slice_rows && step.inputs.size() > 1) ||
+                step.kind == OpKind::write_at) {
+                steps.push_back(&step);
+            }
+        }
+        return steps;
+    }
+
+    void check_values(const ExecutionPlan& plan, const std::vector<const PlanStep*>& checked,
+                      const std::vector<const HostTensor*>& inputs, int32_t pos) const {
+        for (const PlanStep* checked_step : checked) {
+            const PlanStep& step = *checked_step;
             const Slot& first = plan.slots[static_cast<size_t>(step.inputs[0])];
             if (step.kind == OpKind::embedding && first.kind == SlotKind::input) {
                 const int64_t vocab = plan.slots[static_cast<size_t>(step.inputs.at(1))].shape[0];
@@ -146,9 +167,13 @@ struct CudaWhisper::Impl {
     HostTensor run(const ExecutionPlan& plan, const std::vector<const HostTensor*>& inputs,
                    int32_t pos, bool copy_output) {
         check_inputs(plan, inputs);
-        check_values(plan, inputs, pos);
         auto found = prepared.find(&plan);
-        if (found == prepared.end()) found = prepared.emplace(&plan, model->prepare(plan)).first;
+        if (found == prepared.end()) {
+            found =
+                prepared.emplace(&plan, Prepared{model->prepare(plan), value_checked_steps(plan)})
+                    .first;
+        }
+        check_values(plan, found->second.checked, inputs, pos);
         std::vector<cuda::HostInput> host(inputs.size());
         for (size_t i = 0; i < inputs.size(); ++i) {
             const HostTensor& t = *inputs[i];
@@ -160,7 +185,8 @@ struct CudaWhisper::Impl {
         const Slot& out = plan.slots.at(static_cast<size_t>(plan.outputs.at(0)));
         HostTensor result = copy_output ? HostTensor::f32(out.shape) : HostTensor();
         std::vector<double> step_ms;
-        model->run(found->second, host, pos, copy_output ? result.f32_values().data() : nullptr,
+        model->run(found->second.handle, host, pos,
+                   copy_output ? result.f32_values().data() : nullptr,
                    copy_output ? out.size_bytes : 0, profiling ? &step_ms : nullptr);
         timings.clear();
         if (profiling) {

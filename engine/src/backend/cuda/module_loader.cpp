@@ -123,6 +123,15 @@ std::string cuda_module_location() {
     return paths;
 }
 
+std::string cuda_unavailable_reason(const CudaError& error) {
+    return "CUDA is not available (" + std::string(cuda_error_kind_name(error.kind())) + ": " +
+           error.what() + ")";
+}
+
+std::string cuda_fallback_reason(const CudaError& error) {
+    return cuda_unavailable_reason(error) + "; running on the CPU";
+}
+
 std::string describe_cuda_device(const CudaDevice& device) {
     std::ostringstream text;
     text.precision(1);

@@ -56,6 +56,11 @@ std::vector<CudaDevice> cuda_devices();
 // Where the module was loaded from, or would be looked for; one path per line when not found.
 std::string cuda_module_location();
 
+// Why CUDA cannot run, with the error's kind: "CUDA is not available (no driver: ...)".
+std::string cuda_unavailable_reason(const CudaError& error);
+// Why `auto` runs on the CPU: cuda_unavailable_reason + "; running on the CPU".
+std::string cuda_fallback_reason(const CudaError& error);
+
 // "NVIDIA H200, 139.8 GiB, compute 9.0"
 std::string describe_cuda_device(const CudaDevice& device);
 

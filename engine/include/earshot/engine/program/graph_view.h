@@ -13,11 +13,11 @@ namespace earshot::program {
 
 struct ViewNode {
     std::string id;
-    std::string kind;      // "input", "output", "op", "call", "param", "state"
-    std::string label;     // "conv1d", "self_attn.forward", "mel : Tensor[B, Mels, Frames; T]"
-    std::string sublabel;  // "whisper", "LayerNorm<D, T>", "" when none
-    std::string group;     // id of the innermost group holding the node, "" at the top
-    ScopeId scope = -1;    // call nodes: the collapsed call's scope; -1 for other kinds
+    std::string kind;           // "input", "output", "op", "call", "param", "state"
+    std::string label;          // "conv1d", "self_attn.forward", "mel : Tensor[B, Mels, Frames; T]"
+    std::string sublabel;       // "whisper", "LayerNorm<D, T>", "" when none
+    std::string group;          // id of the innermost group holding the node, "" at the top
+    ScopeId scope = -1;         // call nodes: the collapsed call's scope; -1 for other kinds
     std::string description{};  // op nodes: what the op computes (op_description); "" else
 };
 
