@@ -10,12 +10,12 @@
 namespace earshot::ui {
 
 struct GraphNode {
-    QString id;        // unique in the graph; edges name it
-    QString kind;      // "input", "output", "op", "call", "param", "state"
-    QString label;     // "conv1d", "self_attn.forward", "mel : Tensor[B, Mels, Frames; T]"
-    QString sublabel;  // "whisper", "Attention<D, Heads, T>", "" when none
-    QString group;     // id of the innermost group holding the node, "" at the top
-    QString callId;    // call nodes: the call, stable across expansions; "" otherwise
+    QString id;             // unique in the graph; edges name it
+    QString kind;           // "input", "output", "op", "call", "param", "state"
+    QString label;          // "conv1d", "self_attn.forward", "mel : Tensor[B, Mels, Frames; T]"
+    QString sublabel;       // "whisper", "Attention<D, Heads, T>", "" when none
+    QString group;          // id of the innermost group holding the node, "" at the top
+    QString callId;         // call nodes: the call, stable across expansions; "" otherwise
     QString description{};  // ops: what the op computes, shown on hover and searched; "" else
 };
 
