@@ -293,8 +293,17 @@ TEST(CheckpointGgmlTest, RejectsBadTensorRecords) {
     EXPECT_TRUE(contains(tensor_error(dir, 1, 5000, 0, {1}, "w", 4), "name length 5000"));
     const std::string negative = tensor_error(dir, 2, 1, 0, {4, -1}, "w", 16);
     EXPECT_TRUE(contains(negative, "broken.bin: tensor \"w\": dimension ne[1] = -1"));
-    EXPECT_TRUE(contains(tensor_error(dir, 1, 1, 14, {32}, "w", 64),
-                         "tensor \"w\": unsupported ggml tensor type 14"));
+    // q8_1 (9), iq2_xxs (16) and an id ggml never had: named by id and by ggml's name.
+    EXPECT_TRUE(contains(tensor_error(dir, 1, 1, 9, {32}, "w", 64),
+                         "broken.bin: tensor \"w\": ggml type 9 (q8_1) is not supported (Earshot "
+                         "reads f32, f16, q4_0, q4_1, q5_0, q5_1, q8_0, q2_k, q3_k, q4_k, q5_k, "
+                         "q6_k)"));
+    EXPECT_TRUE(contains(tensor_error(dir, 1, 1, 16, {256}, "w", 66), "ggml type 16 (iq2_xxs)"));
+    EXPECT_TRUE(contains(tensor_error(dir, 1, 1, 99, {32}, "w", 64), "ggml type 99 (unknown)"));
+    // A q6_k row must hold whole 256-value blocks.
+    EXPECT_TRUE(contains(tensor_error(dir, 1, 1, 14, {128}, "w", 210),
+                         "row length ne[0] = 128 is not a multiple of 256, the values in one "
+                         "q6_k block"));
     EXPECT_TRUE(contains(tensor_error(dir, 1, 1, 2, {31}, "w", 18), "not a multiple of 32"));
     const std::string past_end = tensor_error(dir, 2, 1, 0, {4, 4}, "w", 60);
     EXPECT_TRUE(contains(past_end, "tensor \"w\": data of 64 bytes"));

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <utility>
@@ -20,33 +21,6 @@ namespace {
 constexpr uint32_t gguf_magic = 0x46554747;
 constexpr int32_t max_dims = 4;           // GGML_MAX_DIMS
 constexpr int32_t max_name_bytes = 1024;  // generous: whisper names are under 64 bytes
-
-struct TypeLayout {
-    int32_t type;
-    uint64_t block_elements;
-    uint64_t block_bytes;
-};
-
-// Block layouts from ggml.h / ggml-common.h: QK = 32 elements per block for every legacy quant,
-// a f16 scale d (+ f16 min m for the _1 types, + 4 bytes of high bits for Q5) and packed values.
-constexpr std::array<TypeLayout, 7> type_layouts = {{
-    {0, 1, 4},    // f32
-    {1, 1, 2},    // f16
-    {2, 32, 18},  // q4_0: d + 16 bytes of nibbles
-    {3, 32, 20},  // q4_1: d, m + 16
-    {6, 32, 22},  // q5_0: d + 4 + 16
-    {7, 32, 24},  // q5_1: d, m + 4 + 16
-    {8, 32, 34},  // q8_0: d + 32 bytes
-}};
-
-const TypeLayout* layout_of(int32_t raw_type) {
-    for (const auto& layout : type_layouts) {
-        if (layout.type == raw_type) {
-            return &layout;
-        }
-    }
-    return nullptr;
-}
 
 // Where the container's bytes come from: a file read piecewise (tensor data is seeked over, never
 // loaded) or a buffer already in memory. Callers have checked every range against size_bytes().
@@ -271,12 +245,15 @@ GgmlTensorInfo read_tensor(BoundedReader& reader) {
     tensor.name.resize(static_cast<std::size_t>(name_len));
     reader.read(tensor.name.data(), tensor.name.size(), where + " (name)");
 
-    const TypeLayout* layout = layout_of(raw_type);
-    if (layout == nullptr) {
-        reader.fail(tensor.name, "unsupported ggml tensor type " + std::to_string(raw_type) +
-                                     " (supported: f32, f16, q4_0, q4_1, q5_0, q5_1, q8_0)");
+    const std::optional<GgmlType> type = ggml_type_from_id(raw_type);
+    if (!type) {
+        reader.fail(tensor.name, "ggml type " + std::to_string(raw_type) + " (" +
+                                     std::string(ggml_type_name_of_id(raw_type)) +
+                                     ") is not supported (Earshot reads " +
+                                     supported_ggml_type_names() + ")");
     }
-    tensor.ttype = static_cast<GgmlType>(raw_type);
+    const GgmlBlockLayout layout = ggml_block_layout(*type);
+    tensor.ttype = *type;
     uint64_t elements = 1;
     for (std::size_t i = 0; i < dims.size(); ++i) {
         if (dims[i] < 1) {
@@ -289,13 +266,13 @@ GgmlTensorInfo read_tensor(BoundedReader& reader) {
             reader.fail(tensor.name, "element count overflows 64 bits");
         }
     }
-    if (static_cast<uint64_t>(dims[0]) % layout->block_elements != 0) {
-        reader.fail(tensor.name, "ne[0] = " + std::to_string(dims[0]) + " is not a multiple of " +
-                                     std::to_string(layout->block_elements) + " required by " +
-                                     std::string(ggml_type_name(tensor.ttype)));
+    if (static_cast<uint64_t>(dims[0]) % layout.elements != 0) {
+        reader.fail(tensor.name, "row length ne[0] = " + std::to_string(dims[0]) +
+                                     " is not a multiple of " + std::to_string(layout.elements) +
+                                     ", the values in one " +
+                                     std::string(ggml_type_name(tensor.ttype)) + " block");
     }
-    if (__builtin_mul_overflow(elements / layout->block_elements, layout->block_bytes,
-                               &tensor.size_bytes)) {
+    if (__builtin_mul_overflow(elements / layout.elements, layout.bytes, &tensor.size_bytes)) {
         reader.fail(tensor.name, "byte size overflows 64 bits");
     }
     tensor.data_offset_bytes = reader.offset();
@@ -340,26 +317,6 @@ GgmlFile read_container(BoundedReader& reader) {
 }
 
 }  // namespace
-
-std::string_view ggml_type_name(GgmlType type) {
-    switch (type) {
-        case GgmlType::f32:
-            return "f32";
-        case GgmlType::f16:
-            return "f16";
-        case GgmlType::q4_0:
-            return "q4_0";
-        case GgmlType::q4_1:
-            return "q4_1";
-        case GgmlType::q5_0:
-            return "q5_0";
-        case GgmlType::q5_1:
-            return "q5_1";
-        case GgmlType::q8_0:
-            return "q8_0";
-    }
-    return "unknown";
-}
 
 GgmlFile read_ggml_file(const std::filesystem::path& path) {
     std::string problem;

@@ -12,9 +12,11 @@
 #include <system_error>
 
 #include "earshot/engine/checkpoint/errors.h"
+#include "earshot/engine/checkpoint/ggml_blocks.h"
 #include "earshot/engine/checkpoint/ggml_file.h"
 #include "earshot/engine/checkpoint/half_float.h"
 #include "earshot/engine/checkpoint/safetensors.h"
+#include "hf_pickle_refusal.h"
 #include "weight_names.h"
 
 namespace earshot::checkpoint {
@@ -128,6 +130,34 @@ void read_sharded_weights(const fs::path& index_path, WeightSet& set,
     }
 }
 
+// A quantized tensor's blocks decoded row by row ([rows, ne[0]] values) and narrowed to f16
+// bytes. The reader sized the data from the layout; a mismatch here is a broken invariant.
+std::vector<std::byte> dequantize_to_f16(const fs::path& file, const GgmlTensorInfo& tensor,
+                                         std::span<const std::byte> stored) {
+    const GgmlBlockLayout layout = ggml_block_layout(tensor.ttype);
+    const uint64_t row_values = static_cast<uint64_t>(tensor.ne.at(0));
+    const uint64_t row_bytes = row_values / layout.elements * layout.bytes;
+    if (row_values % layout.elements != 0 || stored.size() % row_bytes != 0) {
+        throw CheckpointError(file, tensor.name,
+                              std::to_string(stored.size()) + " bytes of " +
+                                  std::string(ggml_type_name(tensor.ttype)) +
+                                  " data do not hold whole rows of " + std::to_string(row_values) +
+                                  " values");
+    }
+    const uint64_t rows = stored.size() / row_bytes;
+    std::vector<std::byte> out(rows * row_values * sizeof(uint16_t));
+    std::vector<float> row(row_values);  // [ne[0]]
+    for (uint64_t r = 0; r < rows; ++r) {
+        dequantize_ggml_blocks(tensor.ttype, stored.subspan(r * row_bytes, row_bytes), row);
+        std::byte* target = out.data() + r * row_values * sizeof(uint16_t);
+        for (uint64_t i = 0; i < row_values; ++i) {
+            const uint16_t bits = f32_to_f16(row[i]);
+            std::memcpy(target + i * sizeof(bits), &bits, sizeof(bits));
+        }
+    }
+    return out;
+}
+
 void read_ggml_weights(const fs::path& file, WeightSet& set) {
     const GgmlFile container = read_ggml_file(file);
     if (container.tensors.empty()) return;  // whisper.cpp's test models: no weights at all
@@ -137,12 +167,6 @@ void read_ggml_weights(const fs::path& file, WeightSet& set) {
     }
     for (const auto& tensor : container.tensors) {
         std::optional<std::string> path = program_path_from_openai(tensor.name);
-        if (tensor.ttype != GgmlType::f32 && tensor.ttype != GgmlType::f16) {
-            throw CheckpointError(
-                file, tensor.name,
-                "quantized ggml type " + std::string(ggml_type_name(tensor.ttype)) +
-                    " is not supported (only f32 and f16 tensors)" + param_note(path));
-        }
         Weight weight;
         weight.path = path.value_or(std::string());
         weight.source_name = tensor.name;
@@ -154,7 +178,13 @@ void read_ggml_weights(const fs::path& file, WeightSet& set) {
             weight.shape.size() == 2 && weight.shape[1] == 1) {
             weight.shape.pop_back();
         }
-        weight.bytes = mapped.bytes().subspan(tensor.data_offset_bytes, tensor.size_bytes);
+        const auto stored = mapped.bytes().subspan(tensor.data_offset_bytes, tensor.size_bytes);
+        if (is_quantized(tensor.ttype)) {
+            weight.bytes = set.own(dequantize_to_f16(file, tensor, stored));
+            weight.dequantized_from = std::string(ggml_type_name(tensor.ttype));
+        } else {
+            weight.bytes = stored;
+        }
         set.add(std::move(weight));
     }
 }
@@ -215,6 +245,11 @@ const MappedFile& WeightSet::keep(MappedFile file) {
     return files_.back();
 }
 
+std::span<const std::byte> WeightSet::own(std::vector<std::byte> bytes) {
+    owned_.push_back(std::move(bytes));
+    return owned_.back();
+}
+
 void WeightSet::add(Weight weight) {
     if (!weight.path.empty()) {
         const auto [it, inserted] = by_path_.emplace(weight.path, weights_.size());
@@ -248,6 +283,8 @@ WeightSet read_weights(const WhisperConfig& config) {
                 read_safetensors_weights(single, set, projection);
             } else if (fs::is_regular_file(index, error)) {
                 read_sharded_weights(index, set, projection);
+            } else if (const auto pickle = pickle_weights_in(directory)) {
+                refuse_pickle_weights(*pickle);
             } else {
                 throw CheckpointError(directory,
                                       "no model.safetensors or model.safetensors.index.json");

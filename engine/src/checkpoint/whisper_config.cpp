@@ -13,6 +13,7 @@
 #include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/checkpoint/ggml_file.h"
 #include "earshot/engine/checkpoint/safetensors.h"
+#include "hf_pickle_refusal.h"
 #include "json_file.h"
 
 namespace earshot::checkpoint {
@@ -219,6 +220,8 @@ WhisperConfig read_hf_directory(const fs::path& source, const fs::path& director
         apply_dtype(dtype_from_safetensors_file(single), config);
     } else if (regular_file_exists(index)) {
         apply_dtype(dtype_from_safetensors_index(index), config);
+    } else if (const auto pickle = pickle_weights_in(directory)) {
+        refuse_pickle_weights(*pickle);
     }
     return config;
 }
@@ -247,6 +250,36 @@ int64_t ggml_ffn(const GgmlFile& file, const char* tensor_name, int64_t state) {
     return 4 * state;  // whisper.cpp: n_audio_state * 4, n_text_state * 4
 }
 
+// ggml.h's enum ggml_ftype for the quantized whole-file types; nullptr for any other value.
+const char* quantized_ftype_name(int32_t ggml_ftype) {
+    switch (ggml_ftype) {
+        case 2:
+            return "q4_0";
+        case 3:
+            return "q4_1";
+        case 4:
+            return "q4_1 with some f16";
+        case 7:
+            return "q8_0";
+        case 8:
+            return "q5_0";
+        case 9:
+            return "q5_1";
+        case 10:
+            return "q2_k";
+        case 11:
+            return "q3_k";
+        case 12:
+            return "q4_k";
+        case 13:
+            return "q5_k";
+        case 14:
+            return "q6_k";
+        default:
+            return nullptr;
+    }
+}
+
 WhisperConfig read_ggml_path(const fs::path& source) {
     const GgmlFile file = read_ggml_file(source);
     const GgmlHparams& hp = file.hparams;
@@ -266,16 +299,20 @@ WhisperConfig read_ggml_path(const fs::path& source) {
     config.n_text_layer = hp.n_text_layer;
     config.n_text_ffn = ggml_ffn(file, "decoder.blocks.0.mlp.0.weight", hp.n_text_state);
     config.n_vocab = hp.n_vocab;
+    config.dtype_source = "ggml ftype " + std::to_string(hp.ftype);
     if (ggml_ftype == 0) {
         config.weight_dtype = "f32";
     } else if (ggml_ftype == 1) {
         config.weight_dtype = "f16";
+    } else if (const char* quantized = quantized_ftype_name(ggml_ftype)) {
+        // Quantized tensors are decoded to f16 when the weights are read (read_weights).
+        config.weight_dtype = "f16";
+        config.dtype_source += std::string(" (mostly ") + quantized + ", dequantized to f16)";
     } else {
         throw CheckpointError(source, "ggml ftype " + std::to_string(hp.ftype) +
-                                          " is quantized or unknown: quantized ggml models are "
-                                          "not supported (only ftype 0 f32 and 1 f16)");
+                                          " is not a file type Earshot knows (f32, f16, q4_0, "
+                                          "q4_1, q5_0, q5_1, q8_0, q2_k .. q6_k)");
     }
-    config.dtype_source = "ggml ftype " + std::to_string(hp.ftype);
     return config;
 }
 

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "earshot/engine/checkpoint/ggml_blocks.h"
+
 namespace earshot::checkpoint {
 
 // u32 at offset 0, little-endian; the bytes on disk read "lmgg" (whisper.cpp GGML_FILE_MAGIC).
@@ -29,19 +31,6 @@ struct GgmlHparams {
     int32_t n_mels = 0;
     int32_t ftype = 0;  // quantization version * 1000 + ggml_ftype (0 all F32, 1 mostly F16, ...)
 };
-
-// The ggml_type values this reader can size (ggml.h). Other types are rejected when read.
-enum class GgmlType : int32_t {
-    f32 = 0,
-    f16 = 1,
-    q4_0 = 2,
-    q4_1 = 3,
-    q5_0 = 6,
-    q5_1 = 7,
-    q8_0 = 8,
-};
-
-std::string_view ggml_type_name(GgmlType type);  // "f32", "f16", "q4_0", ...
 
 struct GgmlTensorInfo {
     std::string name;
@@ -65,8 +54,10 @@ struct GgmlFile {
 // over their data. Throws CheckpointError, naming the file and the problem, on a bad magic
 // (including a GGUF file), truncation anywhere, a negative hyper-parameter or count, a block
 // larger than what is left of the file, a tensor with n_dims outside 1..4, name_len outside
-// 1..1024, a dimension < 1, an unsupported ggml type, data past the end of the file or a name seen
-// twice.
+// 1..1024, a dimension < 1, a ggml type Earshot does not read (the message gives its id, ggml's
+// name for it and the types read), a row (ne[0]) that is not a whole number of the type's blocks,
+// data past the end of the file or a name seen twice. A quantized tensor's size is its blocks x
+// block bytes (ggml_blocks.h), so its data is exactly what the layout needs.
 GgmlFile read_ggml_file(const std::filesystem::path& path);
 
 // The same parse and checks on a whole container already in memory (what a fuzzer passes);

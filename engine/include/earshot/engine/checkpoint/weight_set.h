@@ -31,6 +31,8 @@ struct Weight {
     WeightDType dtype = WeightDType::f32;
     std::vector<int64_t> shape;        // PyTorch order (outermost first); ggml order is reversed
     std::span<const std::byte> bytes;  // little-endian row-major; valid while the WeightSet lives
+    // The ggml type of a quantized tensor ("q4_0", "q6_k"), decoded to f16 at load; else empty.
+    std::string dequantized_from;
 
     uint64_t element_count() const;  // product of shape (1 for a scalar)
 };
@@ -48,13 +50,16 @@ public:
     const Weight* find(std::string_view path) const;  // nullptr when absent
     const std::vector<Weight>& weights() const { return weights_; }
 
-    // Building (read_weights): a mapping to keep alive, and a weight in one of the mappings.
+    // Building (read_weights): a mapping to keep alive, bytes decoded at load to keep alive (the
+    // span stays valid while the set lives, moves included), and a weight in either.
     const MappedFile& keep(MappedFile file);
+    std::span<const std::byte> own(std::vector<std::byte> bytes);
     // Throws CheckpointError when another tensor already took the same (non-empty) path.
     void add(Weight weight);
 
 private:
     std::vector<MappedFile> files_;
+    std::vector<std::vector<std::byte>> owned_;  // moving a vector keeps its elements in place
     std::vector<Weight> weights_;
     std::map<std::string, std::size_t, std::less<>> by_path_;
 };
@@ -66,10 +71,15 @@ private:
 //   with or without the `model.` prefix. `proj_out.weight` is dropped when it holds the same
 //   bytes as the token embedding (tied) and refused otherwise.
 // - ggml: the openai names; shapes reversed to PyTorch order, conv biases [D, 1] squeezed to [D].
+//   Quantized tensors (q4_0, q4_1, q5_0, q5_1, q8_0, q2_k .. q6_k) are decoded once, here, to f16
+//   weights owned by the set (dequantized_from names the type); both backends read them as any
+//   f16 weight.
+// - HF directory with only pytorch_model.bin (a pickle): refused, saying why and how to get a
+//   safetensors copy (hf_weight_files.h).
 // Throws CheckpointError naming the file and tensor: a dtype other than F32/F16/BF16 (safetensors)
-// or f32/f16 (ggml: quantized tensors are refused), two tensors for one parameter, a tensor named
-// twice across shards, an untied output projection, and every header parse error (truncation).
-// A ggml container without tensors gives an empty WeightSet.
+// or a ggml type Earshot does not read, two tensors for one parameter, a tensor named twice across
+// shards, an untied output projection, and every header parse error (truncation). A ggml
+// container without tensors gives an empty WeightSet.
 WeightSet read_weights(const WhisperConfig& config);
 
 // Widens `w` to f32 exactly (IEEE half with subnormals, infinities and NaN; bfloat16 by shifting).

@@ -51,10 +51,13 @@ struct WhisperConfig {
 //    "bfloat16" (an optional "torch." prefix is accepted); null counts as absent, anything else is
 //    a CheckpointError.
 // 3. "f32", dtype_source "default (no dtype in checkpoint)".
-// For ggml: ftype % 1000: 0 -> "f32", 1 -> "f16"; any other value is a CheckpointError
-// ("quantized ggml models are not supported"). The ggml container has no ffn sizes: they are read
-// from encoder.blocks.0.mlp.0.weight / decoder.blocks.0.mlp.0.weight (ggml ne = [state, ffn]) when
-// present, else 4 x state as whisper.cpp assumes.
+// For ggml: ftype % 1000: 0 -> "f32", 1 -> "f16"; a quantized ggml_ftype (2 q4_0, 3 q4_1, 4,
+// 7 q8_0, 8 q5_0, 9 q5_1, 10..14 q2_k..q6_k) -> "f16", since read_weights decodes quantized
+// tensors to f16 (dtype_source says so); any other value is a CheckpointError.
+// A directory with neither model.safetensors nor its index but a pytorch_model.bin (a pickle) is
+// a CheckpointError saying why it is not read and how to get safetensors. The ggml container has no
+// ffn sizes: they are read from encoder.blocks.0.mlp.0.weight / decoder.blocks.0.mlp.0.weight (ggml
+// ne = [state, ffn]) when present, else 4 x state as whisper.cpp assumes.
 //
 // Values are read faithfully, not checked against each other (heads dividing the state etc.).
 // Throws CheckpointError with one line naming the file and the field or problem: missing path,
