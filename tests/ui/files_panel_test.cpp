@@ -1,11 +1,16 @@
 // Tests for the Files page: queueing by call and by drop, per-file progress bars, states, the
-// segment table of a result with the clicked segment's times, cancel and export requests.
+// segment table of a result with the clicked segment's times (filled while the file runs), cancel,
+// remove, clear finished, export and export all requests, the names export all gives.
 #include "earshot/ui/files/files_panel.h"
 
 #include <gtest/gtest.h>
 
+#include <QApplication>
+#include <QCheckBox>
+#include <QDialogButtonBox>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -13,8 +18,11 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QUrl>
 
+#include "earshot/ui/files/export_all_dialog.h"
+#include "earshot/ui/files/export_targets.h"
 #include "ink_pixels.h"
 
 namespace earshot::ui {
@@ -63,7 +71,7 @@ TEST(FilesPanel, QueuesFilesWithProgressBars) {
     EXPECT_EQ(panel.jobState(ids[0]), FileJobState::done);
     EXPECT_EQ(panel.progressBar(ids[0])->value(), 1000);
     EXPECT_EQ(panel.queueTable()->item(0, 2)->text(),
-              QStringLiteral("Done: 3 segment(s), language en"));
+              QStringLiteral("Done: 3 segments, language en"));
 
     panel.setJobFailed(ids[1], QStringLiteral("b.mp3: no audio stream"));
     EXPECT_EQ(panel.jobState(ids[1]), FileJobState::failed);
@@ -148,6 +156,233 @@ TEST(FilesPanel, DroppedFilesAreQueued) {
     QDragEnterEvent refused(QPoint(10, 10), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
     QCoreApplication::sendEvent(&panel, &refused);
     EXPECT_FALSE(refused.isAccepted());
+}
+
+TEST(FilesPanel, CountsSegmentsInSingularAndPlural) {
+    EXPECT_EQ(segmentCount(0), QStringLiteral("0 segments"));
+    EXPECT_EQ(segmentCount(1), QStringLiteral("1 segment"));
+    EXPECT_EQ(segmentCount(3), QStringLiteral("3 segments"));
+
+    FilesPanel panel;
+    const QList<int> ids =
+        panel.addFiles({QStringLiteral("/audio/one.wav"), QStringLiteral("/audio/cut.wav")});
+    panel.setJobFinished(ids[0], jfkLikeSegments().mid(0, 1), QStringLiteral("en"));
+    EXPECT_EQ(panel.queueTable()->item(0, 2)->text(),
+              QStringLiteral("Done: 1 segment, language en"));
+    EXPECT_EQ(panel.resultTitle()->text(), QStringLiteral("one.wav: 1 segment · language en"));
+    panel.setJobRunning(ids[1]);
+    panel.setJobCancelled(ids[1], jfkLikeSegments().mid(0, 1));
+    EXPECT_EQ(panel.queueTable()->item(1, 2)->text(), QStringLiteral("Cancelled after 1 segment"));
+}
+
+// Each window's segments are listed while the file is still being transcribed.
+TEST(FilesPanel, RunningJobShowsSegmentsAsTheyCome) {
+    FilesPanel panel;
+    panel.resize(800, 600);
+    panel.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
+    const QList<int> ids =
+        panel.addFiles({QStringLiteral("/audio/jfk.wav"), QStringLiteral("/audio/next.wav")});
+    EXPECT_EQ(panel.selectedJob(), ids[0]);
+    panel.setJobRunning(ids[0]);
+    EXPECT_EQ(panel.segmentTable()->rowCount(), 0);
+
+    const QList<SegmentRow> all = jfkLikeSegments();
+    panel.appendJobSegments(ids[0], all.mid(0, 2));
+    EXPECT_EQ(panel.jobState(ids[0]), FileJobState::running);
+    ASSERT_EQ(panel.segmentTable()->rowCount(), 2);
+    EXPECT_EQ(panel.segmentTable()->item(1, 0)->text(), QStringLiteral("00:04.200"));
+    EXPECT_EQ(panel.segmentTable()->item(1, 2)->text(), all[1].text);
+    EXPECT_EQ(panel.resultTitle()->text(),
+              QStringLiteral("jfk.wav is being transcribed… 2 segments so far"));
+    EXPECT_EQ(panel.queueTable()->item(0, 2)->text(),
+              QStringLiteral("Transcribing: 2 segments so far"));
+    panel.appendJobSegments(ids[0], all.mid(2, 1));
+    ASSERT_EQ(panel.segmentTable()->rowCount(), 3);
+    EXPECT_EQ(panel.segmentTable()->item(2, 2)->text(), all[2].text);
+    // A running row's segments can be clicked like a finished one's.
+    const QRect cell = panel.segmentTable()->visualItemRect(panel.segmentTable()->item(2, 2));
+    QTest::mouseClick(panel.segmentTable()->viewport(), Qt::LeftButton, {}, cell.center());
+    EXPECT_EQ(panel.segmentTimeLabel()->text(),
+              QStringLiteral("Segment 3: 00:07.880 → 00:11.000 (3.12 s)"));
+
+    // Selecting another row and back shows what the running job has so far.
+    const QTableWidget* queue = panel.queueTable();
+    QTest::mouseClick(queue->viewport(), Qt::LeftButton, {},
+                      queue->visualItemRect(queue->item(1, 0)).center());
+    EXPECT_EQ(panel.segmentTable()->rowCount(), 0);
+    QTest::mouseClick(queue->viewport(), Qt::LeftButton, {},
+                      queue->visualItemRect(queue->item(0, 0)).center());
+    EXPECT_EQ(panel.segmentTable()->rowCount(), 3);
+
+    // Segments for a job that is not running are ignored; the final result replaces the rows.
+    panel.appendJobSegments(ids[1], all);
+    EXPECT_TRUE(panel.jobSegments(ids[1]).isEmpty());
+    panel.setJobFinished(ids[0], all, QStringLiteral("en"));
+    EXPECT_EQ(panel.segmentTable()->rowCount(), 3);
+    EXPECT_EQ(panel.jobSegments(ids[0]).size(), 3);
+}
+
+// Remove takes the selected rows (a running one too) off the list and says which.
+TEST(FilesPanel, RemoveTakesTheSelectedRows) {
+    FilesPanel panel;
+    panel.resize(800, 600);
+    panel.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
+    const QList<int> ids =
+        panel.addFiles({QStringLiteral("/audio/a.wav"), QStringLiteral("/audio/b.wav"),
+                        QStringLiteral("/audio/c.wav"), QStringLiteral("/audio/d.wav")});
+    panel.setJobRunning(ids[0]);
+    panel.setJobFinished(ids[2], jfkLikeSegments(), QStringLiteral("en"));
+    QSignalSpy removed(&panel, &FilesPanel::jobsRemoved);
+    auto* remove = panel.findChild<QPushButton*>(QStringLiteral("removeFileButton"));
+    ASSERT_NE(remove, nullptr);
+
+    // Click the running a.wav, Ctrl+click the finished c.wav.
+    QTableWidget* queue = panel.queueTable();
+    QTest::mouseClick(queue->viewport(), Qt::LeftButton, {},
+                      queue->visualItemRect(queue->item(0, 0)).center());
+    QTest::mouseClick(queue->viewport(), Qt::LeftButton, Qt::ControlModifier,
+                      queue->visualItemRect(queue->item(2, 0)).center());
+    EXPECT_EQ(panel.selectedJobs(), (QList<int>{ids[0], ids[2]}));
+    EXPECT_EQ(panel.segmentTable()->rowCount(), 3);  // c.wav's result is shown
+    ASSERT_TRUE(remove->isEnabled());
+    QTest::mouseClick(remove, Qt::LeftButton);
+
+    ASSERT_EQ(removed.count(), 1);
+    EXPECT_EQ(removed.at(0).at(0).value<QList<int>>(), (QList<int>{ids[0], ids[2]}));
+    EXPECT_EQ(panel.jobIds(), (QList<int>{ids[1], ids[3]}));
+    ASSERT_EQ(queue->rowCount(), 2);
+    EXPECT_EQ(queue->item(0, 0)->text(), QStringLiteral("b.wav"));
+    EXPECT_EQ(queue->item(1, 0)->text(), QStringLiteral("d.wav"));
+    EXPECT_EQ(panel.unfinishedJobs(), 2);
+    // The removed result is no longer shown; a remaining row is.
+    EXPECT_EQ(panel.segmentTable()->rowCount(), 0);
+    EXPECT_TRUE(panel.resultTitle()->text().endsWith(QStringLiteral("is waiting in the queue.")))
+        << panel.resultTitle()->text().toStdString();
+    // Late reports about a removed job change nothing.
+    panel.setJobCancelled(ids[0], jfkLikeSegments());
+    panel.appendJobSegments(ids[0], jfkLikeSegments());
+    EXPECT_EQ(queue->rowCount(), 2);
+
+    // Removing everything leaves an empty page with nothing to remove.
+    queue->selectAll();
+    QTest::mouseClick(remove, Qt::LeftButton);
+    EXPECT_EQ(queue->rowCount(), 0);
+    EXPECT_EQ(panel.resultTitle()->text(),
+              QStringLiteral("Select a finished file to see its segments."));
+    EXPECT_FALSE(remove->isEnabled());
+}
+
+TEST(FilesPanel, ClearFinishedKeepsQueuedAndRunning) {
+    FilesPanel panel;
+    const QList<int> ids = panel.addFiles(
+        {QStringLiteral("/audio/done.wav"), QStringLiteral("/audio/failed.wav"),
+         QStringLiteral("/audio/running.wav"), QStringLiteral("/audio/cancelled.wav"),
+         QStringLiteral("/audio/queued.wav")});
+    auto* clear = panel.findChild<QPushButton*>(QStringLiteral("clearFinishedButton"));
+    ASSERT_NE(clear, nullptr);
+    EXPECT_FALSE(clear->isEnabled());  // nothing finished yet
+    panel.setJobFinished(ids[0], jfkLikeSegments(), QStringLiteral("en"));
+    panel.setJobFailed(ids[1], QStringLiteral("no audio stream"));
+    panel.setJobRunning(ids[2]);
+    panel.setJobCancelled(ids[3], {});
+    EXPECT_TRUE(clear->isEnabled());
+    QSignalSpy removed(&panel, &FilesPanel::jobsRemoved);
+    QTest::mouseClick(clear, Qt::LeftButton);
+    ASSERT_EQ(removed.count(), 1);
+    EXPECT_EQ(removed.at(0).at(0).value<QList<int>>(), (QList<int>{ids[0], ids[1], ids[3]}));
+    EXPECT_EQ(panel.jobIds(), (QList<int>{ids[2], ids[4]}));
+    EXPECT_EQ(panel.queueTable()->item(0, 0)->text(), QStringLiteral("running.wav"));
+    EXPECT_FALSE(clear->isEnabled());
+}
+
+TEST(ExportTargets, NamesEachResultAfterItsFileWithoutCollisions) {
+    const QList<ExportTarget> targets =
+        exportTargets({{1, QStringLiteral("/in/talk.mp3")},
+                       {2, QStringLiteral("/in/a.mp3")},
+                       {3, QStringLiteral("/in/a.ogg")},
+                       {4, QStringLiteral("/other/a.ogg")},
+                       {5, QStringLiteral("/in/A.wav")},
+                       {6, QStringLiteral("/in/notes.v2.flac")}},
+                      {QStringLiteral("srt"), QStringLiteral("txt")}, QStringLiteral("/out"));
+    QStringList paths;
+    for (const ExportTarget& target : targets) {
+        paths.append(QStringLiteral("%1 %2 %3").arg(target.id).arg(target.format, target.path));
+    }
+    EXPECT_EQ(
+        paths,
+        (QStringList{
+            QStringLiteral("1 srt /out/talk.srt"), QStringLiteral("1 txt /out/talk.txt"),
+            QStringLiteral("2 srt /out/a.mp3.srt"), QStringLiteral("2 txt /out/a.mp3.txt"),
+            QStringLiteral("3 srt /out/a.ogg.srt"), QStringLiteral("3 txt /out/a.ogg.txt"),
+            QStringLiteral("4 srt /out/a.ogg (2).srt"), QStringLiteral("4 txt /out/a.ogg (2).txt"),
+            QStringLiteral("5 srt /out/A.wav.srt"), QStringLiteral("5 txt /out/A.wav.txt"),
+            QStringLiteral("6 srt /out/notes.v2.srt"), QStringLiteral("6 txt /out/notes.v2.txt")}))
+        << paths.join(QLatin1Char('\n')).toStdString();
+}
+
+// Export all: the dialog's formats and folder become one request naming every finished result.
+TEST(FilesPanel, ExportAllRequestsEveryFinishedResult) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    FilesPanel panel;
+    panel.resize(800, 600);
+    panel.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
+    const QList<int> ids =
+        panel.addFiles({QStringLiteral("/audio/a.mp3"), QStringLiteral("/audio/a.ogg"),
+                        QStringLiteral("/audio/failed.wav"), QStringLiteral("/audio/cut.wav"),
+                        QStringLiteral("/audio/queued.wav")});
+    auto* exportAll = panel.findChild<QPushButton*>(QStringLiteral("exportAllButton"));
+    ASSERT_NE(exportAll, nullptr);
+    EXPECT_FALSE(exportAll->isEnabled());
+    panel.setJobFinished(ids[0], jfkLikeSegments(), QStringLiteral("en"));
+    panel.setJobFinished(ids[1], jfkLikeSegments().mid(0, 1), QStringLiteral("en"));
+    panel.setJobFailed(ids[2], QStringLiteral("no audio stream"));
+    panel.setJobRunning(ids[3]);
+    panel.setJobCancelled(ids[3], jfkLikeSegments().mid(0, 2));
+    EXPECT_TRUE(exportAll->isEnabled());
+    EXPECT_EQ(panel.exportableJobs(), (QList<int>{ids[0], ids[1], ids[3]}));
+
+    QSignalSpy requested(&panel, &FilesPanel::exportAllRequested);
+    bool sawDialog = false;
+    QTimer::singleShot(0, &panel, [&] {
+        auto* dialog = qobject_cast<ExportAllDialog*>(QApplication::activeModalWidget());
+        ASSERT_NE(dialog, nullptr);
+        sawDialog = true;
+        auto* srt = dialog->findChild<QCheckBox*>(QStringLiteral("exportAll_srt"));
+        auto* folder = dialog->findChild<QLineEdit*>(QStringLiteral("exportAllFolder"));
+        auto* ok = dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+        ASSERT_TRUE(srt != nullptr && folder != nullptr && ok != nullptr);
+        EXPECT_EQ(folder->text(), QStringLiteral("/audio"));  // the first result's folder
+        EXPECT_EQ(dialog->formats(), QStringList{QStringLiteral("txt")});
+        QTest::mouseClick(srt, Qt::LeftButton, {}, QPoint(4, srt->height() / 2));
+        folder->selectAll();
+        QTest::keyClick(folder, Qt::Key_Backspace);
+        EXPECT_FALSE(ok->isEnabled());  // no folder
+        QTest::keyClicks(folder, dir.path());
+        EXPECT_TRUE(ok->isEnabled());
+        QTest::mouseClick(ok, Qt::LeftButton);
+    });
+    QTest::mouseClick(exportAll, Qt::LeftButton);
+    EXPECT_TRUE(sawDialog);
+
+    ASSERT_EQ(requested.count(), 1);
+    const auto targets = requested.at(0).at(0).value<QList<ExportTarget>>();
+    EXPECT_EQ(requested.at(0).at(1).toString(), dir.path());
+    QStringList paths;
+    for (const ExportTarget& target : targets) {
+        paths.append(QStringLiteral("%1 %2").arg(target.id).arg(target.path));
+    }
+    const QString d = dir.path();
+    EXPECT_EQ(paths, (QStringList{QStringLiteral("%1 %2/a.mp3.txt").arg(ids[0]).arg(d),
+                                  QStringLiteral("%1 %2/a.mp3.srt").arg(ids[0]).arg(d),
+                                  QStringLiteral("%1 %2/a.ogg.txt").arg(ids[1]).arg(d),
+                                  QStringLiteral("%1 %2/a.ogg.srt").arg(ids[1]).arg(d),
+                                  QStringLiteral("%1 %2/cut.txt").arg(ids[3]).arg(d),
+                                  QStringLiteral("%1 %2/cut.srt").arg(ids[3]).arg(d)}))
+        << paths.join(QLatin1Char('\n')).toStdString();
 }
 
 }  // namespace

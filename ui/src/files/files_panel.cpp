@@ -1,7 +1,9 @@
 // FilesPanel: the queue table (file, progress bar, status), the result of the selected job (a
-// segment table and the clicked segment's times) and the dialogs that add and export files.
+// segment table, filled while the job runs, and the clicked segment's times) and the dialogs that
+// add, export and export all files.
 #include "earshot/ui/files/files_panel.h"
 
+#include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -12,12 +14,16 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+
+#include "earshot/ui/files/export_all_dialog.h"
+#include "earshot/ui/files/export_targets.h"
 
 namespace earshot::ui {
 
@@ -48,6 +54,11 @@ QString formatSegmentTime(double seconds) {
     return hours > 0 ? QStringLiteral("%1:%2").arg(hours).arg(rest) : rest;
 }
 
+QString segmentCount(int count) {
+    // Without a translation loaded, tr's %n only puts in the number: English's singular is here.
+    return count == 1 ? FilesPanel::tr("1 segment") : FilesPanel::tr("%n segments", nullptr, count);
+}
+
 FilesPanel::FilesPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("filesPanel"));
     setAcceptDrops(true);
@@ -58,6 +69,16 @@ FilesPanel::FilesPanel(QWidget* parent) : QWidget(parent) {
     m_cancel = new QPushButton(tr("Ca&ncel"), this);
     m_cancel->setObjectName(QStringLiteral("cancelFileButton"));
     connect(m_cancel, &QPushButton::clicked, this, &FilesPanel::cancelSelected);
+    m_remove = new QPushButton(tr("&Remove"), this);
+    m_remove->setObjectName(QStringLiteral("removeFileButton"));
+    m_remove->setToolTip(
+        tr("Takes the selected files off the list (one being transcribed is cancelled) and "
+           "forgets their results."));
+    connect(m_remove, &QPushButton::clicked, this, &FilesPanel::removeSelected);
+    m_clearFinished = new QPushButton(tr("C&lear finished"), this);
+    m_clearFinished->setObjectName(QStringLiteral("clearFinishedButton"));
+    m_clearFinished->setToolTip(tr("Takes every done, failed and cancelled file off the list."));
+    connect(m_clearFinished, &QPushButton::clicked, this, &FilesPanel::clearFinished);
     m_export = new QPushButton(tr("&Export"), this);
     m_export->setObjectName(QStringLiteral("exportButton"));
     auto* exportMenu = new QMenu(m_export);
@@ -68,19 +89,25 @@ FilesPanel::FilesPanel(QWidget* parent) : QWidget(parent) {
         connect(action, &QAction::triggered, this, [this, format] { exportSelected(format); });
     }
     m_export->setMenu(exportMenu);
+    m_exportAll = new QPushButton(tr("Export a&ll…"), this);
+    m_exportAll->setObjectName(QStringLiteral("exportAllButton"));
+    connect(m_exportAll, &QPushButton::clicked, this, &FilesPanel::exportAll);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_add);
     buttons->addWidget(m_cancel);
+    buttons->addWidget(m_remove);
+    buttons->addWidget(m_clearFinished);
     buttons->addStretch(1);
     buttons->addWidget(new QLabel(tr("Drop audio files here to queue them."), this));
     buttons->addStretch(1);
     buttons->addWidget(m_export);
+    buttons->addWidget(m_exportAll);
 
     m_queue = new QTableWidget(0, kQueueColumns, this);
     m_queue->setObjectName(QStringLiteral("fileQueue"));
     m_queue->setHorizontalHeaderLabels({tr("File"), tr("Progress"), tr("Status")});
     m_queue->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_queue->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_queue->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_queue->verticalHeader()->hide();
     m_queue->horizontalHeader()->setSectionResizeMode(kFileColumn, QHeaderView::Stretch);
     m_queue->horizontalHeader()->setSectionResizeMode(kProgressColumn, QHeaderView::Fixed);
@@ -88,7 +115,7 @@ FilesPanel::FilesPanel(QWidget* parent) : QWidget(parent) {
     m_queue->horizontalHeader()->setSectionResizeMode(kStatusColumn, QHeaderView::Stretch);
     connect(m_queue, &QTableWidget::itemSelectionChanged, this, [this] {
         const int row = m_queue->currentRow();
-        if (row >= 0 && row < m_order.size()) {
+        if (row >= 0 && row < m_order.size() && m_order[row] != m_shown) {
             showResult(m_order[row]);
         }
         updateButtons();
@@ -214,7 +241,30 @@ void FilesPanel::setState(int id, FileJobState state, const QString& status) {
     updateButtons();
 }
 
-void FilesPanel::setJobRunning(int id) { setState(id, FileJobState::running, tr("Transcribing")); }
+void FilesPanel::setJobRunning(int id) {
+    if (m_jobs.contains(id)) {
+        m_jobs[id].segments.clear();
+    }
+    setState(id, FileJobState::running, tr("Transcribing"));
+}
+
+void FilesPanel::appendJobSegments(int id, const QList<SegmentRow>& segments) {
+    const auto it = m_jobs.find(id);
+    if (it == m_jobs.end() || it->state != FileJobState::running || segments.isEmpty()) {
+        return;
+    }
+    it->segments.append(segments);
+    const QString count = segmentCount(static_cast<int>(it->segments.size()));
+    const int row = rowOf(id);
+    m_queue->item(row, kStatusColumn)->setText(tr("Transcribing: %1 so far").arg(count));
+    if (m_shown == id) {
+        m_resultTitle->setText(
+            tr("%1 is being transcribed… %2 so far").arg(QFileInfo(it->path).fileName(), count));
+        for (const SegmentRow& segment : segments) {
+            appendSegmentRow(segment);
+        }
+    }
+}
 
 void FilesPanel::setJobProgress(int id, double fraction) {
     if (QProgressBar* bar = progressBar(id)) {
@@ -232,7 +282,7 @@ void FilesPanel::setJobFinished(int id, const QList<SegmentRow>& segments,
     m_jobs[id].language = language;
     setJobProgress(id, 1.0);
     setState(id, FileJobState::done,
-             tr("Done: %n segment(s)", nullptr, static_cast<int>(segments.size())) +
+             tr("Done: %1").arg(segmentCount(static_cast<int>(segments.size()))) +
                  (language.isEmpty() ? QString() : tr(", language %1").arg(language)));
 }
 
@@ -252,7 +302,7 @@ void FilesPanel::setJobCancelled(int id, const QList<SegmentRow>& partial) {
     setState(id, FileJobState::cancelled,
              partial.isEmpty()
                  ? tr("Cancelled")
-                 : tr("Cancelled after %n segment(s)", nullptr, static_cast<int>(partial.size())));
+                 : tr("Cancelled after %1").arg(segmentCount(static_cast<int>(partial.size()))));
 }
 
 FileJobState FilesPanel::jobState(int id) const { return m_jobs.value(id).state; }
@@ -265,12 +315,81 @@ int FilesPanel::selectedJob() const {
     return row >= 0 && row < m_order.size() ? m_order[row] : -1;
 }
 
+QList<int> FilesPanel::selectedJobs() const {
+    QList<int> ids;
+    for (int row = 0; row < m_order.size(); ++row) {
+        if (m_queue->selectionModel()->isRowSelected(row, QModelIndex())) {
+            ids.append(m_order[row]);
+        }
+    }
+    return ids;
+}
+
+QList<int> FilesPanel::exportableJobs() const {
+    QList<int> ids;
+    for (int id : m_order) {
+        const Job job = m_jobs.value(id);
+        if (job.state == FileJobState::done ||
+            (job.state == FileJobState::cancelled && !job.segments.isEmpty())) {
+            ids.append(id);
+        }
+    }
+    return ids;
+}
+
+void FilesPanel::removeJobs(const QList<int>& ids) {
+    QList<int> removed;
+    {
+        const QSignalBlocker blocker(m_queue);
+        for (int id : ids) {
+            const int row = rowOf(id);
+            if (row < 0) {
+                continue;
+            }
+            m_order.removeAt(row);
+            m_jobs.remove(id);
+            m_queue->removeRow(row);
+            removed.append(id);
+        }
+    }
+    if (removed.isEmpty()) {
+        return;
+    }
+    const int current = m_queue->currentRow();
+    if (current >= 0 && current < m_order.size()) {
+        m_queue->selectRow(current);
+        showResult(m_order[current]);
+    } else if (!m_order.isEmpty()) {
+        selectJob(m_order.last());
+    } else {
+        showNothing();
+    }
+    updateButtons();
+    emit jobsRemoved(removed);
+}
+
 void FilesPanel::selectJob(int id) {
     const int row = rowOf(id);
     if (row >= 0) {
         m_queue->selectRow(row);
         showResult(id);
     }
+}
+
+void FilesPanel::showNothing() {
+    m_shown = -1;
+    m_segments->setRowCount(0);
+    m_segmentTime->clear();
+    m_resultTitle->setText(tr("Select a finished file to see its segments."));
+}
+
+void FilesPanel::appendSegmentRow(const SegmentRow& segment) {
+    const int row = m_segments->rowCount();
+    m_segments->insertRow(row);
+    m_segments->setItem(row, kStartColumn, readOnlyItem(formatSegmentTime(segment.startS)));
+    m_segments->setItem(row, kEndColumn, readOnlyItem(formatSegmentTime(segment.endS)));
+    m_segments->setItem(row, kTextColumn, readOnlyItem(segment.text));
+    m_segments->resizeRowToContents(row);
 }
 
 void FilesPanel::showResult(int id) {
@@ -284,7 +403,14 @@ void FilesPanel::showResult(int id) {
             m_resultTitle->setText(tr("%1 is waiting in the queue.").arg(name));
             return;
         case FileJobState::running:
-            m_resultTitle->setText(tr("%1 is being transcribed…").arg(name));
+            m_resultTitle->setText(
+                job.segments.isEmpty()
+                    ? tr("%1 is being transcribed…").arg(name)
+                    : tr("%1 is being transcribed… %2 so far")
+                          .arg(name, segmentCount(static_cast<int>(job.segments.size()))));
+            for (const SegmentRow& segment : job.segments) {
+                appendSegmentRow(segment);
+            }
             return;
         case FileJobState::failed:
             m_resultTitle->setText(tr("%1 failed: %2").arg(name, job.message));
@@ -294,17 +420,12 @@ void FilesPanel::showResult(int id) {
             break;
     }
     m_resultTitle->setText(
-        tr("%1: %n segment(s)", nullptr, static_cast<int>(job.segments.size())).arg(name) +
+        tr("%1: %2").arg(name, segmentCount(static_cast<int>(job.segments.size()))) +
         (job.language.isEmpty() ? QString() : tr(" · language %1").arg(job.language)) +
         (job.state == FileJobState::cancelled ? tr(" · cancelled") : QString()));
-    m_segments->setRowCount(static_cast<int>(job.segments.size()));
-    for (int row = 0; row < job.segments.size(); ++row) {
-        const SegmentRow& segment = job.segments[row];
-        m_segments->setItem(row, kStartColumn, readOnlyItem(formatSegmentTime(segment.startS)));
-        m_segments->setItem(row, kEndColumn, readOnlyItem(formatSegmentTime(segment.endS)));
-        m_segments->setItem(row, kTextColumn, readOnlyItem(segment.text));
+    for (const SegmentRow& segment : job.segments) {
+        appendSegmentRow(segment);
     }
-    m_segments->resizeRowsToContents();
 }
 
 void FilesPanel::selectSegment(int row) {
@@ -327,6 +448,12 @@ void FilesPanel::updateButtons() {
                          (state == FileJobState::queued || state == FileJobState::running));
     m_export->setEnabled(id >= 0 &&
                          (state == FileJobState::done || state == FileJobState::cancelled));
+    m_remove->setEnabled(!selectedJobs().isEmpty());
+    m_clearFinished->setEnabled(std::any_of(m_order.begin(), m_order.end(), [this](int job) {
+        const FileJobState s = m_jobs[job].state;
+        return s == FileJobState::done || s == FileJobState::failed || s == FileJobState::cancelled;
+    }));
+    m_exportAll->setEnabled(!exportableJobs().isEmpty());
 }
 
 void FilesPanel::chooseFiles() {
@@ -343,6 +470,38 @@ void FilesPanel::cancelSelected() {
         (m_jobs[id].state == FileJobState::queued || m_jobs[id].state == FileJobState::running)) {
         emit cancelRequested(id);
     }
+}
+
+void FilesPanel::removeSelected() { removeJobs(selectedJobs()); }
+
+void FilesPanel::clearFinished() {
+    QList<int> finished;
+    for (int id : m_order) {
+        const FileJobState state = m_jobs[id].state;
+        if (state == FileJobState::done || state == FileJobState::failed ||
+            state == FileJobState::cancelled) {
+            finished.append(id);
+        }
+    }
+    removeJobs(finished);
+}
+
+void FilesPanel::exportAll() {
+    const QList<int> ids = exportableJobs();
+    if (ids.isEmpty()) {
+        return;
+    }
+    QList<QPair<int, QString>> inputs;
+    for (int id : ids) {
+        inputs.append({id, m_jobs[id].path});
+    }
+    ExportAllDialog dialog(static_cast<int>(ids.size()),
+                           QFileInfo(inputs.first().second).absolutePath(), this);
+    if (dialog.exec() != QDialog::Accepted) {
+        return;
+    }
+    const QString folder = QDir::cleanPath(dialog.folder());
+    emit exportAllRequested(exportTargets(inputs, dialog.formats(), folder), folder);
 }
 
 void FilesPanel::exportSelected(const QString& format) {

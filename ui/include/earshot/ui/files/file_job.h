@@ -1,5 +1,5 @@
-// Plain data of file transcription as the Files page shows it: a job's state and the timed
-// segments of its result.
+// Plain data of file transcription as the Files page shows it: a job's state, the timed segments
+// of its result and the files "Export all" writes.
 #pragma once
 
 #include <QList>
@@ -16,9 +16,21 @@ struct SegmentRow {
     QString text;  // stripped
 };
 
+// One file that "Export all" writes: job `id`'s transcript as `format` ("txt", "srt", "vtt",
+// "json") to `path`.
+struct ExportTarget {
+    int id = -1;
+    QString format;
+    QString path;
+};
+
 // "01:02.345" under an hour, "1:02:03.456" from an hour on.
 QString formatSegmentTime(double seconds);
+
+// "1 segment", "3 segments".
+QString segmentCount(int count);
 
 }  // namespace earshot::ui
 
 Q_DECLARE_METATYPE(earshot::ui::SegmentRow)
+Q_DECLARE_METATYPE(earshot::ui::ExportTarget)
