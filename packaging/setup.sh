@@ -61,6 +61,9 @@ packages=(
     zlib1g-dev
     # tokenizer: the GPT-2 pre-tokenizer regex (UTF-8, Unicode properties)
     libpcre2-dev
+    # app: model downloads from the Hugging Face hub (libcurl) and their SHA-256 / SHA-1 check
+    libcurl4-openssl-dev
+    libssl-dev
 )
 if [[ $train -eq 1 ]]; then
     # the micro model's training recipe: Debian's PyTorch (CPU, OpenBLAS) and NumPy

@@ -27,6 +27,7 @@
 #include "language_choice.h"
 #include "live_terminal.h"
 #include "live_update_json.h"
+#include "model_argument.h"
 
 namespace earshot::app {
 namespace {
@@ -110,7 +111,9 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
     std::unique_ptr<LoadedModel> loaded;
     try {
         require_cuda_if_chosen(backend);  // before any model is read
-        loaded = load_model(r.model, r.vocab, backend);
+        const ModelArgument model = resolve_model_argument(r.model, r.vocab);
+        if (!model.note.empty()) err << "earshot live: " << model.note << "\n";
+        loaded = load_model(model.model, model.vocabulary, backend);
     } catch (const backend::CudaError& e) {
         return fail("--backend cuda: " + backend::cuda_unavailable_reason(e));
     } catch (const std::exception& e) {
@@ -210,7 +213,9 @@ ExtraCommand add_live(CLI::App& root) {
     LiveRequest& r = *request;
     CLI::App* command = root.add_subcommand(
         "live", "Dictate: transcribe the microphone (or a file paced like one) as you speak");
-    command->add_option("--model", r.model, "Checkpoint (HF directory or ggml .bin)")->required();
+    command->add_option("--model", r.model,
+                        "Checkpoint (HF directory or ggml .bin) or a name from `earshot models "
+                        "list`; default: the model chosen in the app, else the micro demo model");
     command->add_option("--vocab", r.vocab,
                         "Vocabulary (.tiktoken, HF directory or ggml .bin); default: the model's");
     command->add_option("--device", r.device,

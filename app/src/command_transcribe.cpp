@@ -27,6 +27,7 @@
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "language_choice.h"
+#include "model_argument.h"
 #include "transcribe_progress.h"
 #include "transcript_formats.h"
 #include "whole_file_mel.h"
@@ -211,7 +212,9 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
     }
 
     try {
-        session.loaded = load_model(r.model, r.vocab, backend);
+        const ModelArgument model = resolve_model_argument(r.model, r.vocab);
+        if (!model.note.empty()) err << "earshot transcribe: " << model.note << "\n";
+        session.loaded = load_model(model.model, model.vocabulary, backend);
     } catch (const backend::CudaError& e) {
         return fail("--backend cuda: " + backend::cuda_unavailable_reason(e));
     } catch (const std::exception& e) {
@@ -256,7 +259,9 @@ ExtraCommand add_transcribe(CLI::App& root) {
     CLI::App* command = root.add_subcommand(
         "transcribe", "Transcribe audio files to text and subtitles (TXT, SRT, VTT, JSON)");
     command->add_option("files", r.inputs, "Audio files (anything FFmpeg reads)")->required();
-    command->add_option("--model", r.model, "Checkpoint (HF directory or ggml .bin)")->required();
+    command->add_option("--model", r.model,
+                        "Checkpoint (HF directory or ggml .bin) or a name from `earshot models "
+                        "list`; default: the model chosen in the app, else the micro demo model");
     command->add_option("--vocab", r.vocab,
                         "Vocabulary (.tiktoken, HF directory or ggml .bin); default: the model's");
     command->add_option("--language", r.language, "Spoken language code, or auto to detect it")
