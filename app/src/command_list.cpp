@@ -5,6 +5,7 @@ namespace earshot::app {
 
 ExtraCommand add_transcribe(CLI::App& root);       // command_transcribe.cpp
 ExtraCommand add_live(CLI::App& root);             // command_live.cpp
+ExtraCommand add_models(CLI::App& root);           // command_models.cpp
 ExtraCommand add_make_checkpoint(CLI::App& root);  // command_make_checkpoint.cpp
 ExtraCommand add_debug_mel(CLI::App& root);        // command_debug_mel.cpp
 ExtraCommand add_devices(CLI::App& root);          // command_devices.cpp
@@ -22,6 +23,7 @@ const std::vector<CommandAdder>& extra_commands() {
         add_gui,
         add_transcribe,
         add_live,
+        add_models,
         add_devices,
         add_gpus,
         add_make_checkpoint,
