@@ -43,7 +43,7 @@ class Curriculum:
 
 @dataclass
 class Batch:
-    samples: np.ndarray  # [B, 96000] float32
+    samples: np.ndarray  # [B, 96000] int16, as a recording holds them (half the bytes to move)
     inputs: np.ndarray  # [B, S] int64 decoder input ids
     targets: np.ndarray  # [B, S] int64 next ids
     loss_mask: np.ndarray  # [B, S] float32, 1 where the target is learned
@@ -198,5 +198,6 @@ def collate(items: list[Item]) -> Batch:
         inputs[b, :n] = it.sequence[:-1]
         targets[b, :n] = it.sequence[1:]
         mask[b, it.first_learned - 1 : n] = 1.0  # input i predicts sequence[i + 1]
-    samples = np.stack([it.samples for it in items])
+    samples = np.stack([it.samples for it in items])  # [B, 96000] float32 in [-1, 1]
+    samples = np.clip(np.rint(samples * 32768.0), -32768, 32767).astype(np.int16)
     return Batch(samples, inputs, targets, mask, [it.text for it in items])

@@ -1,7 +1,9 @@
 # Checks an exported micro model against Earshot itself: `earshot inspect` binds it, `earshot
 # debug logits` on the parity fixture's mel and tokens reproduces PyTorch's logits, and `earshot
-# debug mel` of a synthesized WAV equals this recipe's log-mel.
+# debug mel` of a synthesized WAV equals this recipe's log-mel. The expected sizes are the
+# export's config.json.
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -30,8 +32,12 @@ def check_inspect(earshot: str, model_dir: Path) -> bool:
     text = run([earshot, "inspect", "--model", str(model_dir)])
     bound = dict(re.findall(r"^(Mels|Frames|D|Heads|Inner|EncoderLayers|DecoderLayers|Vocab|"
                             r"MaxTokens|T)\t(\S+)$", text, flags=re.M))  # fmt: skip
-    expected = {"Mels": "80", "Frames": "600", "D": "64", "Heads": "4", "Inner": "256",
-                "EncoderLayers": "2", "DecoderLayers": "2", "Vocab": "51864"}  # fmt: skip
+    config = json.loads((model_dir / "config.json").read_text())
+    expected = {"Mels": "80", "Frames": "600", "D": str(config["d_model"]),
+                "Heads": str(config["encoder_attention_heads"]),
+                "Inner": str(config["encoder_ffn_dim"]),
+                "EncoderLayers": str(config["encoder_layers"]),
+                "DecoderLayers": str(config["decoder_layers"]), "Vocab": "51864"}  # fmt: skip
     ok = all(bound.get(k) == v for k, v in expected.items())
     print(f"inspect: {bound} -> {'ok' if ok else 'MISMATCH'}")
     return ok

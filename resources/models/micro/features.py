@@ -50,9 +50,15 @@ class LogMel:
         self.window = torch.hann_window(N_FFT, periodic=True, dtype=torch.float32)  # [400]
         self.filters = torch.from_numpy(mel_filterbank())  # [80, 201]
 
+    def to(self, device: torch.device) -> "LogMel":
+        self.window = self.window.to(device)
+        self.filters = self.filters.to(device)
+        return self
+
     def __call__(self, samples: torch.Tensor) -> torch.Tensor:
         batch = samples.shape[0]
-        padded = torch.zeros(batch, WINDOW_SAMPLES, dtype=torch.float32)  # [B, 96000]
+        padded = torch.zeros(batch, WINDOW_SAMPLES, dtype=torch.float32,
+                             device=samples.device)  # [B, 96000]
         length = min(samples.shape[1], WINDOW_SAMPLES)
         padded[:, :length] = samples[:, :length]
         spectrum = torch.stft(

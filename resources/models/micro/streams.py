@@ -12,13 +12,17 @@ from dataclasses import dataclass
 import numpy as np
 
 import tokens
-from speech import SAMPLE_RATE_HZ, SPEAKERS, ClipPools
+from speech import SAMPLE_RATE_HZ, ClipPools
 
 WINDOW_SAMPLES = 6 * SAMPLE_RATE_HZ
 MAX_FIRST_TIMESTAMP_S = 1.0  # Whisper's initial-timestamp rule
 PAUSE_S = (0.25, 1.5)  # between sentences
 MIN_HEARD_S = 0.08  # less of a cut sentence than this is not counted as heard
 PROMPT_MAX_TOKENS = 223  # Whisper keeps the last n_text_ctx // 2 - 1 prompt tokens
+# Word by word, the share of sentences that start with the word the previous one ended with: the
+# second model said a segment's first word twice after a pause ("garden ... <|2.74|> garden car"),
+# so the stream now sometimes does say it twice, and the model must hear how many there are.
+REPEAT_AFTER_PAUSE_SHARE = 0.2
 
 
 @dataclass
@@ -51,19 +55,23 @@ class StreamMaker:
         return [i for w in words for i in self.word_ids[w]]
 
     # --- word by word --------------------------------------------------------------------
-    def _sentence_words(self, rng: np.random.Generator) -> tuple[str, ...]:
+    def _sentence_words(self, rng: np.random.Generator, first: str | None) -> tuple[str, ...]:
+        """3-9 random words; the first one is `first` when given."""
         words = self.pools.vocabulary.words
         while True:
             text = tuple(words[i] for i in rng.integers(len(words), size=int(rng.integers(3, 10))))
+            if first is not None:
+                text = (first,) + text[1:]
             if text not in self.pools.heldout_texts:
                 return text
 
     def word_by_word(self, rng: np.random.Generator) -> tuple[np.ndarray, list[list[Span]]]:
         """A stream of 2-4 sentences said word by word by one bank speaker: float32 samples
         (1 s of silence first) and each sentence's words with exact times."""
-        speaker = int(rng.integers(SPEAKERS))
+        speaker = int(rng.integers(self.pools.speakers))
         base_gap_s = rng.uniform(0.0, 0.2)
         chunks, sentences = [np.zeros(SAMPLE_RATE_HZ, dtype=np.float32)], []
+        last_word = None
         at = SAMPLE_RATE_HZ
         for s in range(int(rng.integers(2, 5))):
             if s > 0:
@@ -71,7 +79,11 @@ class StreamMaker:
                 chunks.append(np.zeros(pause, dtype=np.float32))
                 at += pause
             spans = []
-            for i, word in enumerate(self._sentence_words(rng)):
+            repeat = s > 0 and rng.random() < REPEAT_AFTER_PAUSE_SHARE
+            first = last_word if repeat else None
+            said = self._sentence_words(rng, first)
+            last_word = said[-1]
+            for i, word in enumerate(said):
                 if i > 0:
                     gap = int(base_gap_s * rng.uniform(0.7, 1.3) * SAMPLE_RATE_HZ)
                     chunks.append(np.zeros(gap, dtype=np.float32))
