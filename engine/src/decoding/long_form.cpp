@@ -37,7 +37,7 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
                       const backend::HostTensor& mel, int64_t content_frames,
                       const TranscribeOptions& options,
                       const std::function<void(double fraction)>& progress,
-                      const std::atomic<bool>* cancel) {
+                      const std::atomic<bool>* cancel, const NewSegmentsFn& on_segments) {
     if (mel.shape().size() != 2 || mel.dim(0) != model.mels()) {
         throw std::invalid_argument("transcribe: mel must be [" + std::to_string(model.mels()) +
                                     ", N], got " + mel.shape_str());
@@ -76,8 +76,8 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
     };
 
     Transcript transcript;
-    transcript.segments =
-        run_seek_loop(mel, content_frames, vocabulary, loop, decode_window, progress, cancel);
+    transcript.segments = run_seek_loop(mel, content_frames, vocabulary, loop, decode_window,
+                                        progress, cancel, on_segments);
     transcript.language = decoding.language;
     for (const Segment& segment : transcript.segments) transcript.text += segment.text;
     return transcript;

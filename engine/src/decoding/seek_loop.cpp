@@ -222,7 +222,8 @@ std::vector<Segment> run_seek_loop(const HostTensor& mel, int64_t content_frames
                                    const SeekLoopOptions& options,
                                    const WindowDecodeFn& decode_window,
                                    const std::function<void(double fraction)>& progress,
-                                   const std::atomic<bool>* cancel) {
+                                   const std::atomic<bool>* cancel,
+                                   const NewSegmentsFn& on_segments) {
     if (mel.shape().size() != 2) {
         throw std::invalid_argument("run_seek_loop: mel must be [Mels, N], got " + mel.shape_str());
     }
@@ -237,12 +238,16 @@ std::vector<Segment> run_seek_loop(const HostTensor& mel, int64_t content_frames
         const int64_t size = std::min(options.frames, content_frames - seek);
         const HostTensor window = cut_window(mel, seek, options.frames);
         const WindowResult result = decode_window(window, loop.prompt());
+        const size_t before = segments.size();
         const int64_t advance = loop.take_window(result, seek, size, segments);
         if (advance < 1) {  // the loop's termination (see the guard in take_window)
             throw std::logic_error("run_seek_loop: seek did not advance at frame " +
                                    std::to_string(seek));
         }
         seek += advance;
+        if (on_segments && segments.size() > before) {
+            on_segments(std::span<const Segment>(segments).subspan(before));
+        }
         if (progress) {
             progress(static_cast<double>(std::min(seek, content_frames)) /
                      static_cast<double>(content_frames));

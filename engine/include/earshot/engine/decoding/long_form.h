@@ -10,6 +10,7 @@
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/decoding_options.h"
+#include "earshot/engine/decoding/seek_loop.h"
 #include "earshot/engine/decoding/transcript.h"
 
 namespace earshot::tokenizer {
@@ -34,12 +35,14 @@ struct TranscribeOptions {
 // (run_seek_loop: cut at seek, a last one padded with that silence) goes through
 // decode_with_fallback with the prompt the loop keeps; transcript.text joins the segment texts.
 // `progress` gets the fraction of content frames done after each window; a set `*cancel` stops
-// before the next window and the transcript holds what was done. Throws std::invalid_argument when
-// mel is not [model.mels(), N].
+// before the next window and the transcript holds what was done. `on_segments` (may be empty) gets
+// the segments each window adds as soon as it is decoded (blank ones included, as in
+// transcript.segments), so that a caller can show them while the file is transcribed. Throws
+// std::invalid_argument when mel is not [model.mels(), N].
 Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
                       const backend::HostTensor& mel, int64_t content_frames,
                       const TranscribeOptions& options,
                       const std::function<void(double fraction)>& progress,
-                      const std::atomic<bool>* cancel);
+                      const std::atomic<bool>* cancel, const NewSegmentsFn& on_segments = {});
 
 }  // namespace earshot::decoding

@@ -28,6 +28,10 @@ struct SegmentVocabulary {
 using WindowDecodeFn =
     std::function<WindowResult(const backend::HostTensor& window, std::span<const int32_t> prompt)>;
 
+// The segments one window added, in order (blank ones included, as run_seek_loop returns them),
+// called before the next window is decoded; a segment reported is final.
+using NewSegmentsFn = std::function<void(std::span<const Segment> segments)>;
+
 struct SeekLoopOptions {
     int64_t frames = 3000;                   // the model's window (Frames), 100 per second
     std::vector<int32_t> prompt_tokens;      // initial prompt, already encoded
@@ -85,11 +89,14 @@ struct SeekLoopOptions {
 //
 // `progress` (may be empty) gets min(seek, content_frames) / content_frames after each window.
 // When `*cancel` reads true the loop stops before the next window and returns what it has.
+// `on_segments` (may be empty) gets each window's new segments, when it added any, before
+// `progress` hears of that window.
 std::vector<Segment> run_seek_loop(const backend::HostTensor& mel, int64_t content_frames,
                                    const SegmentVocabulary& vocabulary,
                                    const SeekLoopOptions& options,
                                    const WindowDecodeFn& decode_window,
                                    const std::function<void(double fraction)>& progress,
-                                   const std::atomic<bool>* cancel);
+                                   const std::atomic<bool>* cancel,
+                                   const NewSegmentsFn& on_segments = {});
 
 }  // namespace earshot::decoding
