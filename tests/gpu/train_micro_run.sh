@@ -45,7 +45,7 @@ recipe=(--d-model 128 --heads 4 --encoder-layers 4 --decoder-layers 4 --frozen-r
         --end-timestamp-weight 2 --lr 2e-3 --lr-d 1e-3 --warmup-steps 200 --warmup-steps-d 100
         --no-vocabulary --shard-mb 15)
 if [ "$mode" = dry ]; then
-    total_s=420  # the whole script, export and checks included
+    total_s=300  # the whole script, export and checks included
     reserve_s=150  # export, held-out evaluation and the earshot checks on 2 cores
     run=(--device cpu --threads 1 --workers 2 --synthesize-first 15 --batch-size 4
          --steps 48 --phase-a-steps 6 --phase-b-steps 6 --phase-d-start 24 --cycle-steps-d 12
@@ -56,9 +56,10 @@ if [ "$mode" = dry ]; then
 else
     total_s=540  # of the 600 s a command may run: 60 s for the machine's own start and slack
     reserve_s=50  # export and held-out evaluation on 16 cores
-    run=(--device cuda --threads 4 --workers 15 --synthesize-first 80 --batch-size 64
+    run=(--device cuda --threads 4 --workers 15 --synthesize-first 90 --batch-size 64
          --steps 14000 --phase-a-steps 400 --phase-b-steps 500 --phase-d-start 7000
-         --cycle-steps-d 3500 --pool-words-a 3000 --pool-words 6000 --pool-sentences 24000
+         --cycle-steps-d 3500 --pool-words-a 3000 --pool-words 6000 --pool-sentences 16000
+         --cut-pool-d 4000
          --eval-every 1000 --checkpoint-every 1000 --export-every 2000 --log-every 250)
     export_threads=16
 fi

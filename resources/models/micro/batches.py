@@ -32,6 +32,7 @@ class Curriculum:
     prompt_share_d: float = 0.4  # phase D: share with a <|startofprev|> prompt of 1-223 tokens
     lead_zero_share_d: float = 0.25  # phase D: share of phase C items whose speech starts at 0
     peak_d: tuple[float, float] = (0.05, 1.0)  # phase D: peak level range
+    cut_pool_d: int = 0  # phase D: cut sentences come from the first this many (0: all)
 
     def phase(self, step: int) -> str:
         if step < self.phase_a_steps:
@@ -62,7 +63,8 @@ def level(rng: np.random.Generator, window: np.ndarray, peak: tuple[float, float
     """The window scaled to a random peak, half the time with faint white noise."""
     window = window * (rng.uniform(*peak) / max(float(np.abs(window).max()), 1e-6))
     if rng.random() < 0.5:
-        window += rng.normal(0.0, 10 ** rng.uniform(-4.0, -2.3), WINDOW_SAMPLES).astype(np.float32)
+        sigma = 10 ** rng.uniform(-4.0, -2.3)
+        window += rng.standard_normal(WINDOW_SAMPLES, dtype=np.float32) * np.float32(sigma)
     return window.astype(np.float32)
 
 
@@ -114,7 +116,8 @@ class BatchMaker:
         self.word_ids = word_ids
         self.curriculum = curriculum
         self.seed = seed
-        self.streams = streams.StreamMaker(pools, word_ids, curriculum.pool_sentences)
+        self.streams = streams.StreamMaker(pools, word_ids, curriculum.pool_sentences,
+                                           curriculum.cut_pool_d)  # fmt: skip
 
     def text(self, words: tuple[str, ...]) -> list[int]:
         return self.streams.text(words)

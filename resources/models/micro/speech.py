@@ -1,6 +1,6 @@
 # Synthesized speech for the micro model: what each clip of a pool says and how (voice, speed,
 # pitch, word gap), derived from the seed and the clip's number; espeak-ng synthesis resampled to
-# 16 kHz here (resample.py), trimmed to the speech, cached as int16 .npy files in the work
+# 16 kHz here (resample.py), trimmed to the speech, cached as raw int16 files in the work
 # directory.
 import os
 import subprocess
@@ -112,6 +112,8 @@ class ClipPools:
             self._draw("heldout", i, 3, 9, vocabulary.words) for i in range(heldout_count)
         ]
         self.heldout_texts = {spec.words for spec in self.heldout}
+        self._specs: dict[tuple[str, int], ClipSpec] = {}  # drawn once (phase D draws often)
+        self._words: dict[Path, np.ndarray] = {}  # the speaker bank, kept in memory
         pairs_txt = vocabulary.path.parent / "close_pairs.txt"
         self.close_pairs = read_pairs(pairs_txt, set(vocabulary.words))
 
@@ -165,13 +167,19 @@ class ClipPools:
     def spec(self, pool: str, number: int) -> ClipSpec:
         if pool == "heldout":
             return self.heldout[number]
+        found = self._specs.get((pool, number))
+        if found is not None:
+            return found
         if pool == "words_a":
-            return self._draw(pool, number, 1, 2, self.vocabulary.subset)
-        if pool == "words":
-            return self._draw(pool, number, 1, 3, self.vocabulary.words)
-        if pool == "sentences":
-            return self._draw(pool, number, 3, 9, self.vocabulary.words)
-        raise KeyError(pool)
+            found = self._draw(pool, number, 1, 2, self.vocabulary.subset)
+        elif pool == "words":
+            found = self._draw(pool, number, 1, 3, self.vocabulary.words)
+        elif pool == "sentences":
+            found = self._draw(pool, number, 3, 9, self.vocabulary.words)
+        else:
+            raise KeyError(pool)
+        self._specs[(pool, number)] = found
+        return found
 
     def speaker(self, number: int) -> ClipSpec:
         """Speaker `number` of the word bank (its words field is empty)."""
@@ -182,29 +190,34 @@ class ClipPools:
     def word_audio(self, speaker: int, word: str) -> np.ndarray:
         """int16 samples of one word said alone by speaker `speaker`, cached."""
         spec = self.speaker(speaker)
-        path = self.cache_dir / "bank" / str(speaker) / f"{word}.npy"
-        return self._cached(path, ClipSpec((word,), spec.voice, spec.speed_wpm, spec.pitch, 0))
+        path = self.cache_dir / "bank" / str(speaker) / f"{word}.pcm"
+        found = self._words.get(path)
+        if found is None:
+            found = self._cached(path, ClipSpec((word,), spec.voice, spec.speed_wpm, spec.pitch, 0))
+            self._words[path] = found
+        return found
 
     def prefix_audio(self, pool: str, number: int, count: int) -> np.ndarray:
         """The first `count` words of a clip said with its voice, as one utterance: where those
         words end inside the whole clip, give or take the prefix's phrase-final lengthening."""
         spec = self.spec(pool, number)
-        path = self.cache_dir / f"{pool}-prefix" / f"{number}-{count}.npy"
+        path = self.cache_dir / f"{pool}-prefix" / f"{number}-{count}.pcm"
         prefix = ClipSpec(spec.words[:count], spec.voice, spec.speed_wpm, spec.pitch,
                           spec.word_gap_10ms)  # fmt: skip
         return self._cached(path, prefix)
 
     def _cached(self, path: Path, spec: ClipSpec) -> np.ndarray:
-        """int16 samples of `spec`, synthesized and stored at `path` the first time."""
+        """int16 samples of `spec`, synthesized and stored at `path` (raw little-endian int16, no
+        header to parse: phase D reads thousands a second) the first time."""
         if path.exists():
-            return np.load(path)
+            return np.fromfile(path, dtype="<i2")
         samples = synthesize(spec)
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_suffix(f".part{os.getpid()}-{threading.get_ident()}.npy")
-        np.save(partial, samples)
+        partial = path.with_suffix(f".part{os.getpid()}-{threading.get_ident()}")
+        samples.astype("<i2").tofile(partial)
         partial.replace(path)
         return samples
 
     def audio(self, pool: str, number: int) -> np.ndarray:
         """The clip's int16 samples, synthesized once and then read from the cache."""
-        return self._cached(self.cache_dir / pool / f"{number}.npy", self.spec(pool, number))
+        return self._cached(self.cache_dir / pool / f"{number}.pcm", self.spec(pool, number))

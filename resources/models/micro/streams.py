@@ -46,10 +46,15 @@ class Heard:
 
 
 class StreamMaker:
-    def __init__(self, pools: ClipPools, word_ids: dict[str, list[int]], pool_sentences: int):
+    def __init__(self, pools: ClipPools, word_ids: dict[str, list[int]], pool_sentences: int,
+                 cut_pool: int = 0):
         self.pools = pools
         self.word_ids = word_ids
         self.pool_sentences = pool_sentences
+        # Windows that cut their last sentence draw from the first cut_pool sentences (0: all):
+        # a cut synthesizes the sentence's first words alone, and a smaller set of them is
+        # cached sooner.
+        self.cut_pool = min(cut_pool or pool_sentences, pool_sentences)
 
     def text(self, words: tuple[str, ...]) -> list[int]:
         return [i for w in words for i in self.word_ids[w]]
@@ -147,14 +152,14 @@ class StreamMaker:
         return window, self.heard_words(sentences, begin, end)
 
     # --- whole sentences -----------------------------------------------------------------
-    def _same_voice(self, rng: np.random.Generator, count: int) -> list[int]:
-        """Sentence-pool clip numbers said in one voice (the first draw's)."""
-        numbers = [int(rng.integers(self.pool_sentences))]
+    def _same_voice(self, rng: np.random.Generator, count: int, pool: int) -> list[int]:
+        """Numbers below `pool` of sentence-pool clips said in one voice (the first draw's)."""
+        numbers = [int(rng.integers(pool))]
         voice = self.pools.spec("sentences", numbers[0]).voice
         for _ in range(200):
             if len(numbers) == count:
                 break
-            n = int(rng.integers(self.pool_sentences))
+            n = int(rng.integers(pool))
             if self.pools.spec("sentences", n).voice == voice:
                 numbers.append(n)
         return numbers
@@ -162,12 +167,14 @@ class StreamMaker:
     def whole_sentences_window(self, rng: np.random.Generator) -> tuple[np.ndarray, list[Heard]]:
         """1-3 sentences of one voice with pauses; the last one is cut after k words in 65% of
         the windows, and then half the time the cut is placed at the window's last sample."""
-        numbers = self._same_voice(rng, int(rng.integers(1, 4)))
+        cutting = rng.random() < 0.65
+        pool = self.cut_pool if cutting else self.pool_sentences
+        numbers = self._same_voice(rng, int(rng.integers(1, 4)), pool)
         clips = [self.pools.audio("sentences", n).astype(np.float32) / 32768.0 for n in numbers]
         texts = [self.pools.spec("sentences", n).words for n in numbers]
         pauses = [int(rng.uniform(*PAUSE_S) * SAMPLE_RATE_HZ) for _ in numbers[1:]]
         cut = None  # (samples of the last clip kept, words of it held whole)
-        if rng.random() < 0.65:
+        if cutting:
             last = len(texts) - 1
             k = int(rng.integers(len(texts[last])))
             if k == 0:

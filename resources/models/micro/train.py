@@ -40,7 +40,7 @@ RECIPE_KEYS = (
     "pool_words_a", "pool_words", "pool_sentences", "subset_size", "eval_count", "overfit",
     "phase_d_start", "lr_d", "warmup_steps_d", "cycle_steps_d", "cycle_decay_d",
     "d_model", "heads", "encoder_layers", "decoder_layers", "frozen_row_std", "speakers",
-    "end_timestamp_weight",
+    "end_timestamp_weight", "cut_pool_d",
 )  # fmt: skip
 TSV_COLUMNS = ["step", "phase", "loss", "ctc_loss", "ctc_weight", "lr", "step_s", "compute_s",
                "wer", "wer_timed", "exact", "exact_timed", "foreign"]  # fmt: skip
@@ -108,6 +108,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                    help="phase D's learning rate restarts every this many steps (warm-up, cosine)")
     p.add_argument("--cycle-decay-d", type=float, default=0.5,
                    help="each restart's peak is the previous one's times this")
+    p.add_argument("--cut-pool-d", type=int, default=0,
+                   help="phase D cuts only sentences of the first N of the pool (0: any)")
     p.add_argument("--subset-size", type=int, default=100)
     p.add_argument("--eval-count", type=int, default=32, help="held-out sentences")
     p.add_argument("--speakers", type=int, default=speech.SPEAKERS,
@@ -138,6 +140,7 @@ def make_batches(args: argparse.Namespace) -> batches.BatchMaker:
         phase_a_steps=args.phase_a_steps, phase_b_steps=args.phase_b_steps,
         pool_words_a=args.pool_words_a, pool_words=args.pool_words,
         pool_sentences=args.pool_sentences, phase_d_start=args.phase_d_start,
+        cut_pool_d=args.cut_pool_d,
     )  # fmt: skip
     return batches.BatchMaker(pools, word_ids, curriculum, args.seed)
 
@@ -417,15 +420,16 @@ class Batches:
             self.pending.popleft()[1].cancel()
 
     def synthesize(self, seconds: float) -> str:
-        """Fills the clip pools in the workers for at most `seconds`: the word pools, the speaker
-        bank, then the sentences; returns a line on what was done."""
+        """Fills the clip pools in the workers for at most `seconds`, in the order the curriculum
+        needs them: the word pools, the sentences, then phase D's speaker bank; returns a line on
+        what was done."""
         a = self.run.args
         if a.workers == 0 or seconds <= 0:
             return "synthesis: none beforehand"
         jobs = [("words_a", n) for n in range(a.pool_words_a)]
         jobs += [("words", n) for n in range(a.pool_words)]
-        jobs += [("bank", n) for n in range(a.speakers)]
         jobs += [("sentences", n) for n in range(a.pool_sentences)]
+        jobs += [("bank", n) for n in range(a.speakers)]
         chunks = [jobs[i : i + 16] for i in range(0, len(jobs), 16)]
         started = time.time()
         running: collections.deque[Future] = collections.deque()
