@@ -81,7 +81,8 @@ SHARD_NAME = "model-{:05d}-of-{:05d}.safetensors"
 INDEX_NAME = "model.safetensors.index.json"
 
 
-def write_weights(model_dir: Path, tensors: dict[str, torch.Tensor], shard_bytes: int) -> list[Path]:
+def write_weights(model_dir: Path, tensors: dict[str, torch.Tensor],
+                  shard_bytes: int) -> list[Path]:
     """model.safetensors, or (shard_bytes > 0 and the weights larger) shards of at most
     shard_bytes each (tensors in name order, whole) and model.safetensors.index.json, as Hugging
     Face writes them. Removes the files of the other layout. Returns the files written."""

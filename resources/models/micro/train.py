@@ -429,8 +429,8 @@ class Batches:
         jobs = [("words_a", n) for n in range(a.pool_words_a)]
         jobs += [("words", n) for n in range(a.pool_words)]
         jobs += [("sentences", n) for n in range(a.pool_sentences)]
-        jobs += [("bank", n) for n in range(a.speakers)]
         chunks = [jobs[i : i + 16] for i in range(0, len(jobs), 16)]
+        chunks += [[("bank", n)] for n in range(a.speakers)]  # 197 words each: one a chunk
         started = time.time()
         running: collections.deque[Future] = collections.deque()
         clips, audio_s, submitted = 0, 0.0, 0
@@ -447,8 +447,7 @@ class Batches:
         took = time.time() - started
         return (f"synthesis: {clips} clips ({audio_s / 60:.1f} min of speech) in {took:.1f} s "
                 f"with {a.workers} workers: {clips / took:.1f} clips/s, "
-                f"{clips / took / a.workers:.1f} per worker; {submitted}/{len(chunks)} chunks of "
-                f"16 jobs")
+                f"{clips / took / a.workers:.1f} per worker; {submitted}/{len(chunks)} chunks")
 
 
 def fit_schedule(run: Run, stop_at: int, step_s: float, whole: bool) -> int:
