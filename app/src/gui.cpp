@@ -122,7 +122,8 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
 
     ui::MainWindow window;
     GuiPaths paths;
-    paths.journal = !screenshot;  // a screenshot shows no private transcript
+    paths.journal = !screenshot;     // a screenshot shows no private transcript
+    paths.keepLayout = !screenshot;  // and the default layout
     GuiController controller(window, paths);
     if (!request.backend.empty()) {
         controller.overrideBackend(QString::fromStdString(request.backend));

@@ -59,6 +59,9 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
     m_files = new FilesWorker(this);
     m_inspector = new ui::InspectorWidget(&m_window);
     m_window.setInspectorWidget(m_inspector);
+    if (paths.keepLayout) {
+        m_window.setLayoutStore(m_store.get());
+    }
     connectLive();
     connectFiles();
     connect(&m_window, &ui::MainWindow::modelChosen, this,
@@ -83,7 +86,7 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
     updateStartAllowed();
 }
 
-GuiController::~GuiController() = default;
+GuiController::~GuiController() { m_window.setLayoutStore(nullptr); }
 
 void GuiController::fillDevices() {
     QList<ui::InputDeviceEntry> entries;
@@ -319,9 +322,13 @@ void GuiController::connectLive() {
         m_window.setLiveRunning(false);
         m_files->setHeld(false);
         const LiveStats& stats = m_live->lastStats();
-        if (stats.error.empty()) {
-            panel->setStatusText(tr("Stopped after %1 s of audio.").arg(stats.audio_s, 0, 'f', 1));
-        }
+        // Why it stopped stays on the page: a lost microphone must not read like a normal stop.
+        panel->setStatusText(
+            stats.error.empty()
+                ? tr("Stopped after %1 s of audio.").arg(stats.audio_s, 0, 'f', 1)
+                : tr("Stopped after %1 s of audio: %2")
+                      .arg(stats.audio_s, 0, 'f', 1)
+                      .arg(QString::fromStdString(stats.error)));
         updateStartAllowed();
     });
 }

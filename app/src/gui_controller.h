@@ -28,6 +28,7 @@ struct GuiPaths {
     QString journalFile;      // the session transcript; empty: TranscriptJournal::defaultPath()
     bool journal = true;      // false: no journal is read or written (screenshots)
     bool listDevices = true;  // fill the input picker from PortAudio at start
+    bool keepLayout = true;   // restore the window's layout from the settings, save it on close
     // Finished Files results, kept over restarts (with the journal; none when journal is false);
     // empty: the folder file-results beside the journal.
     QString filesHistoryDir;

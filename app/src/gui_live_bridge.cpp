@@ -110,9 +110,13 @@ void LiveBridge::finishStop() {
     m_model.reset();
     m_stopping = false;
     emit levelChanged(-120.0);
-    if (!m_lastStats.error.empty()) {
+    if (m_lastStats.error.empty() && !m_deviceError.isEmpty()) {
+        // The device failed (already reported by failed()): the session's error is the device's.
+        m_lastStats.error = m_deviceError.toStdString();
+    } else if (!m_lastStats.error.empty()) {
         emit failed(QString::fromStdString(m_lastStats.error));
     }
+    m_deviceError.clear();
     emit stopped();
 }
 
@@ -123,7 +127,8 @@ void LiveBridge::poll() {
     emit levelChanged(static_cast<double>(m_controller->level_dbfs()));
     for (const audio::CaptureEvent& event : m_controller->take_events()) {
         if (event.is_error() && !m_stopping) {
-            emit failed(QString::fromStdString(event.message));
+            m_deviceError = QString::fromStdString(event.message);
+            emit failed(m_deviceError);
             stop();
         }
     }

@@ -43,7 +43,8 @@ public:
     void stop();
     // From start() until stopped().
     bool isRunning() const { return m_controller != nullptr; }
-    // The session's statistics (empty when none ran yet); valid after stopped().
+    // The session's statistics (empty when none ran yet); valid after stopped(). Its `error` is
+    // why the session ended by itself: the engine's error, or the input device's (lost, failed).
     const LiveStats& lastStats() const { return m_lastStats; }
 
 signals:
@@ -65,6 +66,7 @@ private:
     QTimer* m_poll = nullptr;
     bool m_stopping = false;
     LiveStats m_lastStats;
+    QString m_deviceError;  // the capture error that ended the running session
 };
 
 }  // namespace earshot::app

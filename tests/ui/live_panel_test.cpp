@@ -317,6 +317,56 @@ TEST(LivePanel, StartStopButtonFollowsTheState) {
     EXPECT_EQ(starts.count(), 1);
 }
 
+// Whisper's words arrive with a leading space: the transcript and its journal never start with
+// one, and each Start opens a paragraph of its own after the earlier sessions' text.
+TEST(LivePanel, EachSessionIsAParagraphWithoutALeadingSpace) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString path = dir.filePath(QStringLiteral("journal.txt"));
+    LivePanel panel;
+    panel.attachJournal(path);
+    panel.setRunning(true);
+    panel.applyUpdate(textUpdate(QString(), QStringLiteral(" send the")));
+    EXPECT_EQ(panel.transcript()->toPlainText(), QStringLiteral("send the"));
+    panel.applyUpdate(textUpdate(QStringLiteral(" send the"), QStringLiteral(" report")));
+    panel.applyUpdate(textUpdate(QStringLiteral(" report today."), QString()));
+    EXPECT_EQ(panel.transcript()->committedText(), QStringLiteral("send the report today."));
+    EXPECT_EQ(readFile(path), QStringLiteral("send the report today."));
+    panel.setRunning(false);
+
+    panel.setRunning(true);  // a second session
+    panel.applyUpdate(textUpdate(QString(), QStringLiteral(" call")));
+    EXPECT_EQ(panel.transcript()->toPlainText(), QStringLiteral("send the report today.\n\ncall"));
+    panel.applyUpdate(textUpdate(QStringLiteral(" call me"), QString()));
+    panel.applyUpdate(textUpdate(QStringLiteral(" later."), QString()));
+    EXPECT_EQ(panel.transcript()->committedText(),
+              QStringLiteral("send the report today.\n\ncall me later."));
+    EXPECT_EQ(readFile(path), QStringLiteral("send the report today.\n\ncall me later."));
+    panel.setRunning(false);
+
+    // A line the user began with Enter takes the next words without a space.
+    panel.transcript()->moveCursor(QTextCursor::End);
+    QTest::keyClick(panel.transcript(), Qt::Key_Return);
+    panel.setRunning(true);
+    panel.applyUpdate(textUpdate(QStringLiteral(" thanks."), QString()));
+    EXPECT_EQ(panel.transcript()->committedText(),
+              QStringLiteral("send the report today.\n\ncall me later.\n\nthanks."));
+}
+
+// "The model is transcribing files; ..." while Start is refused, and gone once it is allowed.
+TEST(LivePanel, TheReasonStartIsRefusedGoesWhenItIsAllowed) {
+    LivePanel panel;
+    panel.setStartAllowed(false, QStringLiteral("The model is transcribing files."));
+    EXPECT_EQ(panel.statusText(), QStringLiteral("The model is transcribing files."));
+    panel.setStartAllowed(true);
+    EXPECT_EQ(panel.statusText(), QString());
+    EXPECT_TRUE(panel.startStopButton()->isEnabled());
+    // A message of the session's own (not a refusal) stays.
+    panel.setStatusText(QStringLiteral("Stopped after 3.0 s of audio."));
+    panel.setStartAllowed(true);
+    EXPECT_EQ(panel.statusText(), QStringLiteral("Stopped after 3.0 s of audio."));
+}
+
 TEST(LivePanel, DevicePickerOffersDefaultAndListedDevices) {
     LivePanel panel;
     panel.setDevices({{QStringLiteral("pulse"), QStringLiteral("pulse (ALSA)"), true},

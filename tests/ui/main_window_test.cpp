@@ -6,16 +6,20 @@
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QDockWidget>
 #include <QImage>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPixmap>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <cstdlib>
 
@@ -370,6 +374,102 @@ TEST(MainWindow, LiveTranscriptPaintsCommittedDarkAndTentativeGrey) {
     if (!shots.isEmpty()) {
         EXPECT_TRUE(window.grab().toImage().save(shots + QStringLiteral("/main_window_live.png")));
     }
+}
+
+// View > Inspector beside the pages: the graph in a dock beside the Live page, both on screen at
+// once; the choice and the dock's place come back with the next window; and back into its tab.
+TEST(MainWindow, InspectorBesideTheLivePageIsRememberedAndUndone) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    QSettings store(dir.filePath(QStringLiteral("layout.ini")), QSettings::IniFormat);
+    {
+        MainWindow window;
+        auto* graph = new QLabel(QStringLiteral("graph"));
+        window.setInspectorWidget(graph);
+        window.setLayoutStore(&store);  // nothing stored yet: the default layout
+        EXPECT_FALSE(window.inspectorBeside());
+        window.resize(1200, 700);
+        window.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+        QMenu* view = menuTitled(window, QStringLiteral("&View"));
+        ASSERT_NE(view, nullptr);
+        ASSERT_TRUE(view->actions().contains(window.inspectorBesideAction()));
+        EXPECT_EQ(window.inspectorBesideAction()->shortcut(),
+                  QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I));
+        window.showPage(MainWindow::Page::inspector);
+        window.inspectorBesideAction()->trigger();
+        EXPECT_TRUE(window.inspectorBeside());
+        EXPECT_EQ(window.tabs()->count(), 3);
+        EXPECT_EQ(window.currentPage(), MainWindow::Page::live);
+        EXPECT_EQ(window.dockWidgetArea(window.inspectorDock()), Qt::RightDockWidgetArea);
+        QTest::qWait(50);
+        // Both seen at once, side by side, each with a usable width.
+        EXPECT_TRUE(window.livePanel()->isVisible());
+        EXPECT_TRUE(graph->isVisible());
+        const QRect live(window.livePanel()->mapTo(&window, QPoint(0, 0)),
+                         window.livePanel()->size());
+        const QRect inspector(graph->mapTo(&window, QPoint(0, 0)), graph->size());
+        EXPECT_FALSE(live.intersects(inspector));
+        EXPECT_GE(graph->width(), 200);
+        EXPECT_GE(window.livePanel()->width(), 300);
+        // The Inspector page is the dock now.
+        window.showPage(MainWindow::Page::inspector);
+        EXPECT_EQ(window.currentPage(), MainWindow::Page::live);
+        EXPECT_TRUE(graph->isVisible());
+        window.close();  // keeps the layout
+    }
+    {
+        MainWindow window;
+        auto* graph = new QLabel(QStringLiteral("graph"));
+        window.setInspectorWidget(graph);
+        window.setLayoutStore(&store);
+        EXPECT_TRUE(window.inspectorBeside());
+        EXPECT_TRUE(window.inspectorBesideAction()->isChecked());
+        EXPECT_EQ(window.tabs()->count(), 3);
+        window.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+        EXPECT_TRUE(graph->isVisible());
+        // A new inspector widget (another model) goes where the inspector is.
+        auto* next = new QLabel(QStringLiteral("next graph"));
+        window.setInspectorWidget(next);
+        EXPECT_EQ(window.inspectorWidget(), next);
+        QTest::qWait(50);
+        EXPECT_TRUE(next->isVisible());
+
+        window.inspectorBesideAction()->trigger();  // back into its tab
+        EXPECT_FALSE(window.inspectorBeside());
+        ASSERT_EQ(window.tabs()->count(), 4);
+        EXPECT_EQ(window.tabs()->widget(3), next);
+        EXPECT_EQ(window.tabs()->tabText(3), QStringLiteral("&Inspector"));
+        EXPECT_EQ(window.currentPage(), MainWindow::Page::inspector);
+        EXPECT_FALSE(window.inspectorDock()->isVisible());
+        window.close();
+    }
+    MainWindow third;
+    third.setLayoutStore(&store);
+    EXPECT_FALSE(third.inspectorBeside());
+}
+
+TEST(MainWindow, HelpAboutNamesTheVersionBackendAndModel) {
+    MainWindow window;
+    QMenu* help = menuTitled(window, QStringLiteral("&Help"));
+    ASSERT_NE(help, nullptr);
+    ASSERT_TRUE(help->actions().contains(window.aboutAction()));
+    window.setBackendName(QStringLiteral("CPU"));
+    ModelSummary summary = tinySummary();
+    summary.name = QStringLiteral("whisper-tiny (Whisper tiny)");
+    window.showModel(summary);
+    window.show();
+    window.aboutAction()->trigger();
+    auto* box = window.findChild<QMessageBox*>(QStringLiteral("aboutBox"));
+    ASSERT_NE(box, nullptr);
+    EXPECT_TRUE(box->isVisible());
+    EXPECT_TRUE(box->text().contains(QStringLiteral("Earshot 0.")));
+    EXPECT_TRUE(box->text().contains(QStringLiteral("Backend: CPU")));
+    EXPECT_TRUE(box->text().contains(QStringLiteral("whisper-tiny (Whisper tiny)")));
+    // Not modal: the window keeps working while it is open.
+    EXPECT_FALSE(window.tabs()->isHidden());
+    box->close();
 }
 
 TEST(AppIcon, HasNonBlankPixmaps) {

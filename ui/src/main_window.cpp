@@ -5,6 +5,7 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QKeySequence>
 #include <QLabel>
@@ -12,8 +13,11 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QVBoxLayout>
+#include <algorithm>
 
 #include "earshot/ui/app_icon.h"
 #include "earshot/ui/files/files_panel.h"
@@ -26,7 +30,9 @@ namespace earshot::ui {
 
 namespace {
 constexpr int kStatusMessageMs = 8000;
-}
+constexpr int kInspectorTabIndex = 3;
+const QString kLayoutGroup = QStringLiteral("window");
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(QStringLiteral("Earshot"));
@@ -50,6 +56,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_tabs->addTab(m_inspector, tr("&Inspector"));
     setCentralWidget(m_tabs);
     connect(m_model, &ModelPanel::modelChosen, this, &MainWindow::modelChosen);
+
+    m_inspectorDock = new QDockWidget(tr("Inspector"), this);
+    m_inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
+    m_inspectorDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    m_inspectorDock->setAllowedAreas(Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea |
+                                     Qt::BottomDockWidgetArea);
+    auto* dockContent = new QWidget(m_inspectorDock);
+    m_dockLayout = new QVBoxLayout(dockContent);
+    m_dockLayout->setContentsMargins(0, 0, 0, 0);
+    m_inspectorDock->setWidget(dockContent);
+    addDockWidget(Qt::RightDockWidgetArea, m_inspectorDock);
+    m_inspectorDock->hide();
 
     m_latencyLabel = new QLabel(this);
     m_latencyLabel->setObjectName(QStringLiteral("latencyLabel"));
@@ -85,6 +103,11 @@ QString MainWindow::defaultNoModelMessage() {
 }
 
 void MainWindow::showPage(Page page) {
+    if (page == Page::inspector && inspectorBeside()) {
+        m_inspectorDock->show();
+        m_inspectorDock->raise();
+        return;
+    }
     switch (page) {
         case Page::live:
             m_tabs->setCurrentWidget(m_live);
@@ -137,6 +160,13 @@ void MainWindow::showModelLoadError(const QString& path, const QString& reason) 
 }
 
 void MainWindow::setInspectorWidget(QWidget* widget) {
+    if (inspectorBeside()) {
+        m_dockLayout->removeWidget(m_inspector);
+        m_inspector->deleteLater();
+        m_inspector = widget;
+        m_dockLayout->addWidget(m_inspector);
+        return;
+    }
     const int index = m_tabs->indexOf(m_inspector);
     const bool wasCurrent = m_tabs->currentIndex() == index;
     m_tabs->removeTab(index);
@@ -149,6 +179,96 @@ void MainWindow::setInspectorWidget(QWidget* widget) {
 }
 
 QWidget* MainWindow::inspectorWidget() const { return m_inspector; }
+
+bool MainWindow::inspectorBeside() const { return m_tabs->indexOf(m_inspector) < 0; }
+
+void MainWindow::setInspectorBeside(bool beside) {
+    if (beside != inspectorBeside()) {
+        if (beside) {
+            const bool wasCurrent = m_tabs->currentWidget() == m_inspector;
+            m_tabs->removeTab(m_tabs->indexOf(m_inspector));
+            m_dockLayout->addWidget(m_inspector);
+            m_inspector->show();
+            m_inspectorDock->show();
+            // Half the window: a graph drawn in a sliver is no use (a restored layout's own
+            // width replaces this).
+            resizeDocks({m_inspectorDock}, {std::max(width() / 2, 360)}, Qt::Horizontal);
+            if (wasCurrent) {
+                showPage(Page::live);  // the words, with the graph beside them
+            }
+        } else {
+            m_dockLayout->removeWidget(m_inspector);
+            m_inspectorDock->hide();
+            m_tabs->insertTab(kInspectorTabIndex, m_inspector, tr("&Inspector"));
+            m_tabs->setCurrentWidget(m_inspector);
+        }
+    }
+    m_inspectorBesideAction->setChecked(beside);
+}
+
+void MainWindow::setLayoutStore(QSettings* store) {
+    m_layoutStore = store;
+    if (m_layoutStore != nullptr) {
+        restoreLayout(*m_layoutStore);
+    }
+}
+
+void MainWindow::saveLayout(QSettings& store) const {
+    store.beginGroup(kLayoutGroup);
+    store.setValue(QStringLiteral("geometry"), saveGeometry());
+    store.setValue(QStringLiteral("state"), saveState());
+    store.setValue(QStringLiteral("inspector_beside"), inspectorBeside());
+    store.endGroup();
+    store.sync();
+}
+
+void MainWindow::restoreLayout(QSettings& store) {
+    store.beginGroup(kLayoutGroup);
+    const QByteArray geometry = store.value(QStringLiteral("geometry")).toByteArray();
+    const QByteArray state = store.value(QStringLiteral("state")).toByteArray();
+    const bool beside = store.value(QStringLiteral("inspector_beside"), false).toBool();
+    store.endGroup();
+    if (!geometry.isEmpty()) {
+        restoreGeometry(geometry);
+    }
+    setInspectorBeside(beside);
+    if (!state.isEmpty()) {
+        restoreState(state);  // the dock's area, size and whether it floats
+    }
+    m_inspectorDock->setVisible(beside);
+}
+
+QString MainWindow::aboutText() const {
+    const ModelSummary& model = m_model->summary();
+    QString text =
+        tr("<p><b>Earshot %1</b></p>"
+           "<p>Live dictation and file transcription with Whisper, and a look inside the model: "
+           "the block graph of every entry with the tensor type on every edge.</p>")
+            .arg(QStringLiteral(EARSHOT_VERSION));
+    text += tr("<p>%1</p>").arg(m_backendLabel->text().toHtmlEscaped());
+    if (!model.path.isEmpty()) {
+        text += tr("<p>Model: %1</p>")
+                    .arg((model.name.isEmpty() ? model.path : model.name).toHtmlEscaped());
+        if (!model.note.isEmpty()) {
+            text += QStringLiteral("<p>%1</p>").arg(model.note.toHtmlEscaped());
+        }
+    } else {
+        text += tr("<p>No model is loaded.</p>");
+    }
+    text += tr("<p>Qt %1. From a terminal, <tt>earshot --help</tt> lists the commands.</p>")
+                .arg(QString::fromLatin1(qVersion()));
+    return text;
+}
+
+void MainWindow::showAbout() {
+    auto* box = new QMessageBox(QMessageBox::NoIcon, tr("About Earshot"), aboutText(),
+                                QMessageBox::Close, this);
+    box->setObjectName(QStringLiteral("aboutBox"));
+    box->setIconPixmap(appIcon().pixmap(64, 64));
+    box->setTextFormat(Qt::RichText);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
 
 void MainWindow::setBackendName(const QString& name, const QString& detail) {
     m_backendLabel->setText(tr("Backend: %1").arg(name));
@@ -224,6 +344,9 @@ void MainWindow::closeEvent(QCloseEvent* event) {
             event->ignore();
             return;
         }
+    }
+    if (m_layoutStore != nullptr) {
+        saveLayout(*m_layoutStore);
     }
     QMainWindow::closeEvent(event);
 }
@@ -303,6 +426,20 @@ void MainWindow::createMenus() {
         const Page page = entry.page;
         connect(action, &QAction::triggered, this, [this, page] { showPage(page); });
     }
+    viewMenu->addSeparator();
+    m_inspectorBesideAction = viewMenu->addAction(tr("Inspector &beside the pages"));
+    m_inspectorBesideAction->setObjectName(QStringLiteral("actionInspectorBeside"));
+    m_inspectorBesideAction->setCheckable(true);
+    m_inspectorBesideAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I));
+    m_inspectorBesideAction->setStatusTip(
+        tr("Show the model's graph beside the transcript, to watch it while dictating"));
+    connect(m_inspectorBesideAction, &QAction::toggled, this, &MainWindow::setInspectorBeside);
+
+    QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
+    m_aboutAction = helpMenu->addAction(tr("&About Earshot"));
+    m_aboutAction->setObjectName(QStringLiteral("actionAbout"));
+    m_aboutAction->setMenuRole(QAction::AboutRole);
+    connect(m_aboutAction, &QAction::triggered, this, &MainWindow::showAbout);
 }
 
 }  // namespace earshot::ui

@@ -114,6 +114,9 @@ void LivePanel::setDevices(const QList<InputDeviceEntry>& devices) {
 QString LivePanel::selectedDevice() const { return m_devices->currentData().toString(); }
 
 void LivePanel::setRunning(bool running) {
+    if (running && !m_running) {
+        m_transcript->beginSession();
+    }
     m_running = running;
     if (!running) {
         m_levelMeter->setLevelDbfs(-120.0);
@@ -136,6 +139,11 @@ void LivePanel::updateButton() {
     m_devices->setEnabled(!m_running);
     if (!m_running && !m_startAllowed && !m_notAllowedReason.isEmpty()) {
         m_status->setText(m_notAllowedReason);
+        m_statusIsReason = true;
+    } else if (m_statusIsReason) {
+        // The reason no longer holds (the files are done, a model is loaded): it goes.
+        m_status->clear();
+        m_statusIsReason = false;
     }
 }
 
@@ -156,7 +164,12 @@ void LivePanel::applyUpdate(const LiveTextUpdate& update) {
 
 void LivePanel::setLevelDbfs(double levelDbfs) { m_levelMeter->setLevelDbfs(levelDbfs); }
 
-void LivePanel::setStatusText(const QString& text) { m_status->setText(text); }
+void LivePanel::setStatusText(const QString& text) {
+    m_status->setText(text);
+    m_statusIsReason = false;
+}
+
+QString LivePanel::statusText() const { return m_status->text(); }
 
 void LivePanel::copyTranscript() {
     QApplication::clipboard()->setText(m_transcript->committedText());

@@ -95,8 +95,38 @@ TranscriptView::TranscriptView(QWidget* parent) : QTextEdit(parent) {
 
 QColor TranscriptView::tentativeColor() { return QColor(0x8a, 0x8a, 0x8a); }
 
-void TranscriptView::applyText(const QString& committed, const QString& tentative) {
+namespace {
+QString withoutLeadingSpace(const QString& text) {
+    qsizetype i = 0;
+    while (i < text.size() && text.at(i).isSpace()) ++i;
+    return text.mid(i);
+}
+}  // namespace
+
+void TranscriptView::beginSession() { m_sessionStart = true; }
+
+void TranscriptView::applyText(const QString& modelCommitted, const QString& modelTentative) {
     repair();
+    // Whisper's words come with their leading space. The first words of a session open a
+    // paragraph of their own after earlier text, without that space. Later words keep it (text
+    // the user clears and brings back with Ctrl+Z goes before them).
+    QString committed = modelCommitted;
+    QString tentative = modelTentative;
+    const QString before = committedText();
+    QString& first = committed.isEmpty() ? tentative : committed;
+    if (!first.isEmpty()) {
+        QString lead;
+        if (m_sessionStart && !before.isEmpty() && !before.endsWith(QLatin1Char('\n'))) {
+            lead = QStringLiteral("\n\n");
+        } else if (m_sessionStart && before.endsWith(QLatin1Char('\n')) &&
+                   !before.endsWith(QStringLiteral("\n\n"))) {
+            lead = QStringLiteral("\n");
+        }
+        if (m_sessionStart) {
+            first = lead + withoutLeadingSpace(first);
+        }
+        if (!committed.isEmpty()) m_sessionStart = false;
+    }
     // A caret at the end of the committed text (or in the tail, where typing would go to that
     // end) stays at the end of the committed text: where the user's next keys land.
     const QTextCursor caret = textCursor();

@@ -14,8 +14,11 @@
 
 class QAction;
 class QCloseEvent;
+class QDockWidget;
 class QLabel;
+class QSettings;
 class QTabWidget;
+class QVBoxLayout;
 
 namespace earshot::ui {
 
@@ -50,6 +53,20 @@ public:
     void setInspectorWidget(QWidget* widget);
     QWidget* inspectorWidget() const;
 
+    // The inspector beside the pages (a dock, right of them by default) instead of a tab of its
+    // own, so the graph and its heat are seen while the Live page shows the words; View menu.
+    void setInspectorBeside(bool beside);
+    bool inspectorBeside() const;
+    QDockWidget* inspectorDock() const { return m_inspectorDock; }
+    // The window's layout (size, the inspector's place, the dock's size) kept in `store` when the
+    // window closes, and restored from it now; null stops keeping it.
+    void setLayoutStore(QSettings* store);
+    void saveLayout(QSettings& store) const;
+    void restoreLayout(QSettings& store);
+
+    // Help > About: the version, the backend and the model.
+    QString aboutText() const;
+
     // The backend the model runs on ("CPU", "CUDA (NVIDIA H200)"); `detail` (why it is not the
     // one chosen, e.g. auto's fallback reason) becomes the label's tooltip.
     void setBackendName(const QString& name, const QString& detail = QString());
@@ -79,12 +96,16 @@ public:
     QAction* toggleDictationAction() const { return m_toggleDictationAction; }
     QAction* settingsAction() const { return m_settingsAction; }
     QAction* quitAction() const { return m_quitAction; }
+    QAction* inspectorBesideAction() const { return m_inspectorBesideAction; }
+    QAction* aboutAction() const { return m_aboutAction; }
     QLabel* latencyLabel() const { return m_latencyLabel; }
     QLabel* lossLabel() const { return m_lossLabel; }
 
 public slots:
     // The settings dialog; on OK with changes, settingsChanged().
     void openSettings();
+    // The About box (not modal: the window keeps working).
+    void showAbout();
 
 signals:
     // The user picked a model (and perhaps a separate vocabulary; empty: the model's own).
@@ -103,6 +124,9 @@ private:
     FilesPanel* m_files = nullptr;
     ModelPanel* m_model = nullptr;
     QWidget* m_inspector = nullptr;
+    QDockWidget* m_inspectorDock = nullptr;
+    QVBoxLayout* m_dockLayout = nullptr;  // holds m_inspector while it is beside the pages
+    QSettings* m_layoutStore = nullptr;
     QLabel* m_backendLabel = nullptr;
     QLabel* m_latencyLabel = nullptr;
     QLabel* m_lossLabel = nullptr;
@@ -112,6 +136,8 @@ private:
     QAction* m_toggleDictationAction = nullptr;
     QAction* m_settingsAction = nullptr;
     QAction* m_quitAction = nullptr;
+    QAction* m_inspectorBesideAction = nullptr;
+    QAction* m_aboutAction = nullptr;
     QuitConfirmation m_confirmQuit;
     QString m_transcriptHint;  // the Live transcript's own placeholder, before any model note
     Settings m_settings;

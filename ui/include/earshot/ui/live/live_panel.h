@@ -44,6 +44,7 @@ public:
     void setLevelDbfs(double levelDbfs);
     // One line under the controls: what the session is doing, or what went wrong.
     void setStatusText(const QString& text);
+    QString statusText() const;
 
     // Reads the journal at `path` into the transcript (when it holds text) and from then on
     // saves every change of the committed text to it.
@@ -82,6 +83,7 @@ private:
     bool m_running = false;
     bool m_startAllowed = true;
     QString m_notAllowedReason;
+    bool m_statusIsReason = false;  // the status line shows m_notAllowedReason
 };
 
 }  // namespace earshot::ui

@@ -25,7 +25,11 @@ public:
     // Appends `committed` in the normal colour and shows `tentative` greyed after it, replacing
     // the previous tentative text. An update never touches text before the tentative tail, so
     // the user's edits to committed text stay.
+    // The first words of a session (beginSession()) start a new paragraph, without Whisper's
+    // leading space.
     void applyText(const QString& committed, const QString& tentative);
+    // Dictation starts: its first words open a paragraph of their own after any earlier text.
+    void beginSession();
     // Replaces everything with `text` as committed text, no tentative tail (a reopened journal).
     // Forgets the undo history.
     void setCommittedText(const QString& text);
@@ -83,6 +87,7 @@ private:
     QString m_documentText;  // the document's plain text as of the last change seen
     int m_tentativeLength = 0;
     bool m_programmatic = false;
+    bool m_sessionStart = false;  // no word of the running session committed yet
     // A user edit that reached into the tail, waiting for repair() to move it before the tail.
     bool m_repairPending = false;
     bool m_repairHintValid = false;
