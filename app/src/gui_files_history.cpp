@@ -5,6 +5,7 @@
 
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -52,7 +53,7 @@ decoding::Transcript transcriptFromJson(const QJsonObject& json) {
 FilesHistory::FilesHistory(QString folder) : m_folder(std::move(folder)) {}
 
 QString FilesHistory::save(const QString& source, const decoding::Transcript& transcript,
-                           bool cancelled) {
+                           bool cancelled, int job) {
     QDir dir(m_folder);
     if (!dir.mkpath(QStringLiteral("."))) {
         return QObject::tr("cannot create %1").arg(m_folder);
@@ -79,9 +80,24 @@ QString FilesHistory::save(const QString& source, const decoding::Transcript& tr
     if (!file.commit()) {
         return QObject::tr("cannot write %1: %2").arg(path, file.errorString());
     }
+    if (job >= 0) {
+        m_jobFiles.insert(job, QFileInfo(path).fileName());
+    }
     QStringList files = resultFiles(dir);
     while (files.size() > kMaxEntries) {
         dir.remove(files.takeFirst());
+    }
+    return {};
+}
+
+QString FilesHistory::remove(int job) {
+    const QString name = m_jobFiles.take(job);
+    if (name.isEmpty()) {
+        return {};
+    }
+    QFile file(QDir(m_folder).filePath(name));
+    if (file.exists() && !file.remove()) {
+        return QObject::tr("cannot delete %1: %2").arg(file.fileName(), file.errorString());
     }
     return {};
 }
@@ -98,10 +114,10 @@ std::vector<FilesHistoryEntry> FilesHistory::load() const {
         if (!json.value(QStringLiteral("transcript")).isObject()) {
             continue;
         }
-        entries.push_back(
-            {json.value(QStringLiteral("source")).toString(),
-             json.value(QStringLiteral("cancelled")).toBool(),
-             transcriptFromJson(json.value(QStringLiteral("transcript")).toObject())});
+        entries.push_back({json.value(QStringLiteral("source")).toString(),
+                           json.value(QStringLiteral("cancelled")).toBool(),
+                           transcriptFromJson(json.value(QStringLiteral("transcript")).toObject()),
+                           name});
     }
     return entries;
 }

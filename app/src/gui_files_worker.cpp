@@ -3,6 +3,8 @@
 // when the outcome arrives.
 #include "gui_files_worker.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QMetaObject>
 #include <QSaveFile>
 #include <exception>
@@ -19,19 +21,39 @@ namespace {
 constexpr double kDecodeShare = 0.1;
 }  // namespace
 
-QList<ui::SegmentRow> segment_rows(const decoding::Transcript& transcript) {
+QList<ui::SegmentRow> segment_rows(std::span<const decoding::Segment> segments) {
     QList<ui::SegmentRow> rows;
-    for (const decoding::Segment& segment : transcript.segments) {
-        rows.append(
-            {segment.start_s, segment.end_s, QString::fromStdString(segment.text).simplified()});
+    for (const decoding::Segment& segment : segments) {
+        QString text = QString::fromStdString(segment.text).simplified();
+        if (!text.isEmpty()) {
+            rows.append({segment.start_s, segment.end_s, std::move(text)});
+        }
     }
     return rows;
+}
+
+QList<ui::SegmentRow> segment_rows(const decoding::Transcript& transcript) {
+    return segment_rows(std::span<const decoding::Segment>(transcript.segments));
+}
+
+QString FilesExportSummary::message(const QString& folder) const {
+    const QString native = QDir::toNativeSeparators(folder);
+    if (failures.isEmpty()) {
+        return written == 1
+                   ? FilesWorker::tr("Exported 1 file to %1").arg(native)
+                   : FilesWorker::tr("Exported %n files to %1", nullptr, written).arg(native);
+    }
+    return FilesWorker::tr("Exported %1 of %2 files to %3; failed: %4")
+        .arg(written)
+        .arg(total)
+        .arg(native, failures.join(QStringLiteral("; ")));
 }
 
 decoding::Transcript transcribe_audio_file(LoadedModel& model, const QString& path,
                                            const decoding::TranscribeOptions& options,
                                            const std::function<void(double)>& progress,
-                                           const std::atomic<bool>* cancel) {
+                                           const std::atomic<bool>* cancel,
+                                           const decoding::NewSegmentsFn& on_segments) {
     audio::DecodeOptions decode;
     decode.cancel = cancel;
     decode.on_progress = [&progress](double fraction) { progress(kDecodeShare * fraction); };
@@ -46,7 +68,7 @@ decoding::Transcript transcribe_audio_file(LoadedModel& model, const QString& pa
     return decoding::transcribe(
         *model.model, model.tokenizer, mel, mel.dim(1) - frames, options,
         [&progress](double fraction) { progress(kDecodeShare + (1.0 - kDecodeShare) * fraction); },
-        cancel);
+        cancel, on_segments);
 }
 
 struct FilesWorker::Outcome {
@@ -98,6 +120,24 @@ void FilesWorker::cancel(int id) {
     }
 }
 
+void FilesWorker::remove(int id) {
+    m_results.remove(id);
+    if (id == m_running) {
+        m_runningRemoved = true;
+        m_cancel.store(true);
+        return;
+    }
+    for (auto it = m_queue.begin(); it != m_queue.end(); ++it) {
+        if (it->first == id) {
+            m_queue.erase(it);
+            if (isIdle()) {
+                emit idle();
+            }
+            return;
+        }
+    }
+}
+
 const decoding::Transcript* FilesWorker::transcript(int id) const {
     const auto it = m_results.constFind(id);
     return it == m_results.constEnd() ? nullptr : &it.value();
@@ -124,6 +164,26 @@ QString FilesWorker::exportTranscript(int id, const QString& format, const QStri
     return {};
 }
 
+FilesExportSummary FilesWorker::exportAll(const QList<ui::ExportTarget>& targets,
+                                          const QString& folder) const {
+    FilesExportSummary summary;
+    summary.total = static_cast<int>(targets.size());
+    if (!QDir().mkpath(folder)) {
+        summary.failures.append(tr("cannot create the folder %1").arg(folder));
+        return summary;
+    }
+    for (const ui::ExportTarget& target : targets) {
+        const QString error = exportTranscript(target.id, target.format, target.path);
+        if (error.isEmpty()) {
+            ++summary.written;
+        } else {
+            summary.failures.append(
+                QStringLiteral("%1: %2").arg(QFileInfo(target.path).fileName(), error));
+        }
+    }
+    return summary;
+}
+
 void FilesWorker::startNext() {
     if (m_running >= 0 || m_held || !m_model || m_queue.empty()) {
         return;
@@ -131,6 +191,7 @@ void FilesWorker::startNext() {
     const auto [id, path] = m_queue.front();
     m_queue.pop_front();
     m_running = id;
+    m_runningRemoved = false;
     m_cancel.store(false);
     emit busyChanged(true);
     emit jobStarted(id);
@@ -142,8 +203,23 @@ void FilesWorker::startNext() {
                 this, [this, id, fraction] { emit jobProgress(id, fraction); },
                 Qt::QueuedConnection);
         };
+        auto segments = [this, id](std::span<const decoding::Segment> added) {
+            QList<ui::SegmentRow> rows = segment_rows(added);
+            if (rows.isEmpty()) {
+                return;
+            }
+            QMetaObject::invokeMethod(
+                this,
+                [this, id, rows = std::move(rows)] {
+                    if (id == m_running && !m_runningRemoved) {
+                        emit jobSegments(id, rows);
+                    }
+                },
+                Qt::QueuedConnection);
+        };
         try {
-            outcome->transcript = transcribe_audio_file(*model, path, options, progress, &m_cancel);
+            outcome->transcript =
+                transcribe_audio_file(*model, path, options, progress, &m_cancel, segments);
             outcome->kind = m_cancel.load() ? Outcome::Kind::cancelled : Outcome::Kind::finished;
         } catch (const std::exception& error) {
             outcome->kind = Outcome::Kind::failed;
@@ -159,6 +235,15 @@ void FilesWorker::finishJob(const std::shared_ptr<Outcome>& outcome) {
         m_thread.join();
     }
     m_running = -1;
+    if (m_runningRemoved) {
+        m_runningRemoved = false;
+        emit busyChanged(false);
+        startNext();
+        if (isIdle()) {
+            emit idle();
+        }
+        return;
+    }
     switch (outcome->kind) {
         case Outcome::Kind::finished:
             m_results.insert(outcome->id, outcome->transcript);

@@ -1,16 +1,19 @@
 // FilesWorker: the Files page's queue run off the UI thread. One file at a time goes through
-// decode -> whole-file log-mel -> decoding::transcribe on a worker thread, with progress and
-// cancel; results come back to the UI thread as queued signals carrying value types.
+// decode -> whole-file log-mel -> decoding::transcribe on a worker thread, with progress, each
+// window's new segments and cancel; results come back to the UI thread as queued signals carrying
+// value types. It also writes the results out (one file, or all of them into a folder).
 #pragma once
 
 #include <QHash>
 #include <QList>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
+#include <span>
 #include <thread>
 #include <utility>
 
@@ -21,8 +24,20 @@
 
 namespace earshot::app {
 
-// The segments of `transcript` as the Files page lists them (texts stripped).
+// The segments as the Files page lists them: texts stripped, and without the segments whose text
+// is blank (silent windows, zero-length segments), which TXT, SRT and VTT leave out too.
+QList<ui::SegmentRow> segment_rows(std::span<const decoding::Segment> segments);
 QList<ui::SegmentRow> segment_rows(const decoding::Transcript& transcript);
+
+// What "Export all" did: how many files were written of how many, and each failure as
+// "<file name>: <reason>".
+struct FilesExportSummary {
+    int written = 0;
+    int total = 0;
+    QStringList failures;
+    // The one status message: "Exported 4 files to /out", or with the failures.
+    QString message(const QString& folder) const;
+};
 
 // Decodes `path` and transcribes all of it with `model` (same steps as `earshot transcribe`).
 // `progress` gets 0..1 over decoding and transcription; a set `*cancel` stops early and the
@@ -30,7 +45,8 @@ QList<ui::SegmentRow> segment_rows(const decoding::Transcript& transcript);
 decoding::Transcript transcribe_audio_file(LoadedModel& model, const QString& path,
                                            const decoding::TranscribeOptions& options,
                                            const std::function<void(double)>& progress,
-                                           const std::atomic<bool>* cancel);
+                                           const std::atomic<bool>* cancel,
+                                           const decoding::NewSegmentsFn& on_segments = {});
 
 class FilesWorker : public QObject {
     Q_OBJECT
@@ -50,6 +66,9 @@ public:
     // A queued job leaves the queue (jobCancelled with nothing); the running one stops after its
     // current window (jobCancelled with what it has).
     void cancel(int id);
+    // The job is forgotten: a queued one leaves the queue, the running one stops after its
+    // current window, both without any further signal for it; a result is dropped.
+    void remove(int id);
 
     bool isBusy() const { return m_running >= 0; }
     // Nothing running and nothing queued.
@@ -64,10 +83,15 @@ public:
     // Writes job `id`'s transcript as "txt", "srt", "vtt" or "json" to `path`; the reason on
     // failure, empty on success.
     QString exportTranscript(int id, const QString& format, const QString& path) const;
+    // Writes every target (the same writer as exportTranscript) into `folder`, made when missing.
+    FilesExportSummary exportAll(const QList<ui::ExportTarget>& targets,
+                                 const QString& folder) const;
 
 signals:
     void jobStarted(int id);
     void jobProgress(int id, double fraction);
+    // The rows the running job's last window added (never empty).
+    void jobSegments(int id, const QList<earshot::ui::SegmentRow>& segments);
     void jobFinished(int id, const QList<earshot::ui::SegmentRow>& segments,
                      const QString& language);
     void jobFailed(int id, const QString& message);
@@ -85,6 +109,7 @@ private:
     bool m_held = false;
     std::deque<std::pair<int, QString>> m_queue;
     int m_running = -1;
+    bool m_runningRemoved = false;  // remove() of the running job: its outcome is dropped
     std::atomic<bool> m_cancel{false};
     std::thread m_thread;
     QHash<int, decoding::Transcript> m_results;

@@ -1,5 +1,6 @@
 // FilesHistory: a result saved is loaded back with every field, in the order saved; only the
-// newest FilesHistory::kMaxEntries are kept; unreadable files are skipped.
+// newest FilesHistory::kMaxEntries are kept; unreadable files are skipped; a job's result, saved
+// or loaded, can be removed for good.
 #include "gui_files_history.h"
 
 #include <gtest/gtest.h>
@@ -78,6 +79,34 @@ TEST(FilesHistory, KeepsTheNewestAndSkipsUnreadableFiles) {
     ASSERT_EQ(entries.size(), static_cast<size_t>(app::FilesHistory::kMaxEntries));
     EXPECT_EQ(entries.front().source, QStringLiteral("/audio/3.wav"));  // 0, 1 and 2 are gone
     EXPECT_EQ(entries.back().transcript.text, std::to_string(app::FilesHistory::kMaxEntries + 2));
+}
+
+TEST(FilesHistory, RemovesAJobsResultSavedOrLoaded) {
+    const TempDir dir("earshot-files-history");
+    const QString folder = QString::fromStdString(dir.path().string());
+    {
+        app::FilesHistory history(folder);
+        ASSERT_EQ(history.save(QStringLiteral("/audio/a.wav"), twoSegments(), false, 7), QString());
+        ASSERT_EQ(history.save(QStringLiteral("/audio/b.wav"), twoSegments(), false, 8), QString());
+        ASSERT_EQ(history.save(QStringLiteral("/audio/c.wav"), twoSegments(), true), QString());
+        EXPECT_EQ(history.remove(7), QString());
+        EXPECT_EQ(history.remove(7), QString());   // already gone
+        EXPECT_EQ(history.remove(42), QString());  // never saved: nothing to do
+        ASSERT_EQ(history.load().size(), 2u);
+        EXPECT_EQ(history.load().front().source, QStringLiteral("/audio/b.wav"));
+    }
+    // After a restart: the loaded entries name their files, and attach() makes them removable.
+    app::FilesHistory history(folder);
+    const std::vector<app::FilesHistoryEntry> entries = history.load();
+    ASSERT_EQ(entries.size(), 2u);
+    EXPECT_TRUE(entries[1].file.endsWith(QStringLiteral("-c.wav.json")))
+        << entries[1].file.toStdString();
+    history.attach(3, entries[1].file);
+    EXPECT_EQ(history.remove(3), QString());
+    const std::vector<app::FilesHistoryEntry> left = history.load();
+    ASSERT_EQ(left.size(), 1u);
+    EXPECT_EQ(left[0].source, QStringLiteral("/audio/b.wav"));
+    EXPECT_EQ(QDir(folder).entryList(QDir::Files).size(), 1);
 }
 
 }  // namespace
