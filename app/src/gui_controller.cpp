@@ -344,8 +344,26 @@ void GuiController::connectFiles() {
                     error.isEmpty() ? tr("Wrote %1").arg(path) : tr("Export failed: %1").arg(error),
                     kStatusMessageMs);
             });
+    connect(panel, &ui::FilesPanel::exportAllRequested, this,
+            [this](const QList<ui::ExportTarget>& targets, const QString& folder) {
+                const FilesExportSummary summary = m_files->exportAll(targets, folder);
+                // Failures stay until the next message: the user reads which and why.
+                m_window.statusBar()->showMessage(
+                    summary.message(folder), summary.failures.isEmpty() ? kStatusMessageMs : 0);
+            });
+    connect(panel, &ui::FilesPanel::jobsRemoved, this, [this](const QList<int>& ids) {
+        for (int id : ids) {
+            m_files->remove(id);  // a running one is cancelled and nothing of it is kept
+            const QString error = m_history ? m_history->remove(id) : QString();
+            if (!error.isEmpty()) {
+                m_window.statusBar()->showMessage(tr("Could not forget the result: %1").arg(error),
+                                                  kStatusMessageMs);
+            }
+        }
+    });
     connect(m_files, &FilesWorker::jobStarted, panel, &ui::FilesPanel::setJobRunning);
     connect(m_files, &FilesWorker::jobProgress, panel, &ui::FilesPanel::setJobProgress);
+    connect(m_files, &FilesWorker::jobSegments, panel, &ui::FilesPanel::appendJobSegments);
     connect(m_files, &FilesWorker::jobFinished, panel, &ui::FilesPanel::setJobFinished);
     connect(m_files, &FilesWorker::jobFailed, panel, &ui::FilesPanel::setJobFailed);
     connect(m_files, &FilesWorker::jobCancelled, panel, &ui::FilesPanel::setJobCancelled);
@@ -366,6 +384,7 @@ void GuiController::restoreFilesHistory() {
             QString::fromStdString(entry.transcript.language),
             entry.cancelled ? ui::FileJobState::cancelled : ui::FileJobState::done);
         m_files->addResult(id, std::move(entry.transcript));
+        m_history->attach(id, entry.file);
     }
 }
 
@@ -375,7 +394,7 @@ void GuiController::keepResult(int id, bool cancelled) {
         return;
     }
     const QString error =
-        m_history->save(m_window.filesPanel()->jobPath(id), *transcript, cancelled);
+        m_history->save(m_window.filesPanel()->jobPath(id), *transcript, cancelled, id);
     if (!error.isEmpty()) {
         m_window.statusBar()->showMessage(tr("Could not keep the result: %1").arg(error),
                                           kStatusMessageMs);
