@@ -267,9 +267,11 @@ TEST(TranscribeArguments, BadArgumentsExitTwo) {
     r = run_earshot("transcribe " + audio + model + " --beam 0");
     EXPECT_EQ(r.exit_code, 2) << r.err;
 
-    r = run_earshot("transcribe " + audio);  // no --model
+    // A catalog model that is not installed (an empty models folder): what to run instead.
+    r = run_shell("XDG_DATA_HOME=" + shell_quote(dir.path().string()) + " " +
+                  shell_quote(EARSHOT_EXE) + " transcribe " + audio + " --model ggml-tiny.en");
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_NE(r.err.find("--model"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("run `earshot models pull ggml-tiny.en`"), std::string::npos) << r.err;
 
     r = run_earshot("transcribe " + audio + model);  // the model does not exist
     EXPECT_EQ(r.exit_code, 2) << r.err;
