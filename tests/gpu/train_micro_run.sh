@@ -30,6 +30,7 @@ fi
 rm -rf "$work" "$out/model" "$out/run.tar.gz" "$out/run.log"
 mkdir -p "$work" "$out"
 exec > >(tee "$out/run.log") 2>&1
+tee_pid=$!
 
 # The carried espeak-ng, not one on PATH: it must speak before anything else is spent.
 export EARSHOT_ESPEAK_NG="$carry/bin/espeak-ng"
@@ -122,3 +123,5 @@ fi
 echo "---"
 cat "$summary"
 echo "total $(($(date +%s) - started)) s; back: $(find "$out" -type f | wc -l) files under \$OUT"
+exec >/dev/null 2>&1
+wait "$tee_pid" # run.log whole before the command ends
