@@ -1,5 +1,5 @@
-// ModelPanel: the choose buttons, the error line, and a stack of the no-model message and the
-// loaded model's details (files, format, bound generics).
+// ModelPanel: the choose buttons, the error line, a stack of the no-model message and the
+// loaded model's details (files, format, bound generics), and under it the model catalog.
 #include "earshot/ui/model/model_panel.h"
 
 #include <QDir>
@@ -10,9 +10,12 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QSplitter>
 #include <QStackedWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
+
+#include "earshot/ui/model/model_catalog_view.h"
 
 namespace earshot::ui {
 
@@ -100,10 +103,32 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     m_stack->addWidget(m_noModel);
     m_stack->addWidget(m_modelPage);
 
+    m_catalog = new ModelCatalogView(this);
+    connect(m_catalog, &ModelCatalogView::useRequested, this,
+            [this](const QString& location) { emit modelChosen(location, QString()); });
+    auto* catalogBox = new QWidget(this);
+    auto* catalogTitle =
+        new QLabel(tr("Models to download (Hugging Face hub) and installed"), catalogBox);
+    QFont catalogFont = catalogTitle->font();
+    catalogFont.setBold(true);
+    catalogTitle->setFont(catalogFont);
+    auto* catalogLayout = new QVBoxLayout(catalogBox);
+    catalogLayout->setContentsMargins(0, 0, 0, 0);
+    catalogLayout->addWidget(catalogTitle);
+    catalogLayout->addWidget(m_catalog, 1);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(QStringLiteral("modelSplitter"));
+    splitter->setChildrenCollapsible(false);
+    splitter->addWidget(m_stack);
+    splitter->addWidget(catalogBox);
+    splitter->setStretchFactor(0, 1);
+    splitter->setStretchFactor(1, 1);
+
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
     layout->addWidget(m_error);
-    layout->addWidget(m_stack, 1);
+    layout->addWidget(splitter, 1);
 }
 
 void ModelPanel::showModel(const ModelSummary& summary) {

@@ -1,6 +1,7 @@
 // ModelPanel: the model manager page. Choose a checkpoint (HF folder, .safetensors or ggml .bin)
 // and optionally a separate vocabulary; shows the loaded model's bound generics, or what is
-// missing, or the loader's exact reason when a choice failed.
+// missing, or the loader's exact reason when a choice failed; below, the catalog of models to
+// download and the installed ones (ModelCatalogView).
 #pragma once
 
 #include <QString>
@@ -12,6 +13,10 @@ class QLabel;
 class QPushButton;
 class QStackedWidget;
 class QTableWidget;
+
+namespace earshot::ui {
+class ModelCatalogView;
+}
 
 namespace earshot::ui {
 
@@ -44,6 +49,8 @@ public:
     QLabel* errorLabel() const { return m_error; }
     QLabel* titleLabel() const { return m_title; }
     QLabel* noteLabel() const { return m_note; }
+    // The downloadable and installed models; its Use opens a model through modelChosen.
+    ModelCatalogView* catalogView() const { return m_catalog; }
 
 public slots:
     void chooseFolder();            // HF checkpoint directory
@@ -67,6 +74,7 @@ private:
     QLabel* m_note = nullptr;
     QTableWidget* m_generics = nullptr;
     QPushButton* m_vocabulary = nullptr;
+    ModelCatalogView* m_catalog = nullptr;
     ModelSummary m_summary;
     bool m_hasModel = false;
     QString m_needsVocabulary;  // the checkpoint that failed for want of a vocabulary
