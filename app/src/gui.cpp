@@ -13,8 +13,10 @@
 #include "earshot/ui/files/files_panel.h"
 #include "earshot/ui/inspector/inspector_widget.h"
 #include "earshot/ui/main_window.h"
+#include "earshot/ui/model/model_panel.h"
 #include "gui_controller.h"
 #include "gui_files_worker.h"
+#include "gui_model_downloads.h"
 #include "gui_session.h"
 
 namespace earshot::app {
@@ -125,6 +127,7 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
     paths.journal = !screenshot;     // a screenshot shows no private transcript
     paths.keepLayout = !screenshot;  // and the default layout
     GuiController controller(window, paths);
+    ModelDownloads downloads(*window.modelPanel()->catalogView());  // the Model page's catalog
     if (!request.backend.empty()) {
         controller.overrideBackend(QString::fromStdString(request.backend));
     }
