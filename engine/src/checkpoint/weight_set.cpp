@@ -181,7 +181,9 @@ void read_ggml_weights(const fs::path& file, WeightSet& set) {
         const auto stored = mapped.bytes().subspan(tensor.data_offset_bytes, tensor.size_bytes);
         if (is_quantized(tensor.ttype)) {
             weight.bytes = set.own(dequantize_to_f16(file, tensor, stored));
-            weight.dequantized_from = std::string(ggml_type_name(tensor.ttype));
+            if (!weight.path.empty()) {
+                set.note_dequantized(weight.path, std::string(ggml_type_name(tensor.ttype)));
+            }
         } else {
             weight.bytes = stored;
         }
@@ -243,6 +245,15 @@ const Weight* WeightSet::find(std::string_view path) const {
 const MappedFile& WeightSet::keep(MappedFile file) {
     files_.push_back(std::move(file));
     return files_.back();
+}
+
+std::string_view WeightSet::dequantized_from(std::string_view path) const {
+    const auto found = dequantized_from_.find(path);
+    return found == dequantized_from_.end() ? std::string_view() : std::string_view(found->second);
+}
+
+void WeightSet::note_dequantized(std::string path, std::string ggml_type) {
+    dequantized_from_[std::move(path)] = std::move(ggml_type);
 }
 
 std::span<const std::byte> WeightSet::own(std::vector<std::byte> bytes) {

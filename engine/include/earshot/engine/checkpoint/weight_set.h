@@ -31,8 +31,6 @@ struct Weight {
     WeightDType dtype = WeightDType::f32;
     std::vector<int64_t> shape;        // PyTorch order (outermost first); ggml order is reversed
     std::span<const std::byte> bytes;  // little-endian row-major; valid while the WeightSet lives
-    // The ggml type of a quantized tensor ("q4_0", "q6_k"), decoded to f16 at load; else empty.
-    std::string dequantized_from;
 
     uint64_t element_count() const;  // product of shape (1 for a scalar)
 };
@@ -48,12 +46,16 @@ public:
     WeightSet& operator=(const WeightSet&) = delete;
 
     const Weight* find(std::string_view path) const;  // nullptr when absent
+    // The ggml type ("q4_0", "q6_k") the weight at `path` was decoded from to f16 when read; ""
+    // for a weight stored as it is used (or no weight).
+    std::string_view dequantized_from(std::string_view path) const;
     const std::vector<Weight>& weights() const { return weights_; }
 
     // Building (read_weights): a mapping to keep alive, bytes decoded at load to keep alive (the
     // span stays valid while the set lives, moves included), and a weight in either.
     const MappedFile& keep(MappedFile file);
     std::span<const std::byte> own(std::vector<std::byte> bytes);
+    void note_dequantized(std::string path, std::string ggml_type);
     // Throws CheckpointError when another tensor already took the same (non-empty) path.
     void add(Weight weight);
 
@@ -62,6 +64,7 @@ private:
     std::vector<std::vector<std::byte>> owned_;  // moving a vector keeps its elements in place
     std::vector<Weight> weights_;
     std::map<std::string, std::size_t, std::less<>> by_path_;
+    std::map<std::string, std::string, std::less<>> dequantized_from_;  // path -> ggml type
 };
 
 // Maps every weight file of the checkpoint `config` was read from and names its tensors by program
@@ -72,7 +75,7 @@ private:
 //   bytes as the token embedding (tied) and refused otherwise.
 // - ggml: the openai names; shapes reversed to PyTorch order, conv biases [D, 1] squeezed to [D].
 //   Quantized tensors (q4_0, q4_1, q5_0, q5_1, q8_0, q2_k .. q6_k) are decoded once, here, to f16
-//   weights owned by the set (dequantized_from names the type); both backends read them as any
+//   weights owned by the set (dequantized_from() names the type); both backends read them as any
 //   f16 weight.
 // - HF directory with only pytorch_model.bin (a pickle): refused, saying why and how to get a
 //   safetensors copy (hf_weight_files.h).
