@@ -332,7 +332,7 @@ fs::path write_ggml(const fs::path& path, int32_t ftype, bool with_mlp) {
     return path;
 }
 
-TEST(CheckpointConfigTest, GgmlFfnFromTensorAndQuantizedRejected) {
+TEST(CheckpointConfigTest, GgmlFfnFromTensorQuantizedAsF16AndUnknownFtypeRejected) {
     TempDir dir;
     const WhisperConfig config = read_whisper_config(write_ggml(dir.path() / "m.bin", 1, true));
     EXPECT_EQ(config.n_audio_ffn, 1000);
@@ -343,10 +343,14 @@ TEST(CheckpointConfigTest, GgmlFfnFromTensorAndQuantizedRejected) {
     EXPECT_EQ(f32.weight_dtype, "f32");
     EXPECT_EQ(f32.dtype_source, "ggml ftype 0");
 
-    const fs::path quantized = write_ggml(dir.path() / "q5.bin", 2009, false);
-    const std::string message = error_of([&] { read_whisper_config(quantized); });
-    EXPECT_TRUE(contains(message, "q5.bin: ggml ftype 2009"));
-    EXPECT_TRUE(contains(message, "quantized ggml models are not supported"));
+    // Quantized tensors are decoded to f16 when the weights are read.
+    const WhisperConfig q5 = read_whisper_config(write_ggml(dir.path() / "q5.bin", 2009, false));
+    EXPECT_EQ(q5.weight_dtype, "f16");
+    EXPECT_EQ(q5.dtype_source, "ggml ftype 2009 (mostly q5_1, dequantized to f16)");
+
+    const fs::path unknown = write_ggml(dir.path() / "q.bin", 2006, false);  // ggml_ftype 6: none
+    const std::string message = error_of([&] { read_whisper_config(unknown); });
+    EXPECT_TRUE(contains(message, "q.bin: ggml ftype 2006 is not a file type Earshot knows"));
 }
 
 }  // namespace
