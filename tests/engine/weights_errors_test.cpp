@@ -1,6 +1,7 @@
 // Checkpoints that must not load, each with its message: missing, extra and mis-shaped tensors, a
-// non-float dtype, non-finite values, an untied output projection, truncation, quantized ggml
-// tensors, two tensors for one parameter, and whisper.cpp's zero-tensor test container.
+// non-float dtype, non-finite values, an untied output projection, truncation, a ggml tensor type
+// Earshot does not read, two tensors for one parameter, and whisper.cpp's zero-tensor test
+// container.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -256,7 +257,8 @@ TEST_F(BrokenCheckpoints, TruncatedSafetensorsIsRefused) {
 }
 
 TEST_F(BrokenCheckpoints, QuantizedGgmlTensorIsRefusedByName) {
-    // A mostly-f16 container (ftype 1) holding one q8_0 tensor: 32 elements in one 34-byte block.
+    // A mostly-f16 container (ftype 1) holding one q8_1 tensor (ggml type 9, which whisper.cpp
+    // files do not use and Earshot does not read): 32 elements in one 36-byte block.
     std::vector<char> bytes;
     const auto i32 = [&](int32_t v) {
         const auto u = std::bit_cast<uint32_t>(v);
@@ -270,15 +272,15 @@ TEST_F(BrokenCheckpoints, QuantizedGgmlTensorIsRefusedByName) {
     const std::string name = "decoder.token_embedding.weight";
     i32(2);
     i32(static_cast<int32_t>(name.size()));
-    i32(static_cast<int32_t>(checkpoint::GgmlType::q8_0));
+    i32(9);
     i32(32);
     i32(1);
     bytes.insert(bytes.end(), name.begin(), name.end());
-    bytes.insert(bytes.end(), 34, '\0');
+    bytes.insert(bytes.end(), 36, '\0');
     test::write_file_bytes(dir_.path() / "q8.bin", bytes);
     const std::string message = load_error<checkpoint::CheckpointError>(dir_.path() / "q8.bin");
-    EXPECT_NE(message.find("tensor \"decoder.token_embedding.weight\": quantized ggml type q8_0 is "
-                           "not supported"),
+    EXPECT_NE(message.find("tensor \"decoder.token_embedding.weight\": ggml type 9 (q8_1) is not "
+                           "supported"),
               std::string::npos)
         << message;
 }
