@@ -61,10 +61,42 @@ def ggml(tensors: list) -> bytes:
     return out
 
 
+def f16(value: float) -> bytes:
+    return struct.pack("<e", value)
+
+
 def ggml_seeds() -> None:
     bias = (b"encoder.conv1.bias", 0, [2], struct.pack("<2f", 0.25, -0.25))
     write("ggml_file", "one_tensor.bin", ggml([bias]))
     write("ggml_file", "no_tensors.bin", ggml([]))
+    # Quantized tensors, one or two blocks each (ggml-common.h layouts; ggml_type ids):
+    # q4_0 (2): d + 16 nibble bytes; q8_0 (8): d + 32 int8; q5_1 (7): d, m, qh[4], qs[16].
+    q4_0 = f16(0.5) + bytes(range(0x10, 0x20))
+    q8_0 = f16(0.125) + bytes((8 * j) & 0xFF for j in range(32))
+    q5_1 = f16(0.5) + f16(-1.0) + bytes([1, 0, 0, 0x80]) + bytes(range(16))
+    write("ggml_file", "legacy_quants.bin", ggml([
+        (b"decoder.token_embedding.weight", 2, [32, 2], q4_0 + q4_0),
+        (b"decoder.blocks.0.mlp.0.weight", 8, [32, 1], q8_0),
+        (b"decoder.blocks.0.mlp.2.weight", 7, [32, 1], q5_1),
+    ]))
+    # k-quants, 256 values per block: q4_k (12): d, dmin, scales[12], qs[128]; q6_k (14): ql[128],
+    # qh[64], scales[16] int8, d; q2_k (10): scales[16], qs[64], d, dmin; q3_k (11): hmask[32],
+    # qs[64], scales[12], d; q5_k (13): d, dmin, scales[12], qh[32], qs[128].
+    q4_k = f16(0.5) + f16(0.25) + bytes([0x41, 0x42, 0x43, 0x44, 0x81, 2, 3, 4, 0x21, 0x32, 0x43,
+                                         0x54]) + bytes(i & 0xFF for i in range(128))
+    q6_k = bytes(range(128)) + bytes([0xE4] * 64) + bytes((i - 8) & 0xFF for i in range(16)) \
+        + f16(0.25)
+    q2_k = bytes(range(16)) + bytes([0xE4] * 64) + f16(0.5) + f16(1.0)
+    q3_k = bytes([0x0F] * 32) + bytes([0xE4] * 64) + bytes([8, 0x19, 0x2A, 0x3B, 0x4C, 0x5D, 0x6E,
+                                                          0x7F, 0xA5, 0xA5, 0xA5, 0xA5]) + f16(0.5)
+    q5_k = q4_k[:16] + bytes(1 << (i % 8) for i in range(32)) + q4_k[16:]
+    write("ggml_file", "k_quants.bin", ggml([
+        (b"encoder.blocks.0.attn.query.weight", 12, [256, 1], q4_k),
+        (b"encoder.blocks.0.attn.key.weight", 14, [256, 1], q6_k),
+        (b"encoder.blocks.0.attn.value.weight", 10, [256, 1], q2_k),
+        (b"encoder.blocks.0.attn.out.weight", 11, [256, 1], q3_k),
+        (b"encoder.blocks.0.mlp.0.weight", 13, [256, 1], q5_k),
+    ]))
 
 
 def cpp_string_literals(text: str) -> list:
