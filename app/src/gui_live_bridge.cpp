@@ -12,10 +12,30 @@
 
 namespace earshot::app {
 
+namespace {
+void append_tokens(const std::vector<decoding::StreamWord>& words, bool committed,
+                   QList<ui::LiveToken>& out) {
+    for (const decoding::StreamWord& word : words) {
+        for (const decoding::StreamToken& token : word.tokens) {
+            ui::LiveToken live;
+            live.text = QString::fromStdString(token.text);
+            live.probability = token.probability;
+            live.committed = committed;
+            for (const auto& [text, probability] : token.alternatives) {
+                live.alternatives.append({QString::fromStdString(text), probability});
+            }
+            out.append(std::move(live));
+        }
+    }
+}
+}  // namespace
+
 ui::LiveTextUpdate to_text_update(const LiveUpdate& update) {
     ui::LiveTextUpdate text;
     text.committedText = QString::fromStdString(update.update.committed_text);
     text.tentativeText = QString::fromStdString(update.update.tentative_text);
+    append_tokens(update.update.committed_words, true, text.tokens);
+    append_tokens(update.update.tentative_words, false, text.tokens);
     text.engineMs = update.update.engine_ms;
     text.delayMs = std::max(0.0, (update.wall_s - update.update.audio_end_s) * 1000.0);
     text.audioEndS = update.update.audio_end_s;

@@ -40,6 +40,27 @@ TEST(LiveBridge, ToTextUpdateCarriesTextTimesAndLosses) {
     EXPECT_EQ(text.overrunSamples, 320u);
     EXPECT_EQ(text.coalescedUpdates, 2);
 
+    // The tokens of both, committed first, with how sure the decoder was of each.
+    EXPECT_TRUE(text.tokens.isEmpty());
+    update.update.committed_words = {
+        {" And", 0.0, 0.3, {{" And", 0.92, {{" and", 0.05}, {" An", 0.01}}}}},
+        {" so", 0.3, 0.5, {{" so", 0.61, {{" sew", 0.3}}}}}};
+    update.update.tentative_words = {{" my", 0.5, 0.7, {{" my", 0.4, {}}}},
+                                     {" fellow", 0.7, 1.0, {{" fell", 0.3, {}}, {"ow", -1.0, {}}}}};
+    const ui::LiveTextUpdate tokens = app::to_text_update(update);
+    ASSERT_EQ(tokens.tokens.size(), 5);
+    EXPECT_EQ(tokens.tokens[0].text, QStringLiteral(" And"));
+    EXPECT_DOUBLE_EQ(tokens.tokens[0].probability, 0.92);
+    EXPECT_TRUE(tokens.tokens[0].committed);
+    ASSERT_EQ(tokens.tokens[0].alternatives.size(), 2);
+    EXPECT_EQ(tokens.tokens[0].alternatives[0].first, QStringLiteral(" and"));
+    EXPECT_DOUBLE_EQ(tokens.tokens[0].alternatives[0].second, 0.05);
+    EXPECT_TRUE(tokens.tokens[1].committed);
+    EXPECT_FALSE(tokens.tokens[2].committed);
+    EXPECT_EQ(tokens.tokens[3].text, QStringLiteral(" fell"));
+    EXPECT_EQ(tokens.tokens[4].text, QStringLiteral("ow"));
+    EXPECT_DOUBLE_EQ(tokens.tokens[4].probability, -1.0);
+
     update.update.gate = decoding::UpdateGate::silence;
     update.wall_s = 1.0;  // published before the audio end cannot be: no negative delay
     const ui::LiveTextUpdate silent = app::to_text_update(update);

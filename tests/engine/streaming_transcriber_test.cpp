@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "earshot/engine/decoding/continuation_decoder.h"
 #include "earshot/engine/decoding/timed_words.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "tokenizer_assets.h"
@@ -305,6 +306,41 @@ TEST_F(StreamingTranscriberTest, CommitsEveryWordOnceOnTheSecondHypothesisThatHo
     bool saw_tentative = false;
     for (const auto& u : run.updates) saw_tentative = saw_tentative || !u.tentative_text.empty();
     EXPECT_TRUE(saw_tentative);
+}
+
+// Every word carries its tokens with how sure the decoder was: texts that join to the word, a
+// probability (the fake model's logit 10 against 0 for every other token) and alternatives.
+TEST_F(StreamingTranscriberTest, WordsCarryTheirTokensProbabilities) {
+    WordWindowModel model(*tok_, 3000);
+    StreamingTranscriber st(model, *tok_, transpose_window, options_);
+    const Script script = make_script({{0, 1, 2, 3, 0, 4}, {5, 6, 7}}, 8, 60, 20);
+    const FedStream run = feed(st, script, 150);
+    EXPECT_EQ(run.transcript, script_text(script));
+    // The winner's probability after the filters: e^10 / (e^10 + n), n the tokens left at 0.
+    size_t words = 0;
+    for (const auto& u : run.updates) {
+        std::vector<decoding::StreamWord> all = u.committed_words;
+        all.insert(all.end(), u.tentative_words.begin(), u.tentative_words.end());
+        for (const decoding::StreamWord& word : all) {
+            ++words;
+            ASSERT_FALSE(word.tokens.empty()) << word.text;
+            std::string joined;
+            for (const decoding::StreamToken& token : word.tokens) {
+                joined += token.text;
+                // e^10 / Z for the said token, 1 / Z for every other one left by the filters
+                // (Z = e^10 + their count, about 51000: 0.3 here).
+                EXPECT_GT(token.probability, 0.25) << word.text;
+                EXPECT_LE(token.probability, 1.0);
+                ASSERT_EQ(token.alternatives.size(), decoding::kTokenAlternatives);
+                for (const auto& [text, probability] : token.alternatives) {
+                    EXPECT_NE(text, token.text);
+                    EXPECT_NEAR(probability / token.probability, std::exp(-10.0), 1e-9) << text;
+                }
+            }
+            EXPECT_EQ(joined, word.text);
+        }
+    }
+    EXPECT_GE(words, script.words.size());
 }
 
 TEST_F(StreamingTranscriberTest, ShortWindowMovesAlongALongDictation) {

@@ -9,6 +9,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QFile>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -18,6 +19,7 @@
 #include <QTextDocument>
 
 #include "earshot/ui/live/level_meter.h"
+#include "earshot/ui/live/token_strip.h"
 #include "earshot/ui/live/transcript_journal.h"
 #include "earshot/ui/live/transcript_view.h"
 #include "ink_pixels.h"
@@ -382,6 +384,88 @@ TEST(LivePanel, DevicePickerOffersDefaultAndListedDevices) {
     panel.toggle();
     ASSERT_EQ(starts.count(), 1);
     EXPECT_EQ(starts.at(0).at(0).toString(), QStringLiteral("hw:1"));
+}
+
+LiveToken liveToken(const QString& text, double probability, bool committed,
+                    QList<QPair<QString, double>> alternatives = {}) {
+    LiveToken token;
+    token.text = text;
+    token.probability = probability;
+    token.committed = committed;
+    token.alternatives = std::move(alternatives);
+    return token;
+}
+
+// The hypothesis as tokens: coloured by probability, committed ones kept before the tentative
+// ones, which the next update replaces; hover and click give a token's alternatives.
+TEST(TokenStrip, ShowsTokensByProbabilityWithTheirAlternatives) {
+    LivePanel panel;
+    panel.resize(700, 500);
+    showActive(panel);
+    TokenStrip* strip = panel.tokenStrip();
+    ASSERT_NE(strip, nullptr);
+    panel.setRunning(true);
+    LiveTextUpdate first = textUpdate(QStringLiteral(" send"), QStringLiteral(" the"));
+    first.tokens = {liveToken(QStringLiteral(" send"), 0.9, true),
+                    liveToken(QStringLiteral(" the"), 0.3, false,
+                              {{QStringLiteral(" a"), 0.2}, {QStringLiteral(" this"), 0.004}})};
+    panel.applyUpdate(first);
+    ASSERT_EQ(strip->tokenCount(), 2);
+    EXPECT_TRUE(strip->token(0).committed);
+    EXPECT_FALSE(strip->token(1).committed);
+
+    // Sure is green, unsure is red; the chip is painted in its colour.
+    const QColor sure = TokenStrip::colorFor(0.9);
+    const QColor unsure = TokenStrip::colorFor(0.3);
+    EXPECT_GT(sure.green(), sure.red());
+    EXPECT_GT(unsure.red(), unsure.green());
+    const QImage image = strip->grab().toImage();
+    for (int i = 0; i < 2; ++i) {
+        const QRect rect = strip->tokenRect(i);
+        ASSERT_GE(rect.width(), 10);
+        const QColor painted = image.pixelColor(rect.left() + 2, rect.top() + 2);
+        const QColor expected = TokenStrip::colorFor(strip->token(i).probability);
+        EXPECT_NEAR(painted.red(), expected.red(), 3) << i;
+        EXPECT_NEAR(painted.green(), expected.green(), 3) << i;
+    }
+
+    // The next update commits " the" and shows " report" as tentative.
+    LiveTextUpdate second = textUpdate(QStringLiteral(" the"), QStringLiteral(" report"));
+    second.tokens = {liveToken(QStringLiteral(" the"), 0.35, true,
+                               {{QStringLiteral(" a"), 0.2}, {QStringLiteral(" this"), 0.004}}),
+                     liveToken(QStringLiteral(" re"), 0.7, false),
+                     liveToken(QStringLiteral("port"), 0.95, false)};
+    panel.applyUpdate(second);
+    ASSERT_EQ(strip->tokenCount(), 4);
+    EXPECT_EQ(strip->token(1).text, QStringLiteral(" the"));
+    EXPECT_TRUE(strip->token(1).committed);
+    EXPECT_EQ(strip->token(3).text, QStringLiteral("port"));
+    // A piece of a word sits closer to its word than the next word does.
+    EXPECT_LT(strip->tokenRect(3).left() - strip->tokenRect(2).right(),
+              strip->tokenRect(2).left() - strip->tokenRect(1).right());
+    EXPECT_EQ(strip->describe(2), QStringLiteral("“ re” 70%, tentative"));
+
+    // A click on " the" shows its alternatives in the line under the strip.
+    QTest::mouseClick(strip, Qt::LeftButton, Qt::NoModifier, strip->tokenRect(1).center());
+    EXPECT_EQ(strip->selectedToken(), 1);
+    EXPECT_EQ(panel.tokenDetails()->text(),
+              QStringLiteral("“ the” 35%, committed · alternatives: “ a” 20%, “ this” <1%"));
+
+    // Many committed tokens: the newest stay in view, within the strip's rows.
+    LiveTextUpdate many = textUpdate(QStringLiteral(" w"), QString());
+    for (int i = 0; i < 300; ++i) {
+        many.tokens.append(liveToken(QStringLiteral(" w%1").arg(i), 0.5, true));
+    }
+    panel.applyUpdate(many);
+    ASSERT_GT(strip->tokenCount(), 10);
+    EXPECT_LT(strip->tokenCount(), 300);
+    EXPECT_EQ(strip->token(strip->tokenCount() - 1).text, QStringLiteral(" w299"));
+    EXPECT_LE(strip->tokenRect(strip->tokenCount() - 1).bottom(), strip->height());
+
+    // A new session starts with an empty strip.
+    panel.setRunning(false);
+    panel.setRunning(true);
+    EXPECT_EQ(strip->tokenCount(), 0);
 }
 
 TEST(LevelMeter, FillFollowsTheLevel) {

@@ -63,6 +63,7 @@ Continuation decode_continuation(DecoderModel& model, const WindowSetup& setup, 
             break;
         }
         sampled.push_back(token);
+        result.probabilities.push_back(token_probability(logprobs, token, kTokenAlternatives));
         if (position >= model.max_tokens()) break;  // no position left for another step
         logits = model.step(backend::HostTensor::i32({1, 1}, {token}), position);
         ++position;

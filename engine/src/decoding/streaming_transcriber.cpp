@@ -2,6 +2,7 @@
 #include "earshot/engine/decoding/streaming_transcriber.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -113,19 +114,43 @@ std::vector<int32_t> StreamingTranscriber::text_tokens(std::span<const int32_t> 
     return text;
 }
 
+std::string StreamingTranscriber::token_text(int32_t token) const {
+    const std::array<int32_t, 1> one{token};
+    return token < tok_.specials().eot ? tok_.decode_text(one) : tok_.token_name(token);
+}
+
+StreamWord StreamingTranscriber::stream_word(
+    const TimedWord& word, std::span<const int32_t> tokens,
+    std::span<const TokenProbability* const> measured) const {
+    const double offset_s = seconds(window_start_frame_);
+    StreamWord out{word.text, offset_s + word.start_s, offset_s + word.end_s, {}};
+    for (size_t i = word.token_begin; i < word.token_end; ++i) {
+        StreamToken token{token_text(tokens[i]), -1.0, {}};
+        if (const TokenProbability* p = measured[i]; p != nullptr) {
+            token.probability = p->probability;
+            for (const TokenAlternative& alternative : p->alternatives) {
+                token.alternatives.emplace_back(token_text(alternative.token),
+                                                alternative.probability);
+            }
+        }
+        out.tokens.push_back(std::move(token));
+    }
+    return out;
+}
+
 void StreamingTranscriber::commit_words(const std::vector<TimedWord>& words, size_t count,
-                                        std::span<const int32_t> tokens, StreamUpdate& update) {
+                                        std::span<const int32_t> tokens,
+                                        std::span<const TokenProbability* const> measured,
+                                        StreamUpdate& update) {
     if (count == 0) return;
     const TimedWord& last = words[count - 1];
     const size_t end = last.closes_segment ? last.closing_index + 1 : last.token_end;
-    const double offset_s = seconds(window_start_frame_);
     committed_.insert(committed_.end(),
                       tokens.begin() + static_cast<std::ptrdiff_t>(committed_.size()),
                       tokens.begin() + static_cast<std::ptrdiff_t>(end));
     for (size_t i = 0; i < count; ++i) {
         update.committed_text += words[i].text;
-        update.committed_words.push_back(
-            {words[i].text, offset_s + words[i].start_s, offset_s + words[i].end_s});
+        update.committed_words.push_back(stream_word(words[i], tokens, measured));
         remember_committed(update.committed_words.back());
     }
 }
@@ -293,6 +318,11 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
 
     std::vector<int32_t> tokens = committed_;  // committed + continuation, window-relative
     tokens.insert(tokens.end(), continuation.tokens.begin(), continuation.tokens.end());
+    // How sure the decoder was of each token it sampled now (the committed ones were forced).
+    std::vector<const TokenProbability*> measured(tokens.size(), nullptr);
+    for (size_t i = 0; i < continuation.probabilities.size(); ++i) {
+        measured[committed_.size() + i] = &continuation.probabilities[i];
+    }
     const WordVocabulary vocabulary{
         .timestamp_begin = tok_.specials().timestamp_begin,
         .eot = tok_.specials().eot,
@@ -328,15 +358,13 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
         count = std::max(agreed, words.empty() ? size_t{0} : words.size() - 1);
     }
     update.forced_commit = count > agreed;
-    commit_words(words, count, tokens, update);
+    commit_words(words, count, tokens, measured, update);
 
-    const double offset_s = seconds(window_start_frame_);
     tentative_words_.clear();
     tentative_text_tokens_.clear();
     for (size_t i = count; i < words.size(); ++i) {
         update.tentative_text += words[i].text;
-        tentative_words_.push_back(
-            {words[i].text, offset_s + words[i].start_s, offset_s + words[i].end_s});
+        tentative_words_.push_back(stream_word(words[i], tokens, measured));
         tentative_text_tokens_.insert(
             tentative_text_tokens_.end(),
             tokens.begin() + static_cast<std::ptrdiff_t>(words[i].token_begin),

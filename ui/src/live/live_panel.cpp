@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include "earshot/ui/live/level_meter.h"
+#include "earshot/ui/live/token_strip.h"
 #include "earshot/ui/live/transcript_journal.h"
 #include "earshot/ui/live/transcript_view.h"
 
@@ -50,6 +51,13 @@ LivePanel::LivePanel(QWidget* parent) : QWidget(parent) {
     m_status->setWordWrap(true);
 
     m_transcript = new TranscriptView(this);
+    m_tokens = new TokenStrip(this);
+    m_tokenDetails = new QLabel(this);
+    m_tokenDetails->setObjectName(QStringLiteral("tokenDetails"));
+    m_tokenDetails->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_tokenDetails->setText(tr("Click a token to see its alternatives."));
+    connect(m_tokens, &TokenStrip::tokenSelected, this,
+            [this](int index) { m_tokenDetails->setText(m_tokens->describe(index)); });
 
     m_copy = new QPushButton(tr("&Copy"), this);
     m_copy->setObjectName(QStringLiteral("copyButton"));
@@ -73,7 +81,7 @@ LivePanel::LivePanel(QWidget* parent) : QWidget(parent) {
     addAction(redo);
 
     auto* editRow = new QHBoxLayout;
-    editRow->addStretch(1);
+    editRow->addWidget(m_tokenDetails, 1);
     editRow->addWidget(m_copy);
     editRow->addWidget(m_clear);
 
@@ -81,6 +89,7 @@ LivePanel::LivePanel(QWidget* parent) : QWidget(parent) {
     layout->addLayout(controls);
     layout->addWidget(m_status);
     layout->addWidget(m_transcript, 1);
+    layout->addWidget(m_tokens);
     layout->addLayout(editRow);
 
     m_journalTimer = new QTimer(this);
@@ -116,6 +125,8 @@ QString LivePanel::selectedDevice() const { return m_devices->currentData().toSt
 void LivePanel::setRunning(bool running) {
     if (running && !m_running) {
         m_transcript->beginSession();
+        m_tokens->clear();
+        m_tokenDetails->setText(tr("Click a token to see its alternatives."));
     }
     m_running = running;
     if (!running) {
@@ -157,6 +168,9 @@ void LivePanel::toggle() {
 
 void LivePanel::applyUpdate(const LiveTextUpdate& update) {
     m_transcript->applyText(update.committedText, update.tentativeText);
+    if (update.decoded || update.final || !update.tokens.isEmpty()) {
+        m_tokens->applyUpdate(update);
+    }
     if (!update.committedText.isEmpty()) {
         saveJournal();  // a crash right after this loses nothing that was committed
     }

@@ -8,12 +8,18 @@
 #include <vector>
 
 #include "earshot/engine/decoding/decoder_model.h"
+#include "earshot/engine/decoding/token_probability.h"
 #include "earshot/engine/decoding/window_search.h"
 
 namespace earshot::decoding {
 
+// The alternatives kept with each sampled token (Continuation::probabilities).
+inline constexpr size_t kTokenAlternatives = 3;
+
 struct Continuation {
     std::vector<int32_t> tokens;  // sampled after the forced tokens, without EOT
+    // One per token: how sure the step was, and its most probable alternatives.
+    std::vector<TokenProbability> probabilities;
     double no_speech_prob = 0.0;  // P(<|nospeech|>) at SOT (§5.7)
     double avg_logprob = 0.0;     // sum_logprob / (tokens + 1), as §5.3 (EOT counted)
     bool reached_eot = false;     // false: stopped by max_new_tokens, max_tokens or cancel

@@ -9,11 +9,13 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/decoding_options.h"
 #include "earshot/engine/decoding/local_agreement.h"
+#include "earshot/engine/decoding/token_probability.h"
 
 namespace earshot::tokenizer {
 class Tokenizer;
@@ -40,12 +42,21 @@ struct StreamingOptions {
     bool use_vad = true;      // frames' speech flags gate decoding; off: every frame counts
 };
 
+// One token of a word: its text and how sure the decoder was when it sampled it.
+struct StreamToken {
+    std::string text;           // decoded alone (a piece of a multi-byte character may show as
+                                //   the replacement character)
+    double probability = -1.0;  // after Whisper's filters; -1 when not measured
+    std::vector<std::pair<std::string, double>> alternatives;  // most probable others first
+};
+
 // A word with times in seconds from the start of the stream (estimates inside a segment; see
 // TimedWord).
 struct StreamWord {
     std::string text;
     double start_s = 0.0;
     double end_s = 0.0;
+    std::vector<StreamToken> tokens;  // its text tokens, in order (texts join to `text`)
 };
 
 // Why an update ran no decoder.
@@ -101,8 +112,13 @@ public:
 
 private:
     StreamUpdate run(bool final, const std::atomic<bool>* cancel);
+    // measured[i]: the probability of tokens[i] when this update sampled it, else null.
     void commit_words(const std::vector<TimedWord>& words, size_t count,
-                      std::span<const int32_t> continuation, StreamUpdate& update);
+                      std::span<const int32_t> tokens,
+                      std::span<const TokenProbability* const> measured, StreamUpdate& update);
+    StreamWord stream_word(const TimedWord& word, std::span<const int32_t> tokens,
+                           std::span<const TokenProbability* const> measured) const;
+    std::string token_text(int32_t token) const;
     void move_window_past_segments();
     void drop_window(int64_t keep_frames);
     size_t repeated_prefix(const std::vector<TimedWord>& words) const;

@@ -1,5 +1,6 @@
 // LivePanel: the dictation page. Start/stop, the input device picker, the level meter, the
-// transcript (committed and tentative text) with copy and clear, and its autosave journal.
+// transcript (committed and tentative text) with copy and clear, and its autosave journal; under
+// it the hypothesis as tokens coloured by probability, with a line for a clicked token.
 #pragma once
 
 #include <QList>
@@ -17,6 +18,7 @@ class QTimer;
 namespace earshot::ui {
 
 class LevelMeter;
+class TokenStrip;
 class TranscriptJournal;
 class TranscriptView;
 
@@ -52,6 +54,8 @@ public:
     QString journalPath() const;
 
     TranscriptView* transcript() const { return m_transcript; }
+    TokenStrip* tokenStrip() const { return m_tokens; }
+    QLabel* tokenDetails() const { return m_tokenDetails; }
     LevelMeter* levelMeter() const { return m_levelMeter; }
     QPushButton* startStopButton() const { return m_startStop; }
     QComboBox* devicePicker() const { return m_devices; }
@@ -76,6 +80,8 @@ private:
     LevelMeter* m_levelMeter = nullptr;
     QLabel* m_status = nullptr;
     TranscriptView* m_transcript = nullptr;
+    TokenStrip* m_tokens = nullptr;
+    QLabel* m_tokenDetails = nullptr;
     QPushButton* m_copy = nullptr;
     QPushButton* m_clear = nullptr;
     QTimer* m_journalTimer = nullptr;

@@ -4,13 +4,23 @@
 
 #include <QList>
 #include <QMetaType>
+#include <QPair>
 #include <QString>
 
 namespace earshot::ui {
 
+// One token of the hypothesis as the token strip shows it.
+struct LiveToken {
+    QString text;               // with its leading space, as Whisper wrote it
+    double probability = -1.0;  // how sure the decoder was (0..1); -1: not measured
+    QList<QPair<QString, double>> alternatives;  // the most probable others, most probable first
+    bool committed = false;                      // committed by its update; else tentative
+};
+
 struct LiveTextUpdate {
     QString committedText;        // newly committed by this update: appended to the transcript
     QString tentativeText;        // replaces the previous update's tentative text
+    QList<LiveToken> tokens;      // the tokens of both: the committed ones first
     double engineMs = 0.0;        // engine time of this update (listen + decode + policy)
     double delayMs = 0.0;         // publication time minus the end of the audio it heard
     double audioEndS = 0.0;       // stream seconds heard so far
