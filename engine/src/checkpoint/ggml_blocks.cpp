@@ -45,8 +45,8 @@ const TypeEntry& entry_of(GgmlType type) {
 
 // ggml.h's names of the ids Earshot does not read, for messages (ggml_type_name there).
 constexpr std::array<std::pair<int32_t, std::string_view>, 22> other_type_names = {{
-    {4, "q4_2 (removed from ggml)"},
-    {5, "q4_3 (removed from ggml)"},
+    {4, "q4_2, removed from ggml"},
+    {5, "q4_3, removed from ggml"},
     {9, "q8_1"},
     {15, "q8_k"},
     {16, "iq2_xxs"},
@@ -129,8 +129,8 @@ void q5_1_block(const std::byte* b, float* y) {
 // q8_0 [34 bytes]: d | qs[32] int8. value = qs[j] * d.
 void q8_0_block(const std::byte* b, float* y) {
     const float d = read_f16(b);
-    const auto* qs = reinterpret_cast<const int8_t*>(b + 2);
-    for (int j = 0; j < 32; ++j) y[j] = d * static_cast<float>(qs[j]);
+    const auto* qs = reinterpret_cast<const uint8_t*>(b + 2);
+    for (int j = 0; j < 32; ++j) y[j] = d * static_cast<float>(static_cast<int8_t>(qs[j]));
 }
 
 using BlockDecoder = void (*)(const std::byte*, float*);

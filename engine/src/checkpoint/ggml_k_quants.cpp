@@ -146,7 +146,7 @@ void dequantize_q5_k_block(const std::byte* block, float* y) {
 void dequantize_q6_k_block(const std::byte* block, float* y) {
     const uint8_t* ql = bytes_at(block);
     const uint8_t* qh = bytes_at(block + 128);
-    const auto* scales = reinterpret_cast<const int8_t*>(block + 192);
+    const uint8_t* scales = bytes_at(block + 192);  // int8 each
     const float d = read_f16(block + 208);
     for (int n = 0; n < 2; ++n, ql += 64, qh += 32, scales += 8, y += 128) {
         for (int l = 0; l < 32; ++l) {
@@ -154,8 +154,8 @@ void dequantize_q6_k_block(const std::byte* block, float* y) {
                 const uint8_t source = ql[l + 32 * (k % 2)];
                 const int nibble = k < 2 ? (source & 0x0f) : (source >> 4);
                 const int value = (nibble | ((qh[l] >> (2 * k)) & 3) << 4) - 32;
-                y[32 * k + l] =
-                    d * static_cast<float>(scales[l / 16 + 2 * k]) * static_cast<float>(value);
+                const auto scale = static_cast<int8_t>(scales[l / 16 + 2 * k]);
+                y[32 * k + l] = d * static_cast<float>(scale) * static_cast<float>(value);
             }
         }
     }
