@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """A Hugging Face hub stand-in for the model download tests, on 127.0.0.1 only.
 
-Serves <root>/<repo>/<file> as /<repo>/resolve/main/<file>, the way the hub does: files over
-LFS_THRESHOLD_BYTES answer with a 302 to /cdn/<repo>/<file> that carries X-Linked-Etag (their
-SHA-256) and X-Linked-Size; every file has an ETag, a Content-Length and honours `Range: bytes=N-`
+Serves <root>/<repo>/<file> as /<repo>/resolve/main/<file>, the way the hub does: LFS files
+(LFS_SUFFIXES, as the hub repositories' .gitattributes track them) answer with a 302 to
+/cdn/<repo>/<file> that carries X-Linked-Etag (their SHA-256) and X-Linked-Size; every file has an ETag, a Content-Length and honours `Range: bytes=N-`
 (206, or 416 past the end). A first path segment picks a failure mode for that request:
 
   /404/...       every file is missing
   /corrupt/...   one byte in the middle is flipped; the headers still name the right hash
-  /stall/...     sends the headers and half the body, then nothing for STALL_SECONDS
+  /stall/...     LFS files (the CDN's answers) send the headers and half the body, then nothing
+                 for STALL_SECONDS; small files come whole
   /cut-N/...     sends the headers for the whole body but closes after N body bytes
 
 A request in proxy form (GET http://host/...) is answered 407, as a proxy that refuses it.
@@ -23,7 +24,7 @@ import sys
 import threading
 import time
 
-LFS_THRESHOLD_BYTES = 10 * 1024
+LFS_SUFFIXES = (".safetensors", ".bin")
 STALL_SECONDS = 60
 
 log_lock = threading.Lock()
@@ -84,7 +85,7 @@ class HubHandler(http.server.BaseHTTPRequestHandler):
             return
         size = os.path.getsize(file)
         sha = sha256_of(file)
-        if not cdn and size > LFS_THRESHOLD_BYTES:
+        if not cdn and name.endswith(LFS_SUFFIXES):
             self.answer(302, [("Location", "%s/cdn/%s/%s" % (prefix, repo, name)),
                               ("ETag", '"%s"' % sha), ("X-Linked-Etag", '"%s"' % sha),
                               ("X-Linked-Size", str(size))])
@@ -121,7 +122,7 @@ class HubHandler(http.server.BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             return
-        if mode == "stall":
+        if mode == "stall" and cdn:
             self.wfile.write(body[:len(body) // 2])
             self.wfile.flush()
             time.sleep(STALL_SECONDS)
