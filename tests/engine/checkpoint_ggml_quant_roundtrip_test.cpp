@@ -259,24 +259,9 @@ TEST_P(GgmlQuantModel, QuantizedTwinGivesLogitsCloseToTheF32Twin) {
     write_random_checkpoint(dir.path() / "hf", model_options());
     const model::WhisperCheckpoint hf = model::load_whisper_checkpoint(dir.path() / "hf");
 
-    const auto plain = [](const std::string&, const std::vector<int64_t>&) {
-        return GgmlType::f32;
-    };
-    // whisper.cpp quantizes the 2-D weights (projections, MLP, token embedding), not the
-    // positional embeddings, convolutions, norms or biases.
-    const auto quantized = [&](const std::string& name, const std::vector<int64_t>& ne) {
-        const bool linear =
-            ne.size() == 2 && name.ends_with(".weight") &&
-            ne[0] % static_cast<int64_t>(checkpoint::ggml_block_layout(type).elements) == 0;
-        return linear ? type : GgmlType::f32;
-    };
-    GgmlContents f32_twin;
-    f32_twin.hparams = test::ggml_hparams_of(hf.binding.config, 0);
-    f32_twin.tensors = test::ggml_tensors_of(hf.weights, plain);
-    test::write_ggml_file(dir.path() / "f32.bin", f32_twin);
-    GgmlContents q_twin;
-    q_twin.hparams = test::ggml_hparams_of(hf.binding.config, test::ggml_ftype_of(type));
-    q_twin.tensors = test::ggml_tensors_of(hf.weights, quantized);
+    test::write_ggml_file(dir.path() / "f32.bin",
+                          test::ggml_twin(hf.weights, hf.binding.config, GgmlType::f32));
+    const GgmlContents q_twin = test::ggml_twin(hf.weights, hf.binding.config, type);
     int quantized_count = 0;
     for (const auto& t : q_twin.tensors) quantized_count += t.type == type ? 1 : 0;
     EXPECT_EQ(quantized_count, 1 + 2 * 6 + 2 * 10);  // token embedding; 6 / 10 per layer

@@ -137,15 +137,8 @@ TEST_P(CheckpointLayouts, BindsShowsItsGenericsAndRunsOneStep) {
 
     // The same checkpoint as a whisper.cpp file with q8_0 linear weights: the header's layer
     // counts and mels bind the same program, and it runs close to the f16 original.
-    test::GgmlContents ggml;
-    ggml.hparams =
-        test::ggml_hparams_of(binding.config, test::ggml_ftype_of(checkpoint::GgmlType::q8_0));
-    ggml.tensors = test::ggml_tensors_of(
-        hf.weights, [](const std::string& name, const std::vector<int64_t>& ne) {
-            return ne.size() == 2 && name.ends_with(".weight") && ne[0] % 32 == 0
-                       ? checkpoint::GgmlType::q8_0
-                       : checkpoint::GgmlType::f32;
-        });
+    const test::GgmlContents ggml =
+        test::ggml_twin(hf.weights, binding.config, checkpoint::GgmlType::q8_0);
     test::write_ggml_file(dir.path() / "model-q8_0.bin", ggml);
     const model::WhisperCheckpoint q8 =
         model::load_whisper_checkpoint(dir.path() / "model-q8_0.bin");

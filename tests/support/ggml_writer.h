@@ -185,4 +185,20 @@ inline std::vector<GgmlTensorToWrite> ggml_tensors_of(
     return tensors;
 }
 
+// The whisper.cpp file of a loaded checkpoint with its linear weights in `type`: as whisper.cpp's
+// quantizer does, the 2-D weights (projections, MLP, token embedding) whose rows are whole blocks;
+// positional embeddings, convolutions, norms and biases stay f32. `type` f32 gives the plain twin.
+inline GgmlContents ggml_twin(const checkpoint::WeightSet& weights,
+                              const checkpoint::WhisperConfig& config, checkpoint::GgmlType type) {
+    const auto block = static_cast<int64_t>(checkpoint::ggml_block_layout(type).elements);
+    GgmlContents contents;
+    contents.hparams = ggml_hparams_of(config, ggml_ftype_of(type));
+    contents.tensors =
+        ggml_tensors_of(weights, [&](const std::string& name, const std::vector<int64_t>& ne) {
+            const bool linear = ne.size() == 2 && name.ends_with(".weight") && ne[0] % block == 0;
+            return linear ? type : checkpoint::GgmlType::f32;
+        });
+    return contents;
+}
+
 }  // namespace earshot::test

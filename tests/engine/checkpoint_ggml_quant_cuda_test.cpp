@@ -1,0 +1,91 @@
+// A quantized ggml checkpoint on the CUDA backend: its dequantized f16 weights are uploaded as any
+// f16 checkpoint's, and the logits match the CPU backend's on the same file. Skips without CUDA
+// (the emulated device runs it in the cpu-labelled `cuda_backend_emulated` test).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "earshot/engine/backend/cpu_whisper.h"
+#include "earshot/engine/backend/cuda_devices.h"
+#include "earshot/engine/backend/cuda_whisper.h"
+#include "earshot/engine/backend/host_tensor.h"
+#include "earshot/engine/model/random_checkpoint.h"
+#include "earshot/engine/model/whisper_checkpoint.h"
+#include "ggml_writer.h"
+#include "temp_dir.h"
+
+namespace earshot {
+namespace {
+
+using backend::HostTensor;
+
+// f16 weights and activations against the f32 CPU backend: the CUDA backend tests' logit
+// tolerance (max |difference| over max |logit|).
+constexpr double kLogitsTolerance = 1e-2;
+
+std::optional<std::string> cuda_unavailable() {
+    try {
+        (void)backend::cuda_devices();
+        return std::nullopt;
+    } catch (const backend::CudaError& error) {
+        return std::string(backend::cuda_error_kind_name(error.kind())) + ": " + error.what();
+    }
+}
+
+// [1, Vocab] logits of tokens [1, 2, 3] after a fixed random mel [1, 80, 40].
+template <typename Backend>
+std::vector<float> logits_of(Backend& backend) {
+    std::mt19937_64 engine(3);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> mel(80 * 40);
+    for (auto& v : mel) v = normal(engine);
+    backend.listen(HostTensor::f32({1, 80, 40}, mel));
+    const HostTensor logits = backend.prefill(HostTensor::i32({1, 3}, {1, 2, 3}));
+    const auto values = logits.f32_values();
+    return {values.begin(), values.end()};
+}
+
+TEST(GgmlQuantOnCudaDevice, Q4KTwinRunsAsOnTheCpu) {
+    if (const auto why = cuda_unavailable()) GTEST_SKIP() << "no CUDA: " << *why;
+    const test::TempDir dir("earshot-ggml-quant-cuda");
+    model::RandomCheckpointOptions o;
+    o.d = 256;  // whole q4_k blocks in every linear row
+    o.heads = 4;
+    o.enc_layers = 2;
+    o.dec_layers = 2;
+    o.vocab = 600;
+    o.frames = 40;
+    o.max_tokens = 16;
+    o.dtype = "f32";
+    o.seed = 13;
+    write_random_checkpoint(dir.path() / "hf", o);
+    const model::WhisperCheckpoint hf = model::load_whisper_checkpoint(dir.path() / "hf");
+    test::write_ggml_file(dir.path() / "q4_k.bin", test::ggml_twin(hf.weights, hf.binding.config,
+                                                                   checkpoint::GgmlType::q4_k));
+    const model::WhisperCheckpoint q = model::load_whisper_checkpoint(dir.path() / "q4_k.bin");
+    ASSERT_EQ(q.weights.dequantized_from("encoder_layers.0.self_attn.q_proj.weight"), "q4_k");
+
+    backend::CpuWhisper cpu(q);
+    backend::CudaWhisper cuda(q);
+    const std::vector<float> want = logits_of(cpu);
+    const std::vector<float> got = logits_of(cuda);
+    ASSERT_EQ(got.size(), want.size());
+    double scale = 0.0;
+    double error = 0.0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
+        error =
+            std::max(error, std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i])));
+    }
+    ASSERT_GT(scale, 0.0);
+    EXPECT_LT(error / scale, kLogitsTolerance);
+}
+
+}  // namespace
+}  // namespace earshot
