@@ -2,6 +2,7 @@
 #include "gui_model_downloads.h"
 
 #include <QMetaObject>
+#include <algorithm>
 
 #include "model_store.h"
 
@@ -108,6 +109,11 @@ void ModelDownloads::refresh() {
         row.location = text((m_models / folder).string());
         rows.append(row);
     }
+    // What is on disk first (installed, partly downloaded, downloading), then the catalog.
+    std::stable_partition(rows.begin(), rows.end(), [](const ui::CatalogRow& row) {
+        return row.state != ui::CatalogRow::State::available &&
+               row.state != ui::CatalogRow::State::failed;
+    });
     m_view.setRows(rows);
 }
 

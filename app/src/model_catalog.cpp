@@ -68,10 +68,16 @@ constexpr Quantized kQuantized[] = {
 };
 // clang-format on
 
-// The small files of an openai/whisper-* repository that Earshot reads, beside the weights.
-constexpr const char* kHfSmallFiles[] = {"config.json",    "generation_config.json",
-                                         "tokenizer.json", "vocab.json",
-                                         "merges.txt",     "added_tokens.json"};
+// The small files of an openai/whisper-* repository that Earshot reads, beside the weights; the
+// tokenizer needs vocab.json and merges.txt (tokenizer.json and added_tokens.json are read when
+// present), the decoder's defaults come from generation_config.json when there is one.
+struct SmallFile {
+    const char* name;
+    bool optional;
+};
+constexpr SmallFile kHfSmallFiles[] = {
+    {"config.json", false},   {"vocab.json", false},       {"merges.txt", false},
+    {"tokenizer.json", true}, {"added_tokens.json", true}, {"generation_config.json", true}};
 
 const char* english_sha1(std::string_view size) {
     for (const EnglishHash& hash : kEnglishSha1) {
@@ -86,8 +92,10 @@ CatalogEntry hf_entry(const Size& size, bool english) {
     entry.name = "whisper-" + model;
     entry.form = ModelForm::huggingface;
     entry.repo = "openai/whisper-" + model;
-    for (const char* file : kHfSmallFiles) entry.files.push_back({file, 0, "", ""});
-    entry.files.push_back({"model.safetensors", size.safetensors_bytes, "", ""});
+    for (const SmallFile& file : kHfSmallFiles) {
+        entry.files.push_back({file.name, 0, "", "", file.optional});
+    }
+    entry.files.push_back({"model.safetensors", size.safetensors_bytes, "", "", false});
     // Working memory beyond the weights, as whisper.cpp measures it for the same size.
     entry.memory_bytes = size.safetensors_bytes + (size.ggml_memory_bytes - size.ggml_bytes);
     entry.languages = english ? "English" : size.languages;
@@ -101,7 +109,7 @@ CatalogEntry ggml_entry(std::string_view model, int64_t bytes, const char* sha1,
     entry.name = "ggml-" + std::string(model);
     entry.form = ModelForm::ggml;
     entry.repo = "ggerganov/whisper.cpp";
-    entry.files.push_back({entry.name + ".bin", bytes, "", sha1});
+    entry.files.push_back({entry.name + ".bin", bytes, "", sha1, false});
     entry.memory_bytes = memory_bytes;
     entry.languages = std::string(languages);
     entry.sizes_approximate = true;
@@ -184,9 +192,10 @@ std::vector<CatalogEntry> read_catalog_file(const std::filesystem::path& path) {
             entry.memory_bytes = item.value("memory_bytes", int64_t{0});
             entry.languages = item.value("languages", std::string());
             for (const nlohmann::json& f : item.at("files")) {
-                entry.files.push_back(
-                    {f.at("name").get<std::string>(), f.value("size_bytes", int64_t{0}),
-                     f.value("sha256", std::string()), f.value("sha1", std::string())});
+                entry.files.push_back({f.at("name").get<std::string>(),
+                                       f.value("size_bytes", int64_t{0}),
+                                       f.value("sha256", std::string()),
+                                       f.value("sha1", std::string()), f.value("optional", false)});
             }
             if (entry.name.empty() || entry.files.empty()) {
                 fail(path, "an entry needs a name and at least one file");

@@ -21,6 +21,9 @@ struct CatalogFile {
     int64_t size_bytes = 0;  // 0: not published; the server's length is used
     std::string sha256;      // lower-case hex; empty: none published (the hub's X-Linked-Etag)
     std::string sha1;        // lower-case hex (whisper.cpp publishes SHA-1 of its ggml files)
+    // Skipped when the repository does not have it (404): a tokenizer.json beside vocab.json and
+    // merges.txt, generation_config.json.
+    bool optional = false;
 };
 
 struct CatalogEntry {
@@ -47,8 +50,8 @@ public:
 std::vector<CatalogEntry> builtin_catalog();
 
 // Entries from a JSON file: {"models": [{"name", "form": "hf"|"ggml", "repo", "files": [{"name",
-// "size_bytes", "sha256", "sha1"}], "memory_bytes", "languages"}]}. Throws CatalogError naming
-// the file and what is wrong.
+// "size_bytes", "sha256", "sha1", "optional"}], "memory_bytes", "languages"}]}. Throws CatalogError
+// naming the file and what is wrong.
 std::vector<CatalogEntry> read_catalog_file(const std::filesystem::path& path);
 
 // builtin_catalog(), plus the entries of the file EARSHOT_CATALOG names (one of the same name

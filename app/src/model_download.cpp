@@ -474,6 +474,10 @@ DownloadResult download_model(const CatalogEntry& entry, const fs::path& models,
         t.progress.file_index = i;
         t.progress.file_count = count;
         DownloadResult fetched = fetch(entry, file, t, options);
+        if (fetched.failure == DownloadFailure::not_found && file.optional) {
+            fs::remove(t.part, error);
+            continue;  // this repository does without it
+        }
         if (!fetched.ok()) return fetched;
 
         const int64_t size = file_size_or_zero(t.part);

@@ -36,7 +36,12 @@ InstallState install_state(const fs::path& models, const CatalogEntry& entry) {
     }
     for (const CatalogFile& file : entry.files) {
         const fs::path path = folder / file.name;
-        if (!fs::is_regular_file(path, error)) return InstallState::partial;
+        if (!fs::is_regular_file(path, error)) {
+            fs::path part = path;
+            part += ".part";
+            if (file.optional && !fs::exists(part, error)) continue;
+            return InstallState::partial;
+        }
         if (file.size_bytes > 0 && !entry.sizes_approximate &&
             static_cast<int64_t>(fs::file_size(path, error)) != file.size_bytes) {
             return InstallState::partial;
