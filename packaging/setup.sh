@@ -64,6 +64,12 @@ packages=(
     # app: model downloads from the Hugging Face hub (libcurl) and their SHA-256 / SHA-1 check
     libcurl4-openssl-dev
     libssl-dev
+    # packaging: CPack's .deb (dpkg-shlibdeps computes Depends; file finds the ELF objects) and
+    # its test, which validates the desktop entry and the AppStream metadata
+    dpkg-dev
+    file
+    desktop-file-utils
+    appstream
 )
 if [[ $train -eq 1 ]]; then
     # the micro model's training recipe: Debian's PyTorch (CPU, OpenBLAS) and NumPy

@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string_view>
 
 #include "command_registry.h"
+#include "man_page.h"
+#include "version_info.h"
 
 namespace earshot::app {
 
@@ -23,6 +26,10 @@ constexpr int kMaxExpandDepth = 1000;
 int cli_exit_code(int cli11_code) { return cli11_code == 0 ? kExitOk : kExitBadInput; }
 
 }  // namespace
+
+ExtraCommand add_toggle(CLI::App& root);  // command_toggle.cpp
+ExtraCommand add_start(CLI::App& root);   // command_toggle.cpp
+ExtraCommand add_stop(CLI::App& root);    // command_toggle.cpp
 
 Launch choose_launch(int argc, const char* const* argv) {
     Launch launch;
@@ -90,6 +97,21 @@ CliRequest parse_cli(int argc, const char* const* argv, std::ostream& out, std::
 
     std::vector<ExtraCommand> extras;
     for (CommandAdder add : extra_commands()) extras.push_back(add(app));
+    // Dictation in the running instance, over its local socket (desktop shortcuts).
+    for (CommandAdder add : {add_toggle, add_start, add_stop}) extras.push_back(add(app));
+    app.set_version_flag(
+        "--version", [] { return version_text(); },
+        "Print the version, the backends built and the embedded model's place");
+    // `earshot man-page`: earshot(1) from these definitions (the build installs it); hidden. The
+    // page is written while `app` exists, during parsing.
+    auto man_text = std::make_shared<std::string>();
+    CLI::App* man = app.add_subcommand("man-page", "Print the man page earshot(1) (troff)");
+    man->group("");
+    man->callback([&app, man_text] { *man_text = render_man_page(app, EARSHOT_VERSION); });
+    extras.push_back({man, [man_text](std::ostream& man_out, std::ostream&) {
+                          man_out << *man_text;
+                          return kExitOk;
+                      }});
     // Set once every subcommand exists: subcommands copy their parent's footer when created, and
     // this line belongs to `earshot --help` only.
     app.footer("Without a subcommand, `earshot [--model PATH]` starts the graphical interface.");

@@ -16,6 +16,7 @@
 #include "earshot/ui/model/model_panel.h"
 #include "gui_controller.h"
 #include "gui_files_worker.h"
+#include "gui_instance.h"
 #include "gui_model_downloads.h"
 #include "gui_session.h"
 
@@ -140,6 +141,14 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
     }
 
     if (!screenshot) {
+        // `earshot toggle` / `start` / `stop` from desktop shortcuts reach this window here.
+        InstanceServer instance(instance_socket_path(), [&window](const InstanceRequest& r) {
+            return answer_instance_request(window, r);
+        });
+        if (const QString why = instance.listen(); !why.isEmpty()) {
+            err << "earshot: " << why.toStdString()
+                << "; earshot toggle will not reach this window\n";
+        }
         if (!files.isEmpty()) {
             window.showPage(ui::MainWindow::Page::files);
         } else if (request.view != "live") {
