@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -16,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "atomic_file.h"
 #include "backend_option.h"
 #include "command_registry.h"
 #include "earshot/app/commands.h"
@@ -37,7 +37,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kExitSomeFileFailed = 1;  // at least one input failed; the others were written
+constexpr int kExitSomeFileFailed = 1;  // some inputs failed, the others were written (every
+                                        // input failing is kExitBadInput)
 constexpr int kExitInterrupted = 130;   // Ctrl-C, as shells report SIGINT (128 + 2)
 
 struct TranscribeRequest {
@@ -81,13 +82,6 @@ struct Session {
     std::vector<TranscriptFormat> formats;
     std::optional<fs::path> output_dir;
 };
-
-void write_text_file(const fs::path& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error("cannot write " + path.string());
-}
 
 // Set by Ctrl-C (SIGINT): the current file stops after its window, its transcript so far is
 // written, and no further file starts. A lock-free atomic store is async-signal-safe.
@@ -170,10 +164,12 @@ void transcribe_file(Session& session, const fs::path& input, const fs::path& ba
         progress.finish();
     }
 
+    // Each output through a temporary file renamed over its name: a crash, a kill or a full disk
+    // leaves the previous file or the whole new one, never a part.
     for (TranscriptFormat format : session.formats) {
         fs::path target = base;
         target += "." + std::string(transcript_format_name(format));
-        write_text_file(target, render_transcript(transcript, format));
+        write_file_atomically(target, render_transcript(transcript, format));
         out << "Wrote " << target.string() << "\n";
     }
 }
@@ -248,7 +244,8 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
         }
     }
     if (interrupted().load()) return kExitInterrupted;
-    return failed == 0 ? kExitOk : kExitSomeFileFailed;
+    if (failed == 0) return kExitOk;
+    return static_cast<size_t>(failed) == r.inputs.size() ? kExitBadInput : kExitSomeFileFailed;
 }
 
 }  // namespace
