@@ -347,6 +347,15 @@ DownloadResult fetch(const CatalogEntry& entry, const CatalogFile& file, Transfe
                                                               " is not in " + entry.repo + " on " +
                                                               options.hub + " (" + url + ")");
             }
+            if (status == 416 && t.offset > 0) {
+                // The .part is longer than the file now on the server: start over next time.
+                std::error_code ignored;
+                fs::remove(t.part, ignored);
+                return failed(DownloadFailure::http_error,
+                              "the partial download of " + file.name + " (" +
+                                  format_bytes(t.offset) + ") is longer than the file on the " +
+                                  "server; it was removed, pull again to start over");
+            }
             if (status == 407) {
                 return failed(DownloadFailure::proxy_refused,
                               "the proxy " + proxy + " refused the request (407 Proxy " +

@@ -185,6 +185,21 @@ TEST_F(ModelsCommand, ResumesAfterTheConnectionClosesEarly) {
     EXPECT_FALSE(fs::exists(blob_part()));
 }
 
+TEST_F(ModelsCommand, APartLongerThanTheFileIsDroppedAndTheNextPullStartsOver) {
+    fs::create_directories(blob_part().parent_path());
+    std::ofstream(blob_part(), std::ios::binary) << std::string(kBlobBytes + 10, 'x');
+    ProcessResult r = earshot("models pull blob-test", server_.url());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_TRUE(contains(r.err,
+                         "the partial download of ggml-blob.bin (300.0 kB) is longer than "
+                         "the file on the server; it was removed"))
+        << r.err;
+    EXPECT_FALSE(fs::exists(blob_part()));
+    r = earshot("models pull blob-test", server_.url());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(read_file_bytes(blob(), "downloaded"), source_blob());
+}
+
 TEST_F(ModelsCommand, CtrlCKeepsAPartThatThePullResumes) {
     // The stalling server sends half the file, then nothing: Ctrl-C comes while it waits.
     const std::string script = env(server_.url("stall")) + shell_quote(EARSHOT_EXE) +
