@@ -43,6 +43,7 @@ struct LiveRequest {
     std::string language = "auto";
     std::string task = "transcribe";
     int step_ms = 500;
+    bool fixed_step = false;
     int prompt_tokens = 128;
     int pause_ms = 1000;
     double vad_margin_db = 12.0;
@@ -131,6 +132,8 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
     if (!refused.empty()) return fail(refused);
     if (r.language != "auto") streaming.decoding.language = language_code(r.language);
     streaming.update_frames = std::max(1, r.step_ms / 10);
+    streaming.pacing =
+        r.fixed_step ? decoding::UpdatePacing::fixed : decoding::UpdatePacing::engine_time;
     streaming.prompt_max_tokens = r.prompt_tokens;
     streaming.pause_commit_s = r.pause_ms / 1000.0;
     streaming.use_vad = !r.no_vad;
@@ -231,9 +234,14 @@ ExtraCommand add_live(CLI::App& root) {
     command->add_option("--task", r.task, "transcribe, or translate to English")
         ->check(CLI::IsMember({"transcribe", "translate"}))
         ->capture_default_str();
-    command->add_option("--step-ms", r.step_ms, "New audio between two updates, in ms")
+    command
+        ->add_option("--step-ms", r.step_ms,
+                     "New audio between two updates, in ms: the most (updates come as often as "
+                     "the engine's speed allows, from 100 ms), or exactly with --fixed-step")
         ->check(CLI::Range(100, 10000))
         ->capture_default_str();
+    command->add_flag("--fixed-step", r.fixed_step,
+                      "Update every --step-ms, not as often as the engine allows");
     command
         ->add_option("--prompt-tokens", r.prompt_tokens,
                      "Committed text tokens kept as the prompt of the next window")

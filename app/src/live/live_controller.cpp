@@ -114,9 +114,8 @@ struct LiveController::Impl {
                 options.streaming);
             std::vector<float> frame(static_cast<size_t>(mels));  // [Mels]
             audio::MelFrameInfo info;
-            int64_t boundaries_at_update = 0;
+            int64_t frames_at_update = 0;
             bool tail_flushed = false;
-            const int64_t update_frames = options.streaming.update_frames;
             while (!cancel.load()) {
                 const bool over = source_finished();
                 int64_t consumed = 0;
@@ -129,12 +128,12 @@ struct LiveController::Impl {
                     stats.frames += consumed;
                 }
                 if (transcriber.update_due()) {
-                    // Update boundaries (every update_frames) crossed since the last update,
-                    // beyond the one this update serves: updates the engine was too late for.
-                    const int64_t boundaries = transcriber.frames_received() / update_frames;
+                    // Whole update intervals of audio since the last update, beyond the one this
+                    // update serves: updates the engine was too late for.
+                    const int64_t waited = transcriber.frames_received() - frames_at_update;
                     const int64_t coalesced =
-                        std::max<int64_t>(boundaries - boundaries_at_update - 1, 0);
-                    boundaries_at_update = boundaries;
+                        std::max<int64_t>(waited / transcriber.update_frames() - 1, 0);
+                    frames_at_update = transcriber.frames_received();
                     publish(transcriber.update(&cancel), coalesced);
                     continue;
                 }

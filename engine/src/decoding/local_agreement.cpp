@@ -5,12 +5,12 @@
 
 namespace earshot::decoding {
 
-size_t LocalAgreement::agree(const std::vector<TimedWord>& hypothesis) {
+size_t LocalAgreement::agree(const std::vector<TimedWord>& hypothesis, size_t limit) {
     std::vector<std::string> current;
     current.reserve(hypothesis.size());
     for (const TimedWord& word : hypothesis) current.push_back(comparable_word(word.text));
     size_t agreed = 0;
-    while (agreed < current.size() && agreed < previous_.size() &&
+    while (agreed < limit && agreed < current.size() && agreed < previous_.size() &&
            current[agreed] == previous_[agreed]) {
         ++agreed;
     }

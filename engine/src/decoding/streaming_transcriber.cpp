@@ -27,8 +27,23 @@ constexpr int64_t kOnsetKeepFrames = 30;
 // A window restarted inside speech starts at an estimated word time, so it may hear the last
 // committed words again; this many are compared with the new hypothesis's first words.
 constexpr size_t kMaxRepeatedWords = 5;
+// A quick pause needs the model's end timestamp at most this far after the VAD's last speech
+// frame (two timestamp steps of slack on the VAD's 10 ms frames).
+constexpr double kPauseAgreementS = 0.2;
+// engine_time pacing: the weight of the newest update in the running mean of engine time.
+constexpr double kEngineMeanWeight = 0.25;
 
 }  // namespace
+
+int64_t paced_update_frames(double engine_ms, const StreamingOptions& options) {
+    const int64_t most = std::max<int64_t>(options.update_frames, 1);
+    if (options.pacing == UpdatePacing::fixed) return most;
+    const int64_t least = std::clamp<int64_t>(options.min_update_frames, 1, most);
+    const double ms_per_frame = 1000.0 / kFramesPerSecond;
+    const double frames = std::ceil(std::max(engine_ms, 0.0) / options.engine_share / ms_per_frame);
+    if (!(frames < static_cast<double>(most))) return most;  // NaN and huge included
+    return std::max(least, static_cast<int64_t>(frames));
+}
 
 std::string_view to_string(UpdateGate gate) noexcept {
     switch (gate) {
@@ -59,7 +74,13 @@ StreamingTranscriber::StreamingTranscriber(DecoderModel& model,
         throw std::invalid_argument("streaming: update_frames must be positive, got " +
                                     std::to_string(options_.update_frames));
     }
+    if (options_.pacing == UpdatePacing::engine_time &&
+        (options_.min_update_frames <= 0 || !(options_.engine_share > 0.0))) {
+        throw std::invalid_argument(
+            "streaming: engine_time pacing needs min_update_frames and engine_share above 0");
+    }
     if (!normalize_) throw std::invalid_argument("streaming: no window normalizer");
+    interval_frames_ = paced_update_frames(0.0, options_);
     if (!tok_.multilingual()) {
         language_ = "en";
     } else if (!options_.decoding.language.empty()) {
@@ -84,7 +105,7 @@ int64_t StreamingTranscriber::room_frames() const {
 }
 
 bool StreamingTranscriber::update_due() const {
-    return total_frames_ - frames_at_last_update_ >= options_.update_frames || room_frames() == 0;
+    return total_frames_ - frames_at_last_update_ >= interval_frames_ || room_frames() == 0;
 }
 
 void StreamingTranscriber::push_frame(std::span<const float> raw_frame, bool speech) {
@@ -220,6 +241,10 @@ void StreamingTranscriber::drop_window(int64_t keep_frames) {
     const std::vector<int32_t> done = text_tokens(committed_);
     prompt_.insert(prompt_.end(), done.begin(), done.end());
     committed_.clear();
+    // Speech that a pause committed is never heard again (a quick pause comes soon after it).
+    if (paused_speech_frame_ >= 0) {
+        keep_frames = std::min(keep_frames, total_frames_ - 1 - paused_speech_frame_);
+    }
     const int64_t window_frames = static_cast<int64_t>(window_.size()) / mels_;
     const int64_t drop = std::max<int64_t>(window_frames - std::max<int64_t>(keep_frames, 0), 0);
     window_.erase(window_.begin(), window_.begin() + drop * mels_);
@@ -244,6 +269,13 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
         update.engine_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
                 .count();
+        if (update.gate == UpdateGate::decoded || update.gate == UpdateGate::no_speech) {
+            engine_ms_mean_ =
+                engine_ms_mean_ < 0.0
+                    ? update.engine_ms
+                    : engine_ms_mean_ + kEngineMeanWeight * (update.engine_ms - engine_ms_mean_);
+            interval_frames_ = paced_update_frames(engine_ms_mean_, options_);
+        }
         return update;
     };
 
@@ -268,7 +300,9 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
         if (final) commit_tentative();
         return finish_update();
     }
-    if (last_speech_frame_ < window_start_frame_) {
+    // No speech in the window, or none since the speech a pause committed (the frames kept for
+    // the next word's onset are the VAD's hangover of it).
+    if (last_speech_frame_ < window_start_frame_ || last_speech_frame_ <= paused_speech_frame_) {
         update.gate = UpdateGate::silence;
         commit_tentative();
         drop_window(final ? 0 : kOnsetKeepFrames);
@@ -346,11 +380,21 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
         }
     }
 
-    const size_t agreed = agreement_.agree(words);
     const int64_t trailing_silence_frames = total_frames_ - 1 - last_speech_frame_;
-    const bool pause =
-        options_.use_vad && seconds(trailing_silence_frames) >= options_.pause_commit_s;
-    const bool full = room_frames() <= options_.update_frames;
+    // The last word may still be sounding (and be the start of a longer one) unless the model
+    // closed its segment or the VAD heard the speech stop: agreement leaves it out.
+    const bool still_sounding =
+        trailing_silence_frames <= 0 && !words.empty() && !words.back().closes_segment && !final;
+    const size_t agreed = agreement_.agree(words, still_sounding ? words.size() - 1 : SIZE_MAX);
+    const double silence_s = options_.use_vad ? seconds(trailing_silence_frames) : 0.0;
+    bool pause = options_.use_vad && silence_s >= options_.pause_commit_s;
+    if (options_.use_vad && !pause && silence_s >= options_.quick_pause_s) {
+        // A quick pause: the model's own end of the speech agrees with the VAD's.
+        const double vad_end_s = seconds(last_speech_frame_ + 1 - window_start_frame_);
+        pause = words.empty() ||
+                (words.back().closes_segment && words.back().end_s <= vad_end_s + kPauseAgreementS);
+    }
+    const bool full = room_frames() <= interval_frames_;
     size_t count = agreed;
     if (final || pause) {
         count = words.size();
@@ -374,6 +418,7 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
 
     if (final || pause) {
         // Everything heard is committed: the next window starts after it.
+        paused_speech_frame_ = last_speech_frame_;
         drop_window(final ? 0 : kOnsetKeepFrames);
     } else if (full) {
         // Everything but the last word, which may be cut off by the window's end: the next
@@ -384,7 +429,7 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
             const int64_t frames_now = static_cast<int64_t>(window_.size()) / mels_;
             // At least one update's worth goes, so the window always makes room.
             const int64_t drop = std::max(std::clamp<int64_t>(word_frame, 0, frames_now),
-                                          std::min(options_.update_frames, frames_now));
+                                          std::min(interval_frames_, frames_now));
             drop_window(frames_now - drop);
             tentative_words_.clear();  // shown in this update, heard again by the next
             tentative_text_tokens_.clear();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,9 @@ public:
     // its leading words to commit: the longest common prefix, compared as comparable_word(), with
     // the previous hypothesis's words that are still uncommitted. The words after those become the
     // previous hypothesis for the next call. The first call after reset() commits nothing.
-    size_t agree(const std::vector<TimedWord>& hypothesis);
+    // At most `limit` words are committed (the caller holds back a word that may still be
+    // sounding); the words held back stay in the previous hypothesis.
+    size_t agree(const std::vector<TimedWord>& hypothesis, size_t limit = SIZE_MAX);
 
     // The caller committed the first `count` words of the last hypothesis by other means (a
     // pause or a full window): they leave the previous hypothesis too.

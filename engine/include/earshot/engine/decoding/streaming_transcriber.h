@@ -30,17 +30,36 @@ using WindowNormalizer =
     std::function<void(std::span<const float> raw_frames /* [N][Mels] */, int64_t frames,
                        std::span<float> out /* [Mels, Frames] */)>;
 
+// How often updates run.
+enum class UpdatePacing {
+    fixed,        // every update_frames of new audio
+    engine_time,  // as often as the measured engine time allows: see paced_update_frames()
+};
+
 struct StreamingOptions {
     // language ("" = detect once, on the first window with speech), task, suppression. Streaming
     // decodes greedily with timestamps whatever beam_size, temperatures and timestamps say.
     DecodingOptions decoding;
-    int64_t update_frames = 50;   // an update every 0.5 s of new audio (100 frames per second)
-    int prompt_max_tokens = 128;  // committed text kept as the prompt of later windows
+    UpdatePacing pacing = UpdatePacing::engine_time;
+    int64_t update_frames = 50;      // fixed: an update every 0.5 s of new audio (100 frames per
+                                     //   second); engine_time: the longest interval
+    int64_t min_update_frames = 10;  // engine_time: the shortest interval (0.1 s)
+    double engine_share = 0.3;       // engine_time: the part of real time updates may take
+    int prompt_max_tokens = 128;     // committed text kept as the prompt of later windows
     double pause_commit_s = 1.0;  // this much non-speech after speech commits the tentative words
+    // ... and this much when the model closed the hypothesis's last segment with an end timestamp
+    // at most 0.2 s after the VAD's last speech frame (or said nothing new): the VAD and the
+    // model agree that the speech stopped. The VAD's hangover comes on top of both.
+    double quick_pause_s = 0.1;
     double new_tokens_per_s = 12.0;  // a window may add at most min_new_tokens + this * its seconds
     int min_new_tokens = 16;  //   (a hallucination loop cannot run to 224 tokens each update)
     bool use_vad = true;      // frames' speech flags gate decoding; off: every frame counts
 };
+
+// engine_time pacing: the interval (frames of new audio) after updates that took engine_ms
+// (their running mean) so that updates take about engine_share of real time, clamped to
+// [min_update_frames, update_frames]. fixed: update_frames.
+int64_t paced_update_frames(double engine_ms, const StreamingOptions& options);
 
 // One token of a word: its text and how sure the decoder was when it sampled it.
 struct StreamToken {
@@ -97,11 +116,15 @@ public:
     void push_frame(std::span<const float> raw_frame, bool speech);
     // Frames the window can still take before an update must make room.
     int64_t room_frames() const;
-    // update_frames of audio arrived since the last update, or the window is full.
+    // update_frames() of audio arrived since the last update, or the window is full.
     bool update_due() const;
+    // The interval before the next update is due, in frames (see UpdatePacing).
+    int64_t update_frames() const { return interval_frames_; }
 
-    // Hears the window, decodes, commits what two hypotheses agree on (everything after a pause
-    // or when the window is full), and moves the window start past finished segments.
+    // Hears the window, decodes, commits what two successive hypotheses agree on (the longest
+    // common prefix; the last word only when the model closed its segment or the VAD heard it
+    // end), everything after a pause, all but the last word when the window is full, and moves
+    // the window start past finished segments.
     StreamUpdate update(const std::atomic<bool>* cancel = nullptr);
     // The end of the stream: decodes what is left and commits all of it.
     StreamUpdate finish(const std::atomic<bool>* cancel = nullptr);
@@ -138,6 +161,9 @@ private:
     int64_t total_frames_ = 0;        // frames pushed since construction
     int64_t last_speech_frame_ = -1;  // stream frame index of the last speech frame
     int64_t frames_at_last_update_ = 0;
+    int64_t interval_frames_ = 0;       // update_frames()
+    double engine_ms_mean_ = -1.0;      // running mean over decoded updates; < 0 before the first
+    int64_t paused_speech_frame_ = -1;  // speech up to here was committed at a pause
 
     std::vector<int32_t> committed_;  // committed tokens inside the window (timestamps relative)
     std::vector<int32_t> prompt_;     // committed text tokens before the window, newest last
