@@ -1,8 +1,15 @@
-// f16-weight GEMV: F16C + FMA on machines that have them (checked once at run time), an exact
-// portable half-to-float conversion otherwise. Rows of w are split over the thread pool.
+// f16-weight products: F16C + FMA kernels on machines that have them (checked once at run time),
+// an exact portable half-to-float conversion otherwise. GEMV rows are split over the thread pool;
+// panel GEMMs use OpenBLAS's threads.
 #include "cpu_gemv_f16.h"
 
+#include <cblas.h>
 #include <immintrin.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "cpu_threads.h"
 #include "earshot/engine/checkpoint/half_float.h"
@@ -11,32 +18,91 @@ namespace earshot::backend::cpu {
 
 namespace {
 
+// Bytes of f32 panel handed to one sgemm call: a few row blocks of OpenBLAS's packing, small
+// enough to stay in L2/L3 while it is packed.
+constexpr int64_t kPanelBytes = 2 << 20;
+// GEMV rows per claimed chunk at least (4 KiB+ of weights per row block keeps claims rare).
+constexpr int64_t kGemvGrain = 64;
+
 float dot_portable(const float* x, const uint16_t* w, int64_t k) {
     float sum = 0.0F;
     for (int64_t i = 0; i < k; ++i) sum += x[i] * checkpoint::f16_to_f32(w[i]);
     return sum;
 }
 
+void widen_portable(const uint16_t* bits, float* out, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) out[i] = checkpoint::f16_to_f32(bits[i]);
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("avx2,fma,f16c"))) float dot_f16c(const float* x, const uint16_t* w,
-                                                        int64_t k) {
+#define EARSHOT_F16C __attribute__((target("avx2,fma,f16c")))
+
+EARSHOT_F16C inline __m256 load_half8(const uint16_t* w) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w)));
+}
+
+EARSHOT_F16C inline float sum8(__m256 v) {
+    __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    half = _mm_add_ps(half, _mm_movehl_ps(half, half));
+    half = _mm_add_ss(half, _mm_shuffle_ps(half, half, 1));
+    return _mm_cvtss_f32(half);
+}
+
+EARSHOT_F16C float dot_f16c(const float* x, const uint16_t* w, int64_t k) {
     __m256 acc0 = _mm256_setzero_ps();
     __m256 acc1 = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 16 <= k; i += 16) {
-        const __m256 w0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i)));
-        const __m256 w1 =
-            _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + i + 8)));
-        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), w0, acc0);
-        acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), w1, acc1);
+        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), load_half8(w + i), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), load_half8(w + i + 8), acc1);
     }
-    const __m256 acc = _mm256_add_ps(acc0, acc1);
-    __m128 half = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
-    half = _mm_add_ps(half, _mm_movehl_ps(half, half));
-    half = _mm_add_ss(half, _mm_shuffle_ps(half, half, 1));
-    float sum = _mm_cvtss_f32(half);
+    float sum = sum8(_mm256_add_ps(acc0, acc1));
     for (; i < k; ++i) sum += x[i] * checkpoint::f16_to_f32(w[i]);
     return sum;
+}
+
+// y[0..4) = x . w[r] for the four rows r of w (row stride k): x is loaded once per block and
+// eight independent FMA chains keep the loads in flight.
+EARSHOT_F16C void dot4_f16c(const float* x, const uint16_t* w, int64_t k, float* y) {
+    const uint16_t* w0 = w;
+    const uint16_t* w1 = w + k;
+    const uint16_t* w2 = w + 2 * k;
+    const uint16_t* w3 = w + 3 * k;
+    __m256 a0 = _mm256_setzero_ps(), b0 = _mm256_setzero_ps();
+    __m256 a1 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
+    __m256 a2 = _mm256_setzero_ps(), b2 = _mm256_setzero_ps();
+    __m256 a3 = _mm256_setzero_ps(), b3 = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 16 <= k; i += 16) {
+        const __m256 xa = _mm256_loadu_ps(x + i);
+        const __m256 xb = _mm256_loadu_ps(x + i + 8);
+        a0 = _mm256_fmadd_ps(xa, load_half8(w0 + i), a0);
+        b0 = _mm256_fmadd_ps(xb, load_half8(w0 + i + 8), b0);
+        a1 = _mm256_fmadd_ps(xa, load_half8(w1 + i), a1);
+        b1 = _mm256_fmadd_ps(xb, load_half8(w1 + i + 8), b1);
+        a2 = _mm256_fmadd_ps(xa, load_half8(w2 + i), a2);
+        b2 = _mm256_fmadd_ps(xb, load_half8(w2 + i + 8), b2);
+        a3 = _mm256_fmadd_ps(xa, load_half8(w3 + i), a3);
+        b3 = _mm256_fmadd_ps(xb, load_half8(w3 + i + 8), b3);
+    }
+    // Lane r of the result is the sum of row r's accumulators.
+    const __m256 s01 = _mm256_hadd_ps(_mm256_add_ps(a0, b0), _mm256_add_ps(a1, b1));
+    const __m256 s23 = _mm256_hadd_ps(_mm256_add_ps(a2, b2), _mm256_add_ps(a3, b3));
+    const __m256 s = _mm256_hadd_ps(s01, s23);
+    __m128 sums = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+    _mm_storeu_ps(y, sums);
+    for (; i < k; ++i) {
+        y[0] += x[i] * checkpoint::f16_to_f32(w0[i]);
+        y[1] += x[i] * checkpoint::f16_to_f32(w1[i]);
+        y[2] += x[i] * checkpoint::f16_to_f32(w2[i]);
+        y[3] += x[i] * checkpoint::f16_to_f32(w3[i]);
+    }
+}
+
+EARSHOT_F16C void widen_f16c(const uint16_t* bits, float* out, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, load_half8(bits + i));
+    for (; i < n; ++i) out[i] = checkpoint::f16_to_f32(bits[i]);
 }
 
 bool has_f16c() {
@@ -44,27 +110,84 @@ bool has_f16c() {
                                   __builtin_cpu_supports("f16c");
     return supported;
 }
+#else
+bool has_f16c() { return false; }
+float dot_f16c(const float* x, const uint16_t* w, int64_t k) { return dot_portable(x, w, k); }
+void dot4_f16c(const float* x, const uint16_t* w, int64_t k, float* y) {
+    for (int r = 0; r < 4; ++r) y[r] = dot_portable(x, w + r * k, k);
+}
+void widen_f16c(const uint16_t* bits, float* out, int64_t n) { widen_portable(bits, out, n); }
 #endif
+
+float dot(const float* x, const uint16_t* w, int64_t k) {
+    return has_f16c() ? dot_f16c(x, w, k) : dot_portable(x, w, k);
+}
+
+// Rows [begin, end) of y for every row of x.
+void gemv_rows(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m, int64_t k,
+               int64_t n, int64_t begin, int64_t end) {
+    if (m == 1 && has_f16c()) {
+        int64_t j = begin;
+        for (; j + 4 <= end; j += 4) dot4_f16c(x, w + j * k, k, y + j);
+        for (; j < end; ++j) y[j] = dot_f16c(x, w + j * k, k);
+    } else {
+        // Each weight row is read from memory once and reused from L1 for every row of x.
+        for (int64_t j = begin; j < end; ++j) {
+            for (int64_t row = 0; row < m; ++row) y[row * n + j] = dot(x + row * k, w + j * k, k);
+        }
+    }
+    if (bias == nullptr) return;
+    for (int64_t row = 0; row < m; ++row) {
+        for (int64_t j = begin; j < end; ++j) y[row * n + j] += bias[j];
+    }
+}
 
 }  // namespace
 
+void widen_f16(const uint16_t* bits, float* out, int64_t n) {
+    if (has_f16c()) {
+        widen_f16c(bits, out, n);
+    } else {
+        widen_portable(bits, out, n);
+    }
+}
+
 void linear_f16(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m,
                 int64_t k, int64_t n) {
-    ThreadPool::shared().parallel_for(n, 256, [&](int64_t begin, int64_t end) {
-        for (int64_t row = 0; row < m; ++row) {
-            const float* xr = x + row * k;
-            float* yr = y + row * n;
-            for (int64_t j = begin; j < end; ++j) {
-#if defined(__x86_64__) && defined(__GNUC__)
-                const float dot =
-                    has_f16c() ? dot_f16c(xr, w + j * k, k) : dot_portable(xr, w + j * k, k);
-#else
-                const float dot = dot_portable(xr, w + j * k, k);
-#endif
-                yr[j] = bias == nullptr ? dot : dot + bias[j];
-            }
+    if (m <= kHalfGemvRows) {
+        ThreadPool::shared().parallel_for(n, kGemvGrain, [&](int64_t begin, int64_t end) {
+            gemv_rows(x, w, bias, y, m, k, n, begin, end);
+        });
+        return;
+    }
+    // Panels of weight rows widened to f32, each multiplied by OpenBLAS: y[:, j0 .. j0 + rows).
+    const int64_t panel_rows = std::min(n, std::max<int64_t>(16, kPanelBytes / (4 * k)));
+    thread_local std::vector<float> panel;
+    panel.resize(static_cast<size_t>(panel_rows * k));
+    for (int64_t j0 = 0; j0 < n; j0 += panel_rows) {
+        const int64_t rows = std::min(panel_rows, n - j0);
+        widen_f16(w + j0 * k, panel.data(), rows * k);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(m),
+                    static_cast<blasint>(rows), static_cast<blasint>(k), 1.0F, x,
+                    static_cast<blasint>(k), panel.data(), static_cast<blasint>(k), 0.0F, y + j0,
+                    static_cast<blasint>(n));
+    }
+    if (bias == nullptr) return;
+    for (int64_t row = 0; row < m; ++row) {
+        float* out = y + row * n;
+        for (int64_t j = 0; j < n; ++j) out[j] += bias[j];
+    }
+}
+
+void embedding_f16(const int32_t* ids, const uint16_t* table, float* y, int64_t n, int64_t vocab,
+                   int64_t width) {
+    for (int64_t i = 0; i < n; ++i) {
+        if (ids[i] < 0 || ids[i] >= vocab) {
+            throw std::out_of_range("token id " + std::to_string(ids[i]) + " is outside [0, " +
+                                    std::to_string(vocab) + ")");
         }
-    });
+        widen_f16(table + static_cast<int64_t>(ids[i]) * width, y + i * width, width);
+    }
 }
 
 }  // namespace earshot::backend::cpu

@@ -276,13 +276,18 @@ EARSHOT_VECTOR_CLONES void attend_one(const float* q, const float* k, const floa
 }  // namespace
 
 void attention(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
-               int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh,
-               float scale) {
+               int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh, float scale,
+               KvRows kv_rows) {
+    // The (b, h) slice of k and v: h alone when every batch row shares them.
+    auto kv_offset = [&](int64_t bh) {
+        return (kv_rows == KvRows::shared ? bh % heads : bh) * k_len * dh;
+    };
     if (q_len == 1) {
         ThreadPool::shared().parallel_for(batch * heads, 1, [&](int64_t begin, int64_t end) {
-            std::vector<float> scores(static_cast<size_t>(k_len));
+            thread_local std::vector<float> scores;  // grows once per thread, then reused
+            scores.resize(static_cast<size_t>(k_len));
             for (int64_t bh = begin; bh < end; ++bh) {
-                attend_one(q + bh * dh, k + bh * k_len * dh, v + bh * k_len * dh, mask, y + bh * dh,
+                attend_one(q + bh * dh, k + kv_offset(bh), v + kv_offset(bh), mask, y + bh * dh,
                            scores.data(), k_len, dh, scale);
             }
         });
@@ -294,31 +299,20 @@ void attention(const float* q, const float* k, const float* v, const uint8_t* ma
     const auto D = static_cast<blasint>(dh);
     for (int64_t bh = 0; bh < batch * heads; ++bh) {
         const float* qh = q + bh * q_len * dh;
-        const float* kh = k + bh * k_len * dh;
-        const float* vh = v + bh * k_len * dh;
+        const float* kh = k + kv_offset(bh);
+        const float* vh = v + kv_offset(bh);
         float* yh = y + bh * q_len * dh;
-        if (q_len == 1) {
-            // A decoder step: matrix-vector products stream k and v once, without GEMM packing.
-            cblas_sgemv(CblasRowMajor, CblasNoTrans, K, D, scale, kh, D, qh, 1, 0.0F, scores.data(),
-                        1);
-        } else {
-            // scores [Q, K] = scale * q [Q, Dh] k^T
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Q, K, D, scale, qh, D, kh, D, 0.0F,
-                        scores.data(), K);
-        }
+        // scores [Q, K] = scale * q [Q, Dh] k^T
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Q, K, D, scale, qh, D, kh, D, 0.0F,
+                    scores.data(), K);
         // Rows are independent: split them over the pool (GEMMs use OpenBLAS's own threads).
         ThreadPool::shared().parallel_for(q_len, 16, [&](int64_t begin, int64_t end) {
             softmax_rows(scores.data() + begin * k_len,
                          mask == nullptr ? nullptr : mask + begin * k_len, end - begin, k_len);
         });
         // y [Q, Dh] = p [Q, K] v [K, Dh]
-        if (q_len == 1) {
-            cblas_sgemv(CblasRowMajor, CblasTrans, K, D, 1.0F, vh, D, scores.data(), 1, 0.0F, yh,
-                        1);
-        } else {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Q, D, K, 1.0F, scores.data(), K,
-                        vh, D, 0.0F, yh, D);
-        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Q, D, K, 1.0F, scores.data(), K, vh,
+                    D, 0.0F, yh, D);
     }
 }
 

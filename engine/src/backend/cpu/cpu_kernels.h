@@ -36,10 +36,16 @@ void permute(const float* x, float* y, std::span<const int64_t> shape,
 void split_heads(const float* x, float* y, int64_t batch, int64_t n, int64_t heads, int64_t dh);
 void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t n, int64_t dh);
 
-// q [B, H, Q, Dh], k and v [B, H, K, Dh], mask [Q, K] (1 = visible) or null -> y [B, H, Q, Dh];
-// softmax(q k^T * scale + mask) v per (b, h); softmax rows run on the shared thread pool.
+// Whether k and v hold one row per batch row, or one row every batch row shares (the audio
+// caches of beams decoding one window).
+enum class KvRows { per_batch_row, shared };
+
+// q [B, H, Q, Dh], k and v [B, H, K, Dh] ([1, H, K, Dh] when shared), mask [Q, K] (1 = visible)
+// or null -> y [B, H, Q, Dh]; softmax(q k^T * scale + mask) v per (b, h); single-query heads and
+// softmax rows run on the shared thread pool.
 void attention(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
-               int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh, float scale);
+               int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh, float scale,
+               KvRows kv_rows = KvRows::per_batch_row);
 
 // ids [n] into table [V, H] -> y [n, H]; an id outside [0, V) throws std::out_of_range.
 void embedding(const int32_t* ids, const float* table, float* y, int64_t n, int64_t vocab,

@@ -1,79 +1,110 @@
-// ThreadPool: workers wait on a generation counter; each run hands every thread one range.
+// ThreadPool: a generation counter wakes the workers (spin, then futex wait via
+// std::atomic::wait); chunks are claimed with fetch_add; a worker joins a call by counting
+// itself in `active_` and checking the call is not closed (both sequentially consistent, so
+// either the caller sees it and waits, or it sees the call closed and leaves).
 #include "cpu_threads.h"
 
 #include <algorithm>
+#include <cstdlib>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace earshot::backend::cpu {
 
-ThreadPool::ThreadPool(int threads) {
-    for (int i = 1; i < std::max(threads, 1); ++i) workers_.emplace_back([this, i] { work(i); });
-}
-
-ThreadPool::~ThreadPool() {
-    {
-        std::lock_guard lock(mutex_);
-        stop_ = true;
-    }
-    wake_.notify_all();
-    for (auto& worker : workers_) worker.join();
-}
-
-ThreadPool& ThreadPool::shared() {
-    static ThreadPool pool(static_cast<int>(std::max(1U, std::thread::hardware_concurrency())));
-    return pool;
-}
-
 namespace {
 
-std::pair<int64_t, int64_t> range_of(int index, int parts, int64_t n) {
-    const int64_t begin = n * index / parts;
-    const int64_t end = n * (index + 1) / parts;
-    return {begin, end};
+// Polls before sleeping: long enough to bridge the gap between the ops of one decoder step
+// (a few microseconds), short enough that an idle pool gives its cores back within ~50 us.
+constexpr int kSpinPolls = 4000;
+// Chunks per thread: small enough that a delayed thread's share is picked up by the others.
+constexpr int64_t kChunksPerThread = 8;
+
+inline void cpu_relax() {
+#if defined(__x86_64__)
+    _mm_pause();
+#endif
 }
 
 }  // namespace
 
-void ThreadPool::work(int index) {
-    uint64_t seen = 0;
+ThreadPool::ThreadPool(int threads) {
+    for (int i = 1; i < std::max(threads, 1); ++i) workers_.emplace_back([this] { work(); });
+}
+
+ThreadPool::~ThreadPool() {
+    stop_.store(true, std::memory_order_release);
+    generation_.fetch_add(1, std::memory_order_acq_rel);
+    generation_.notify_all();
+    for (auto& worker : workers_) worker.join();
+}
+
+ThreadPool& ThreadPool::shared() {
+    static ThreadPool pool(shared_threads());
+    return pool;
+}
+
+int ThreadPool::shared_threads() {
+    if (const char* value = std::getenv("EARSHOT_CPU_THREADS")) {
+        const int threads = std::atoi(value);
+        if (threads > 0) return threads;
+    }
+    return static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+}
+
+void ThreadPool::run_chunks() {
     while (true) {
-        const std::function<void(int64_t, int64_t)>* body = nullptr;
-        int64_t n = 0;
-        {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-            if (stop_) return;
-            seen = generation_;
-            body = body_;
-            n = n_;
+        const int64_t begin = next_.fetch_add(chunk_, std::memory_order_relaxed);
+        if (begin >= n_) return;
+        (*body_)(begin, std::min(n_, begin + chunk_));
+    }
+}
+
+void ThreadPool::work() {
+    uint32_t seen = 0;
+    while (true) {
+        uint32_t now = generation_.load(std::memory_order_acquire);
+        for (int poll = 0; now == seen && poll < kSpinPolls; ++poll) {
+            cpu_relax();
+            now = generation_.load(std::memory_order_acquire);
         }
-        auto [begin, end] = range_of(index, size(), n);
-        if (begin < end) (*body)(begin, end);
-        {
-            std::lock_guard lock(mutex_);
-            --pending_;
+        while (now == seen) {
+            generation_.wait(seen, std::memory_order_acquire);
+            now = generation_.load(std::memory_order_acquire);
         }
-        done_.notify_one();
+        seen = now;
+        if (stop_.load(std::memory_order_acquire)) return;
+        active_.fetch_add(1);
+        if (closed_.load() != now) run_chunks();
+        if (active_.fetch_sub(1) == 1) active_.notify_one();
     }
 }
 
 void ThreadPool::parallel_for(int64_t n, int64_t grain,
                               const std::function<void(int64_t, int64_t)>& body) {
+    grain = std::max<int64_t>(grain, 1);
     if (workers_.empty() || n < 2 * grain) {
         if (n > 0) body(0, n);
         return;
     }
-    {
-        std::lock_guard lock(mutex_);
-        body_ = &body;
-        n_ = n;
-        pending_ = static_cast<int>(workers_.size());
-        ++generation_;
+    body_ = &body;
+    n_ = n;
+    chunk_ = std::max(grain, (n + size() * kChunksPerThread - 1) / (size() * kChunksPerThread));
+    next_.store(0, std::memory_order_relaxed);
+    const uint32_t call = generation_.fetch_add(1) + 1;
+    generation_.notify_all();
+    run_chunks();
+    closed_.store(call);
+    int32_t inside = active_.load();
+    for (int poll = 0; inside != 0 && poll < kSpinPolls; ++poll) {
+        cpu_relax();
+        inside = active_.load();
     }
-    wake_.notify_all();
-    auto [begin, end] = range_of(0, size(), n);
-    body(begin, end);
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
+    while (inside != 0) {
+        active_.wait(inside);
+        inside = active_.load();
+    }
 }
 
 }  // namespace earshot::backend::cpu

@@ -1,11 +1,15 @@
-// A small pool of worker threads for the CPU kernels' row loops (softmax rows, GELU spans):
-// parallel_for splits [0, n) into one contiguous range per thread and waits for all of them.
+// A small pool of worker threads for the CPU kernels' row loops (GEMV rows, attention heads,
+// softmax rows): parallel_for splits [0, n) into chunks that the threads claim from one atomic
+// counter, so a thread the OS delays leaves its share to the others instead of stalling them.
+// The caller never waits for a worker that has not joined (one the OS has not run yet): it
+// closes the call after its own chunks and waits only for the workers inside. Workers spin
+// briefly between calls (a decoder step issues dozens within a millisecond), then sleep on a
+// futex, so an idle pool costs nothing and does not fight OpenBLAS's own threads.
 #pragma once
 
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -19,24 +23,28 @@ public:
     ThreadPool& operator=(const ThreadPool&) = delete;
 
     int size() const { return static_cast<int>(workers_.size()) + 1; }
-    // Runs body(begin, end) over a split of [0, n); ranges under `grain` items are not split.
+    // Runs body(begin, end) over disjoint ranges covering [0, n), possibly several per thread;
+    // ranges under `grain` items are not split. Not reentrant: one call at a time.
     void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body);
 
-    // One pool per process, sized to the hardware.
+    // One pool per process: EARSHOT_CPU_THREADS threads when set (a positive number), else one
+    // per hardware thread.
     static ThreadPool& shared();
+    static int shared_threads();
 
 private:
-    void work(int index);
+    void work();
+    void run_chunks();
 
     std::vector<std::thread> workers_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::condition_variable done_;
     const std::function<void(int64_t, int64_t)>* body_ = nullptr;
     int64_t n_ = 0;
-    uint64_t generation_ = 0;
-    int pending_ = 0;
-    bool stop_ = false;
+    int64_t chunk_ = 1;
+    alignas(64) std::atomic<int64_t> next_{0};         // the next unclaimed chunk start
+    alignas(64) std::atomic<uint32_t> generation_{0};  // bumped once per parallel_for
+    std::atomic<uint32_t> closed_{0};             // the last generation no worker may join any more
+    alignas(64) std::atomic<int32_t> active_{0};  // workers inside the current call
+    std::atomic<bool> stop_{false};
 };
 
 }  // namespace earshot::backend::cpu

@@ -1,7 +1,8 @@
-// CpuWhisper: f32 weights and caches, one plan per (entry, binding), and the step interpreter
-// that runs a plan's steps on the CPU kernels.
+// CpuWhisper: the weights (f16 matrices stay f16, see cpu_weights.h), f32 caches, one plan per
+// (entry, binding), and the step interpreter that runs a plan's steps on the CPU kernels.
 #include "earshot/engine/backend/cpu_whisper.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include "../whisper_plans.h"
 #include "cpu_gemv_f16.h"
 #include "cpu_kernels.h"
+#include "cpu_weights.h"
 #include "earshot/engine/backend/plan.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
@@ -24,82 +26,167 @@ using program::OpKind;
 
 namespace {
 
-// Products with at most this many rows read f16 weights directly (memory-bound GEMV).
-constexpr int64_t kHalfWeightRows = 2;
-
 using program::shape_str;
+
+bool is_cross_cache(const std::string& path) {
+    return path.ends_with("cross_k") || path.ends_with("cross_v");
+}
+
+// Whether a step reads input `i` in a way an f16 matrix serves directly.
+bool reads_half(const PlanStep& step, size_t i) {
+    return i == 1 && (step.kind == OpKind::linear || step.kind == OpKind::embedding);
+}
 
 }  // namespace
 
 struct CpuWhisper::Impl {
     explicit Impl(const model::WhisperBinding& bound) : binding(bound), plans(bound) {}
 
+    // One decoder cache. The audio caches of a batch expanded from one row (beams over one
+    // window) keep that single row, which every batch row reads (`shared`).
+    struct State {
+        std::vector<float> values;
+        int64_t row_elements = 0;
+        bool shared = false;
+    };
+
+    // What a plan needs resolved once: param pointers, and which of them are f16 matrices.
+    struct Prepared {
+        std::vector<const void*> params;  // per slot; null for other slots or absent params
+        std::vector<uint8_t> half;        // per slot: 1 when params[slot] is f16 bits
+        // States the plan writes, or reads other than as attention keys and values: a shared
+        // audio cache gets its full rows before the plan runs.
+        std::vector<std::string> unshared_states;
+    };
+
     model::WhisperBinding binding;
     int64_t batch = 1;
-    std::unordered_map<std::string, std::vector<float>> params;
-    std::unordered_map<std::string, std::vector<float>> states;
-    // The weights the checkpoint stores as f16, also kept as f16 for single-row products.
-    std::unordered_map<std::string, std::vector<uint16_t>> params_f16;
+    cpu::CpuWeights weights;
+    std::unordered_map<std::string, State> states;
     WhisperPlans plans;
+    std::unordered_map<const ExecutionPlan*, Prepared> prepared;
     std::vector<float> arena;  // intermediates of the running plan
     std::vector<float> conv_scratch;
+    std::vector<void*> slot_data;  // per slot of the running plan
     bool profiling = false;
     std::vector<StepTiming> timings;
 
     const ExecutionPlan& plan_for(const std::string& entry, const program::DimValues& extra) {
         const ExecutionPlan& plan = plans.plan(entry, batch, extra);
-        check_params(plan);
+        if (!prepared.contains(&plan)) prepared.emplace(&plan, prepare(plan));
         return plan;
     }
 
-    // Every param a plan reads exists with the planned shape (optional ones may be absent).
-    void check_params(const ExecutionPlan& plan) const {
-        for (const Slot& slot : plan.slots) {
-            if (slot.kind != SlotKind::param) continue;
-            auto found = params.find(slot.path);
-            if (found == params.end()) continue;  // absent optional (checked at load)
-            if (static_cast<int64_t>(found->second.size()) != element_count(slot.shape)) {
-                throw std::runtime_error("parameter " + slot.path + " holds " +
-                                         std::to_string(found->second.size()) +
-                                         " values, the plan expects " + shape_str(slot.shape));
+    // Checks every param a plan reads against the planned shape (optional ones may be absent)
+    // and resolves it: f16 bits where every read is a product or a lookup, f32 otherwise.
+    Prepared prepare(const ExecutionPlan& plan) {
+        Prepared result;
+        result.params.assign(plan.slots.size(), nullptr);
+        result.half.assign(plan.slots.size(), 0);
+        std::vector<uint8_t> needs_f32(plan.slots.size(), 0);
+        for (const PlanStep& step : plan.steps) {
+            for (size_t i = 0; i < step.inputs.size(); ++i) {
+                if (!reads_half(step, i) || step.alias) {
+                    needs_f32[static_cast<size_t>(step.inputs[i])] = 1;
+                }
+            }
+            const Slot& out = plan.slots[static_cast<size_t>(step.output)];
+            if (out.kind == SlotKind::state) result.unshared_states.push_back(out.path);
+            for (size_t i = 0; i < step.inputs.size(); ++i) {
+                const Slot& read = plan.slots[static_cast<size_t>(step.inputs[i])];
+                const bool kv = step.kind == OpKind::attention && (i == 1 || i == 2);
+                if (read.kind == SlotKind::state && !kv)
+                    result.unshared_states.push_back(read.path);
             }
         }
+        for (size_t s = 0; s < plan.slots.size(); ++s) {
+            const Slot& slot = plan.slots[s];
+            if (slot.kind != SlotKind::param || !weights.contains(slot.path)) continue;
+            const int64_t held = weights.element_count(slot.path);
+            if (held != element_count(slot.shape)) {
+                throw std::runtime_error("parameter " + slot.path + " holds " +
+                                         std::to_string(held) + " values, the plan expects " +
+                                         shape_str(slot.shape));
+            }
+            const uint16_t* half = needs_f32[s] != 0 ? nullptr : weights.half(slot.path);
+            result.half[s] = half != nullptr ? 1 : 0;
+            result.params[s] = half != nullptr ? static_cast<const void*>(half)
+                                               : static_cast<const void*>(weights.f32(slot.path));
+        }
+        return result;
     }
 
     // The decoder caches: [Batch, Heads, MaxTokens | Audio, D / Heads] per layer, all zero.
     void allocate_states() {
         states.clear();
         for (const CacheShape& cache : plans.cache_shapes(batch)) {
-            states[cache.path].assign(static_cast<size_t>(cache.elements()), 0.0F);
+            State& state = states[cache.path];
+            state.values.assign(static_cast<size_t>(cache.elements()), 0.0F);
+            state.row_elements = cache.elements() / batch;
         }
     }
 
-    // Every cache becomes `rows` rows, row r copying row source[r] of the current caches.
+    // A shared cache gets its own copy of the row for every batch row (before a plan writes it).
+    void unshare(State& state) const {
+        if (!state.shared) return;
+        std::vector<float> next(static_cast<size_t>(state.row_elements * batch));
+        for (int64_t r = 0; r < batch; ++r) {
+            std::copy(state.values.begin(), state.values.end(),
+                      next.begin() + r * state.row_elements);
+        }
+        state.values = std::move(next);
+        state.shared = false;
+    }
+
+    // Every cache becomes `rows` rows, row r copying row source[r] of the current caches. An
+    // audio cache whose rows would all be copies of one row keeps that row, shared.
     void gather_rows(std::span<const int64_t> source, int64_t rows) {
-        for (auto& [path, values] : states) {
-            const auto row = static_cast<int64_t>(values.size()) / batch;
+        for (int64_t r = 0; r < rows; ++r) {
+            const int64_t from = source[static_cast<size_t>(r)];
+            if (from < 0 || from >= batch) {
+                throw std::out_of_range("row " + std::to_string(from) + " of a batch of " +
+                                        std::to_string(batch));
+            }
+        }
+        const bool one_source = std::all_of(source.begin(), source.begin() + rows,
+                                            [&](int64_t from) { return from == source[0]; });
+        for (auto& [path, state] : states) {
+            const int64_t row = state.row_elements;
+            if (state.shared) continue;  // every row is the same row, whatever the order
+            if (is_cross_cache(path) && one_source) {
+                std::vector<float> kept(state.values.begin() + source[0] * row,
+                                        state.values.begin() + (source[0] + 1) * row);
+                state.values = std::move(kept);
+                state.shared = rows > 1;
+                continue;
+            }
             std::vector<float> next(static_cast<size_t>(row * rows));
             for (int64_t r = 0; r < rows; ++r) {
                 const int64_t from = source[static_cast<size_t>(r)];
-                if (from < 0 || from >= batch) {
-                    throw std::out_of_range("row " + std::to_string(from) + " of a batch of " +
-                                            std::to_string(batch));
-                }
-                std::memcpy(next.data() + r * row, values.data() + from * row,
+                std::memcpy(next.data() + r * row, state.values.data() + from * row,
                             static_cast<size_t>(row) * sizeof(float));
             }
-            values = std::move(next);
+            state.values = std::move(next);
         }
         batch = rows;
         binding.values.dims["Batch"] = rows;
+        if (rows == 1) {
+            for (auto& entry : states) entry.second.shared = false;
+        }
     }
 
     HostTensor run(const ExecutionPlan& plan, const std::vector<const HostTensor*>& inputs,
                    int32_t pos) {
         check_inputs(plan, inputs);
-        arena.resize(static_cast<size_t>(plan.arena_bytes / 4 + 16));
+        const Prepared& ready = prepared.at(&plan);
+        for (const std::string& path : ready.unshared_states) unshare(states.at(path));
+        if (arena.size() < static_cast<size_t>(plan.arena_bytes / 4 + 16)) {
+            arena.resize(static_cast<size_t>(plan.arena_bytes / 4 + 16));
+        }
         auto* base = reinterpret_cast<std::byte*>(arena.data());
-        std::vector<void*> ptr(plan.slots.size(), nullptr);
+        slot_data.assign(plan.slots.size(), nullptr);
+        std::vector<void*>& ptr = slot_data;
+        half_slots = &ready.half;
         for (size_t s = 0; s < plan.slots.size(); ++s) {
             const Slot& slot = plan.slots[s];
             switch (slot.kind) {
@@ -118,13 +205,12 @@ struct CpuWhisper::Impl {
                     ptr[s] = const_cast<void*>(data);
                     break;
                 }
-                case SlotKind::param: {
-                    auto found = params.find(slot.path);
-                    ptr[s] = found == params.end() ? nullptr : found->second.data();
+                case SlotKind::param:
+                    // Kernels only read params (see the input case).
+                    ptr[s] = const_cast<void*>(ready.params[s]);
                     break;
-                }
                 case SlotKind::state:
-                    ptr[s] = states.at(slot.path).data();
+                    ptr[s] = states.at(slot.path).values.data();
                     break;
                 case SlotKind::arena:
                     ptr[s] = base + slot.offset_bytes;
@@ -151,6 +237,14 @@ struct CpuWhisper::Impl {
                     static_cast<size_t>(out.size_bytes));
         return result;
     }
+
+    // Whether the state at `slot` is an audio cache every batch row shares.
+    bool shared_state(const Slot& slot) const {
+        if (slot.kind != SlotKind::state) return false;
+        return states.at(slot.path).shared;
+    }
+
+    const std::vector<uint8_t>* half_slots = nullptr;  // Prepared::half of the running plan
 
     void execute(const ExecutionPlan& plan, const PlanStep& step, const std::vector<void*>& ptr) {
         auto slot = [&](size_t i) -> const Slot& {
@@ -199,10 +293,10 @@ struct CpuWhisper::Impl {
                 const int64_t m = element_count(slot(0).shape) / k;
                 const auto bias_input = linear_bias_input(step);
                 const float* bias = bias_input ? in(*bias_input) : nullptr;
-                // A decoder step streams every weight once per token: read the f16 copy.
-                auto half = m <= kHalfWeightRows ? params_f16.find(slot(1).path) : params_f16.end();
-                if (half != params_f16.end()) {
-                    cpu::linear_f16(in(0), half->second.data(), bias, out, m, k, n);
+                if ((*half_slots)[static_cast<size_t>(step.inputs[1])] != 0) {
+                    const auto* w =
+                        static_cast<const uint16_t*>(ptr[static_cast<size_t>(step.inputs[1])]);
+                    cpu::linear_f16(in(0), w, bias, out, m, k, n);
                 } else {
                     cpu::linear(in(0), in(1), bias, out, m, k, n);
                 }
@@ -230,12 +324,23 @@ struct CpuWhisper::Impl {
                 const auto* mask =
                     static_cast<const uint8_t*>(ptr[static_cast<size_t>(step.inputs.at(3))]);
                 const float scale = 1.0F / std::sqrt(static_cast<float>(step.ints.at("scale_dim")));
+                const bool shared = shared_state(slot(1)) && shared_state(slot(2));
+                if (!shared && (shared_state(slot(1)) || shared_state(slot(2)))) {
+                    throw std::logic_error("attention over one shared and one per-row cache");
+                }
                 cpu::attention(in(0), in(1), in(2), mask, out, qs[0], qs[1], qs[2], ks[2], qs[3],
-                               scale);
+                               scale, shared ? cpu::KvRows::shared : cpu::KvRows::per_batch_row);
                 return;
             }
             case OpKind::embedding: {
                 const auto& ts = slot(1).shape;  // [V, H]
+                if ((*half_slots)[static_cast<size_t>(step.inputs[1])] != 0) {
+                    cpu::embedding_f16(
+                        in_i32(0),
+                        static_cast<const uint16_t*>(ptr[static_cast<size_t>(step.inputs[1])]), out,
+                        element_count(slot(0).shape), ts[0], ts[1]);
+                    return;
+                }
                 cpu::embedding(in_i32(0), in(1), out, element_count(slot(0).shape), ts[0], ts[1]);
                 return;
             }
@@ -328,16 +433,7 @@ CpuWhisper::CpuWhisper(const model::WhisperCheckpoint& checkpoint, int64_t batch
     if (batch < 1) throw std::invalid_argument("batch must be at least 1");
     impl_->batch = batch;
     impl_->binding.values.dims["Batch"] = batch;
-    for (const auto& weight : checkpoint.weights.weights()) {
-        std::vector<float> values(static_cast<size_t>(element_count(weight.shape)));
-        checkpoint::convert_to_f32(weight, values);
-        impl_->params.emplace(weight.path, std::move(values));
-        if (weight.dtype == checkpoint::WeightDType::f16 && weight.shape.size() == 2) {
-            std::vector<uint16_t> bits(static_cast<size_t>(weight.element_count()));
-            std::memcpy(bits.data(), weight.bytes.data(), bits.size() * sizeof(uint16_t));
-            impl_->params_f16.emplace(weight.path, std::move(bits));
-        }
-    }
+    impl_->weights = cpu::CpuWeights(checkpoint);
     impl_->allocate_states();
 }
 

@@ -1,6 +1,7 @@
-// CpuWhisper: the CPU backend running the traced Whisper program. Weights become f32 once; each
-// (entry, binding) is planned once (buffer reuse) and replayed; the decoder caches are the
-// program's `state` members and live here between calls.
+// CpuWhisper: the CPU backend running the traced Whisper program. f16 matrices stay f16 (the
+// products widen them as they go), other weights become f32 once; each (entry, binding) is planned
+// once (buffer reuse) and replayed; the decoder caches are the program's `state` members and live
+// here between calls (the audio caches once for all rows of a batch expanded from one row).
 #pragma once
 
 #include <cstdint>
