@@ -270,12 +270,17 @@ QString GuiController::startLive(const QString& device) {
     if (!m_model) {
         return tr("No model is loaded.");
     }
-    if (m_files->isBusy()) {
-        return tr("The model is transcribing files; dictation can start when they are done.");
+    if (m_files->isBusy() && !m_files->isPaused()) {
+        return tr("The model is transcribing files; pause them first.");
     }
     LiveOptions options;
     try {
         options = live_options(m_settings, device, m_model->tokenizer);
+        // "file:PATH" (`earshot start --input`): that file, paced, instead of the microphone.
+        if (device.startsWith(QLatin1String("file:"))) {
+            options.input = device.mid(5).toStdString();
+            options.device.clear();
+        }
         apply_model_defaults(*m_model, options.streaming.decoding);
     } catch (const std::exception& error) {
         return QString::fromStdString(error.what());
@@ -292,10 +297,36 @@ QString GuiController::startLive(const QString& device) {
 
 void GuiController::connectLive() {
     ui::LivePanel* panel = m_window.livePanel();
-    connect(panel, &ui::LivePanel::startRequested, this, [this, panel](const QString& device) {
+    auto start = [this, panel](const QString& device) {
         const QString error = startLive(device);
         if (!error.isEmpty()) {
             panel->setStatusText(tr("Could not start: %1").arg(error));
+            if (m_files->isPaused()) {
+                m_files->resume();  // the files go on
+            }
+        }
+    };
+    connect(panel, &ui::LivePanel::startRequested, this,
+            [this, panel, start](const QString& device) {
+                if (m_files->isBusy() && !m_files->isPaused()) {
+                    // The file being transcribed pauses at its next window; dictation starts
+                    // then (paused()), and the files go on when it stops.
+                    m_pendingStartDevice = device;
+                    m_startPending = true;
+                    panel->setStatusText(tr("Pausing the files after the current window…"));
+                    m_files->pause();
+                    return;
+                }
+                start(device);
+            });
+    connect(m_files, &FilesWorker::paused, this, [this, start] {
+        if (!m_startPending) return;
+        m_startPending = false;
+        start(m_pendingStartDevice);
+        if (m_live->isRunning()) {
+            m_window.statusBar()->showMessage(
+                tr("The files are paused while you dictate; they go on when you stop."),
+                kStatusMessageMs);
         }
     });
     connect(panel, &ui::LivePanel::stopRequested, this, [this, panel] {
@@ -320,15 +351,14 @@ void GuiController::connectLive() {
             [panel](const QString& message) { panel->setStatusText(message); });
     connect(m_live, &LiveBridge::stopped, this, [this, panel] {
         m_window.setLiveRunning(false);
-        m_files->setHeld(false);
+        m_files->resume();  // a pause for dictation ends, and the queue goes on
         const LiveStats& stats = m_live->lastStats();
         // Why it stopped stays on the page: a lost microphone must not read like a normal stop.
-        panel->setStatusText(
-            stats.error.empty()
-                ? tr("Stopped after %1 s of audio.").arg(stats.audio_s, 0, 'f', 1)
-                : tr("Stopped after %1 s of audio: %2")
-                      .arg(stats.audio_s, 0, 'f', 1)
-                      .arg(QString::fromStdString(stats.error)));
+        panel->setStatusText(stats.error.empty()
+                                 ? tr("Stopped after %1 s of audio.").arg(stats.audio_s, 0, 'f', 1)
+                                 : tr("Stopped after %1 s of audio: %2")
+                                       .arg(stats.audio_s, 0, 'f', 1)
+                                       .arg(QString::fromStdString(stats.error)));
         updateStartAllowed();
     });
 }
@@ -405,11 +435,16 @@ void GuiController::updateStartAllowed() {
     ui::LivePanel* panel = m_window.livePanel();
     if (!m_model) {
         panel->setStartAllowed(false, tr("No model is loaded: choose one on the Model page."));
-    } else if (m_files->isBusy()) {
-        panel->setStartAllowed(false, tr("The model is transcribing files; dictation can start "
-                                         "when they are done."));
     } else {
         panel->setStartAllowed(true);
+    }
+    // While files are transcribed, Start pauses them: say so where the user looks.
+    const QString hint = tr("Files are being transcribed: Start pauses them while you dictate.");
+    if (m_files->isBusy() && !m_files->isPaused() && !m_live->isRunning() &&
+        panel->statusText().isEmpty()) {
+        panel->setStatusText(hint);
+    } else if (panel->statusText() == hint) {
+        panel->setStatusText(QString());
     }
 }
 

@@ -93,6 +93,8 @@ private:
     FilesWorker* m_files = nullptr;
     std::unique_ptr<FilesHistory> m_history;
     ui::InspectorWidget* m_inspector = nullptr;
+    bool m_startPending = false;  // Start was pressed while a file ran: waiting for the pause
+    QString m_pendingStartDevice;
 };
 
 }  // namespace earshot::app

@@ -83,6 +83,7 @@ FilesWorker::FilesWorker(QObject* parent) : QObject(parent) {}
 
 FilesWorker::~FilesWorker() {
     m_cancel.store(true);
+    wakePaused();
     if (m_thread.joinable()) {
         m_thread.join();
     }
@@ -106,6 +107,7 @@ void FilesWorker::enqueue(int id, const QString& path) {
 void FilesWorker::cancel(int id) {
     if (id == m_running) {
         m_cancel.store(true);
+        wakePaused();
         return;
     }
     for (auto it = m_queue.begin(); it != m_queue.end(); ++it) {
@@ -125,6 +127,7 @@ void FilesWorker::remove(int id) {
     if (id == m_running) {
         m_runningRemoved = true;
         m_cancel.store(true);
+        wakePaused();
         return;
     }
     for (auto it = m_queue.begin(); it != m_queue.end(); ++it) {
@@ -199,6 +202,7 @@ void FilesWorker::startNext() {
         auto outcome = std::make_shared<Outcome>();
         outcome->id = id;
         auto progress = [this, id](double fraction) {
+            waitWhilePaused();  // between windows: the model is free here
             QMetaObject::invokeMethod(
                 this, [this, id, fraction] { emit jobProgress(id, fraction); },
                 Qt::QueuedConnection);
@@ -230,11 +234,58 @@ void FilesWorker::startNext() {
     });
 }
 
+void FilesWorker::pause() {
+    m_pauseRequested = true;
+    m_held = true;
+    {
+        const std::lock_guard lock(m_pauseMutex);
+        m_pauseWanted = true;
+    }
+    if (m_running < 0) {
+        emit paused();
+    }
+}
+
+void FilesWorker::resume() {
+    m_pauseRequested = false;
+    {
+        const std::lock_guard lock(m_pauseMutex);
+        m_pauseWanted = false;
+    }
+    m_pauseChanged.notify_all();
+    setHeld(false);
+}
+
+void FilesWorker::wakePaused() {
+    { const std::lock_guard lock(m_pauseMutex); }
+    m_pauseChanged.notify_all();
+}
+
+void FilesWorker::waitWhilePaused() {
+    std::unique_lock lock(m_pauseMutex);
+    if (!m_pauseWanted || m_cancel.load()) {
+        return;
+    }
+    m_waiting = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            if (m_pauseRequested && m_running >= 0) emit paused();
+        },
+        Qt::QueuedConnection);
+    m_pauseChanged.wait(lock, [this] { return !m_pauseWanted || m_cancel.load(); });
+    m_waiting = false;
+}
+
 void FilesWorker::finishJob(const std::shared_ptr<Outcome>& outcome) {
     if (m_thread.joinable()) {
         m_thread.join();
     }
     m_running = -1;
+    if (m_pauseRequested) {
+        // The job ended before its next window boundary: the model is free now.
+        emit paused();
+    }
     if (m_runningRemoved) {
         m_runningRemoved = false;
         emit busyChanged(false);

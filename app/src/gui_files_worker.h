@@ -10,9 +10,11 @@
 #include <QString>
 #include <QStringList>
 #include <atomic>
+#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <thread>
 #include <utility>
@@ -61,6 +63,13 @@ public:
     void setOptions(const decoding::TranscribeOptions& options) { m_options = options; }
     // Held: no job starts (dictation has the model); the queue waits.
     void setHeld(bool held);
+    // Pauses the queue for dictation: no job starts, and the running one waits at its next window
+    // boundary, where the model is free (no state of the file's transcription lives in it between
+    // windows). paused() follows once nothing uses the model: at once when no job runs.
+    void pause();
+    // Ends a pause (and a hold): the running job goes on from its next window, then the queue.
+    void resume();
+    bool isPaused() const { return m_pauseRequested; }
 
     void enqueue(int id, const QString& path);
     // A queued job leaves the queue (jobCancelled with nothing); the running one stops after its
@@ -97,12 +106,17 @@ signals:
     void jobFailed(int id, const QString& message);
     void jobCancelled(int id, const QList<earshot::ui::SegmentRow>& partial);
     void busyChanged(bool busy);
-    void idle();  // the last queued job ended
+    void idle();    // the last queued job ended
+    void paused();  // after pause(): the model is free until resume()
 
 private:
     struct Outcome;
     void startNext();
     void finishJob(const std::shared_ptr<Outcome>& outcome);
+    // On the job's thread, between windows: waits while a pause is asked for (not cancelled).
+    void waitWhilePaused();
+    // Wakes a paused job so it sees m_cancel.
+    void wakePaused();
 
     std::shared_ptr<LoadedModel> m_model;
     decoding::TranscribeOptions m_options;
@@ -111,6 +125,11 @@ private:
     int m_running = -1;
     bool m_runningRemoved = false;  // remove() of the running job: its outcome is dropped
     std::atomic<bool> m_cancel{false};
+    bool m_pauseRequested = false;  // UI thread's view of pause()/resume()
+    std::mutex m_pauseMutex;        // guards m_pauseWanted and m_waiting with the worker
+    std::condition_variable m_pauseChanged;
+    bool m_pauseWanted = false;
+    bool m_waiting = false;  // the job's thread waits in waitWhilePaused()
     std::thread m_thread;
     QHash<int, decoding::Transcript> m_results;
 };

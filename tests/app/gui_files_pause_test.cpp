@@ -1,0 +1,161 @@
+// Dictating while files are transcribed: the running file pauses at a window boundary (the model
+// is then free for dictation), its transcript after resume() is the one it gives unpaused, and on
+// the Live page Start stays possible while files run, pausing them.
+#include <gtest/gtest.h>
+
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+#include <filesystem>
+#include <string>
+
+#include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/live/live_panel.h"
+#include "earshot/ui/main_window.h"
+#include "gui_controller.h"
+#include "gui_files_worker.h"
+#include "gui_fixture.h"
+#include "gui_live_bridge.h"
+#include "gui_session.h"
+#include "micro_model.h"
+#include "spoken_words.h"
+
+namespace earshot::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+QString q(const fs::path& path) { return QString::fromStdString(path.string()); }
+
+// Three spoken sentences: more than one of the micro model's 6 s windows.
+fs::path threeSentences(const TempDir& dir) {
+    SpeechOptions speech;
+    speech.whole_sentences = true;
+    speech.sentence_gap_s = 1.0;
+    std::string why;
+    const auto audio = speak_sentences(micro_heldout_words(3), speech, &why);
+    EXPECT_TRUE(audio) << why;
+    const fs::path wav = dir.path() / "three.wav";
+    if (audio) write_wav_pcm16(wav, audio->samples);
+    return wav;
+}
+
+TEST(FilesWorkerPause, ARunningFileWaitsWhileTheModelDictatesThenFinishesTheSame) {
+    ensure_gui_application();
+    const TempDir dir("earshot-files-pause");
+    const fs::path wav = threeSentences(dir);
+    ASSERT_TRUE(fs::exists(wav));
+    std::shared_ptr<app::LoadedModel> model = app::load_model(micro_model_dir(), {});
+
+    // Unpaused, for comparison.
+    std::string expected;
+    {
+        app::FilesWorker worker;
+        worker.setModel(model);
+        worker.enqueue(1, q(wav));
+        ASSERT_TRUE(wait_for_signal(&worker, &app::FilesWorker::idle, 120'000));
+        ASSERT_NE(worker.transcript(1), nullptr);
+        expected = worker.transcript(1)->text;
+        ASSERT_FALSE(expected.empty());
+    }
+
+    app::FilesWorker worker;
+    worker.setModel(model);
+    QSignalSpy segments(&worker, &app::FilesWorker::jobSegments);
+    QSignalSpy finished(&worker, &app::FilesWorker::jobFinished);
+    worker.enqueue(1, q(wav));
+    ASSERT_TRUE(wait_for_signal(&worker, &app::FilesWorker::jobSegments, 120'000));
+    worker.pause();
+    EXPECT_TRUE(worker.isPaused());
+    ASSERT_TRUE(wait_for_signal(&worker, &app::FilesWorker::paused, 60'000));
+    ASSERT_EQ(finished.count(), 0) << "the file ended before it could pause";
+    const int segmentsAtPause = static_cast<int>(segments.count());
+
+    // The model dictates (a paced file through the live bridge) while the file waits.
+    app::LiveBridge live;
+    app::LiveOptions options;
+    options.input = wav.string();
+    options.speed = 8.0;
+    options.streaming.decoding.language = "en";
+    ASSERT_EQ(live.start(model, options), QString());
+    ASSERT_TRUE(wait_for_signal(&live, &app::LiveBridge::stopped, 120'000));
+    EXPECT_TRUE(live.lastStats().error.empty()) << live.lastStats().error;
+    QTest::qWait(200);
+    EXPECT_EQ(segments.count(), segmentsAtPause) << "the paused file went on";
+    EXPECT_EQ(finished.count(), 0);
+    EXPECT_TRUE(worker.isBusy());
+
+    worker.resume();
+    ASSERT_TRUE(wait_for_signal(&worker, &app::FilesWorker::idle, 120'000));
+    ASSERT_EQ(finished.count(), 1);
+    ASSERT_NE(worker.transcript(1), nullptr);
+    EXPECT_EQ(worker.transcript(1)->text, expected);
+}
+
+TEST(FilesWorkerPause, CancellingAPausedFileEndsIt) {
+    ensure_gui_application();
+    const TempDir dir("earshot-files-pause-cancel");
+    const fs::path wav = threeSentences(dir);
+    ASSERT_TRUE(fs::exists(wav));
+    app::FilesWorker worker;
+    worker.setModel(app::load_model(micro_model_dir(), {}));
+    QSignalSpy cancelled(&worker, &app::FilesWorker::jobCancelled);
+    worker.enqueue(1, q(wav));
+    worker.enqueue(2, q(wav));
+    ASSERT_TRUE(wait_for_signal(&worker, &app::FilesWorker::jobSegments, 120'000));
+    worker.pause();
+    ASSERT_TRUE(wait_for_signal(&worker, &app::FilesWorker::paused, 60'000));
+    worker.cancel(1);
+    ASSERT_TRUE(wait_for_signal(&worker, &app::FilesWorker::jobCancelled, 60'000));
+    // Still paused: the next file does not start until resume().
+    QTest::qWait(200);
+    EXPECT_FALSE(worker.isBusy());
+    worker.resume();
+    ASSERT_TRUE(wait_for_signal(&worker, &app::FilesWorker::idle, 120'000));
+    EXPECT_NE(worker.transcript(2), nullptr);
+}
+
+// The Live page while a file runs: Start is allowed and says it pauses the files; pressing it
+// pauses them, dictation then starts (or says why it cannot, with no device here), and the
+// files go on afterwards.
+TEST(GuiFilesPause, StartWhileFilesRunPausesThemAndTheyGoOn) {
+    ensure_gui_application();
+    const TempDir dir("earshot-gui-files-pause");
+    const fs::path wav = threeSentences(dir);
+    ASSERT_TRUE(fs::exists(wav));
+    ui::MainWindow window;
+    app::GuiPaths paths;
+    paths.settingsFile = q(dir.path() / "settings.ini");
+    paths.journal = false;
+    paths.listDevices = false;
+    app::GuiController controller(window, paths);
+    ASSERT_TRUE(
+        controller.openModel(q(micro_model_dir()), QString(), app::GuiController::Remember::no));
+    ui::LivePanel* live = window.livePanel();
+    QSignalSpy paused(&controller.files(), &app::FilesWorker::paused);
+    const int id = window.filesPanel()->addFiles({q(wav)}).first();
+    ASSERT_TRUE(controller.files().isBusy());
+    EXPECT_TRUE(live->startAllowed());
+    EXPECT_TRUE(live->startStopButton()->isEnabled());
+    EXPECT_EQ(live->statusText(),
+              QStringLiteral("Files are being transcribed: Start pauses them while you dictate."));
+
+    live->startStopButton()->click();
+    EXPECT_TRUE(controller.files().isPaused());
+    ASSERT_TRUE(paused.count() > 0 || paused.wait(60'000));
+    // Dictation started on the default input, or could not (no device): either way it said so.
+    const QString status = live->statusText();
+    EXPECT_TRUE(status.startsWith(QStringLiteral("Listening")) ||
+                status.startsWith(QStringLiteral("Could not start")))
+        << status.toStdString();
+    if (controller.live().isRunning()) {
+        controller.live().stop();
+        ASSERT_TRUE(wait_for_signal(&controller.live(), &app::LiveBridge::stopped, 60'000));
+    }
+    ASSERT_TRUE(app::wait_for_files(controller, 120'000));
+    EXPECT_FALSE(controller.files().isPaused());
+    EXPECT_EQ(window.filesPanel()->jobState(id), ui::FileJobState::done);
+}
+
+}  // namespace
+}  // namespace earshot::test
