@@ -109,7 +109,7 @@ TEST_F(GuiInspector, TablesRebuildTheInspectReport) {
     for (const auto& g : data.generics) report += g.name + u'\t' + g.value + u'\n';
     report += QStringLiteral(
         "\nBlocks\n\nEvery block of the program with its members and "
-        "functions, as linnet inspect prints them.");
+        "functions, as earshot inspect prints them.");
     for (const auto& b : data.blocks) {
         report += QStringLiteral("\n\n") + b.name + QStringLiteral("\n\n") + b.header;
         for (const auto& m : b.members) {

@@ -13,8 +13,10 @@ std::string inspect_report(const BlockDecl& root, const std::vector<const BlockD
     }
     out += "\nGenerics\n\nThe root block's generics as this checkpoint binds them.\n\n";
     for (const auto& [name, value] : generics) out += name + "\t" + value + "\n";
+    // The seed's layout word for word but for the tool it names: its "as linnet inspect prints
+    // them" is a tool Earshot's users do not have.
     out +=
-        "\nBlocks\n\nEvery block of the program with its members and functions, as linnet "
+        "\nBlocks\n\nEvery block of the program with its members and functions, as earshot "
         "inspect prints them.";
     std::vector<const BlockDecl*> sorted = blocks;
     std::sort(sorted.begin(), sorted.end(),
