@@ -6,6 +6,8 @@
 #include "gui_inspector.h"
 // Qt, the standard library and the other headers after them.
 #include <QApplication>
+#include <QDir>
+#include <QEventLoop>
 #include <QFileInfo>
 #include <QSettings>
 #include <QStatusBar>
@@ -13,6 +15,7 @@
 #include <filesystem>
 #include <iostream>
 #include <string_view>
+#include <thread>
 
 #include "earshot/audio/input_device.h"
 #include "earshot/engine/backend/cuda_devices.h"
@@ -136,6 +139,10 @@ void GuiController::openInitialModel(const QString& explicitModel,
 
 bool GuiController::openModel(const QString& modelPath, const QString& vocabularyPath,
                               Remember remember) {
+    if (m_loading) {
+        m_window.showModelLoadError(modelPath, tr("another model is being loaded"));
+        return false;
+    }
     if (m_live->isRunning() || m_files->isBusy()) {
         m_window.showModelLoadError(
             modelPath, tr("the current model is in use; stop dictation and wait for the files "
@@ -149,9 +156,35 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
     QString reason;
     QString backendNote;
     bool needsVocabulary = false;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
+    // Read off the UI thread (large-v3 takes seconds): the window keeps drawing and answering,
+    // with a busy bar in the status bar, while this waits in a local event loop. Nothing that
+    // uses the model can start meanwhile (m_loading).
+    m_loading = true;
+    updateStartAllowed();
+    m_window.showLoading(tr("Loading %1…").arg(QFileInfo(QDir::cleanPath(modelPath)).fileName()));
+    QApplication::setOverrideCursor(Qt::BusyCursor);
+    const backend::BackendChoice choice =
+        backend::parse_backend_choice(m_settings.backend.toStdString())
+            .value_or(backend::BackendChoice::automatic);
+    std::exception_ptr failure;
+    {
+        QEventLoop wait;
+        std::thread loader([&] {
+            try {
+                loaded = loadOnBackend(modelPath, vocabulary, choice, backendNote);
+            } catch (...) {
+                failure = std::current_exception();
+            }
+            QMetaObject::invokeMethod(&wait, &QEventLoop::quit, Qt::QueuedConnection);
+        });
+        wait.exec(QEventLoop::ExcludeUserInputEvents);
+        loader.join();
+    }
+    QApplication::restoreOverrideCursor();
+    m_window.showLoading(QString());
+    m_loading = false;
     try {
-        loaded = loadOnChosenBackend(modelPath, vocabulary, backendNote);
+        if (failure) std::rethrow_exception(failure);
     } catch (const tokenizer::TokenizerError& error) {
         // The checkpoint has no tokenizer files, or the vocabulary does not fit it.
         reason = QString::fromStdString(error.what());
@@ -159,8 +192,8 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
     } catch (const std::exception& error) {
         reason = QString::fromStdString(error.what());
     }
-    QApplication::restoreOverrideCursor();
     if (!loaded) {
+        updateStartAllowed();
         std::cerr << "earshot: could not load the model " << modelPath.toStdString() << ": "
                   << reason.toStdString() << "\n";
         m_window.showModelLoadError(modelPath, reason);
@@ -207,14 +240,12 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
     return true;
 }
 
-std::unique_ptr<LoadedModel> GuiController::loadOnChosenBackend(const QString& modelPath,
-                                                                const QString& vocabularyPath,
-                                                                QString& note) {
+std::unique_ptr<LoadedModel> GuiController::loadOnBackend(const QString& modelPath,
+                                                          const QString& vocabularyPath,
+                                                          backend::BackendChoice choice,
+                                                          QString& note) {
     const std::filesystem::path model(modelPath.toStdString());
     const std::filesystem::path vocabulary(vocabularyPath.toStdString());
-    const backend::BackendChoice choice =
-        backend::parse_backend_choice(m_settings.backend.toStdString())
-            .value_or(backend::BackendChoice::automatic);
     std::unique_ptr<LoadedModel> loaded;
     try {
         loaded = load_model(model, vocabulary, choice);
@@ -433,7 +464,9 @@ void GuiController::keepResult(int id, bool cancelled) {
 
 void GuiController::updateStartAllowed() {
     ui::LivePanel* panel = m_window.livePanel();
-    if (!m_model) {
+    if (m_loading) {
+        panel->setStartAllowed(false, tr("The model is being loaded."));
+    } else if (!m_model) {
         panel->setStartAllowed(false, tr("No model is loaded: choose one on the Model page."));
     } else {
         panel->setStartAllowed(true);

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "earshot/app/loaded_model.h"
+#include "earshot/engine/backend/backend_choice.h"
 #include "earshot/ui/settings/settings.h"
 
 class QSettings;
@@ -78,8 +79,10 @@ private:
     void keepResult(int id, bool cancelled);
     void updateStartAllowed();
     void fillDevices();
-    std::unique_ptr<LoadedModel> loadOnChosenBackend(const QString& modelPath,
-                                                     const QString& vocabularyPath, QString& note);
+    // Runs on a loader thread: touches no member.
+    static std::unique_ptr<LoadedModel> loadOnBackend(const QString& modelPath,
+                                                      const QString& vocabularyPath,
+                                                      backend::BackendChoice choice, QString& note);
     void showBackend();
 
     ui::MainWindow& m_window;
@@ -93,6 +96,7 @@ private:
     FilesWorker* m_files = nullptr;
     std::unique_ptr<FilesHistory> m_history;
     ui::InspectorWidget* m_inspector = nullptr;
+    bool m_loading = false;       // a model is being read (openModel waits for it)
     bool m_startPending = false;  // Start was pressed while a file ran: waiting for the pause
     QString m_pendingStartDevice;
 };

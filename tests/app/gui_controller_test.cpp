@@ -314,7 +314,10 @@ TEST(GuiController, CancellingAQueuedFileRemovesIt) {
     controller.files().setOptions(fast_file_options());
     controller.files().setHeld(false);
     EXPECT_TRUE(controller.files().isBusy());
-    EXPECT_FALSE(window.livePanel()->startAllowed());  // the model is busy with files
+    // The model is busy with files: Start stays possible, and pauses them.
+    EXPECT_TRUE(window.livePanel()->startAllowed());
+    EXPECT_EQ(window.livePanel()->statusText(),
+              QStringLiteral("Files are being transcribed: Start pauses them while you dictate."));
     ASSERT_TRUE(app::wait_for_files(controller, 120'000));
     EXPECT_EQ(window.filesPanel()->jobState(ids[1]), ui::FileJobState::done);
     EXPECT_TRUE(window.livePanel()->startAllowed());

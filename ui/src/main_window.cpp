@@ -7,11 +7,13 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
@@ -80,6 +82,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_lossLabel->hide();
     m_backendLabel = new QLabel(this);
     m_backendLabel->setObjectName(QStringLiteral("backendLabel"));
+    m_loading = new QWidget(this);
+    m_loading->setObjectName(QStringLiteral("loadingIndicator"));
+    auto* loadingLayout = new QHBoxLayout(m_loading);
+    loadingLayout->setContentsMargins(0, 0, 0, 0);
+    m_loadingLabel = new QLabel(m_loading);
+    auto* busy = new QProgressBar(m_loading);
+    busy->setRange(0, 0);  // busy: no known end
+    busy->setMaximumWidth(120);
+    busy->setMaximumHeight(14);
+    busy->setTextVisible(false);
+    loadingLayout->addWidget(m_loadingLabel);
+    loadingLayout->addWidget(busy);
+    m_loading->hide();
+    statusBar()->addPermanentWidget(m_loading);
     statusBar()->addPermanentWidget(m_lossLabel);
     statusBar()->addPermanentWidget(m_latencyLabel);
     statusBar()->addPermanentWidget(m_backendLabel);
@@ -157,6 +173,11 @@ void MainWindow::showNoModel(const QString& message) {
 void MainWindow::showModelLoadError(const QString& path, const QString& reason) {
     m_model->showLoadError(path, reason);
     statusBar()->showMessage(tr("Could not load the model: %1").arg(reason), kStatusMessageMs);
+}
+
+void MainWindow::showLoading(const QString& what) {
+    m_loadingLabel->setText(what);
+    m_loading->setVisible(!what.isEmpty());
 }
 
 void MainWindow::setInspectorWidget(QWidget* widget) {

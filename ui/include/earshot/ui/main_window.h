@@ -49,6 +49,11 @@ public:
     // Loading `path` failed: the loader's `reason` on the model page and in the status bar.
     void showModelLoadError(const QString& path, const QString& reason);
 
+    // A busy bar and `what` ("Loading large-v3…") in the status bar while the app reads a model;
+    // empty hides them.
+    void showLoading(const QString& what);
+    QWidget* loadingIndicator() const { return m_loading; }
+
     // The Inspector tab's content (until set, a placeholder says it is not available).
     void setInspectorWidget(QWidget* widget);
     QWidget* inspectorWidget() const;
@@ -128,6 +133,8 @@ private:
     QVBoxLayout* m_dockLayout = nullptr;  // holds m_inspector while it is beside the pages
     QSettings* m_layoutStore = nullptr;
     QLabel* m_backendLabel = nullptr;
+    QWidget* m_loading = nullptr;  // the busy bar and its label
+    QLabel* m_loadingLabel = nullptr;
     QLabel* m_latencyLabel = nullptr;
     QLabel* m_lossLabel = nullptr;
     QAction* m_openModelFolderAction = nullptr;
