@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <memory>
@@ -136,7 +137,15 @@ std::vector<fs::path> output_bases(const std::vector<std::string>& inputs,
 // any failure.
 void transcribe_file(Session& session, const fs::path& input, const fs::path& base,
                      std::ostream& out, std::ostream& err) {
-    std::vector<float> samples = audio::decode_file(input).samples;
+    audio::DecodedAudio decoded = audio::decode_file(input);
+    // Damaged stretches (corrupt packets skipped) are silence in the samples: say where they are.
+    for (const audio::DamagedSpan& span : decoded.damaged_spans) {
+        char where[96];
+        std::snprintf(where, sizeof where, "%.2f s to %.2f s", span.start_s, span.end_s);
+        err << "earshot transcribe: " << input.string() << ": damaged audio from " << where
+            << " could not be decoded and is transcribed as silence\n";
+    }
+    std::vector<float> samples = std::move(decoded.samples);
     const double audio_s =
         static_cast<double>(samples.size()) / static_cast<double>(audio::kWhisperSampleRateHz);
     const int64_t frames = session.loaded->model->frames();

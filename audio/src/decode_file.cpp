@@ -29,6 +29,7 @@ DecodedAudio decode_file(const std::filesystem::path& path, const DecodeOptions&
             options.on_progress(decoder.progress());
         }
         if (n < chunk) {
+            result.damaged_spans = decoder.damaged_spans();
             return result;
         }
     }

@@ -86,6 +86,9 @@ struct FileDecoder::State {
     std::size_t decoded_frames = 0;
     std::size_t skipped_packets = 0;
     int last_skip_error = 0;
+    std::size_t skipped_at_last_frame = 0;
+    std::optional<double> decoded_end_s;  // where the last decoded frame ended, stream seconds
+    std::vector<DamagedSpan> damaged;
 
     State() = default;
     State(const State&) = delete;
@@ -113,6 +116,7 @@ struct FileDecoder::State {
     void resample(const AVFrame* input);
     bool refill();
     void note_progress(const AVFrame& decoded);
+    void fill_gap(const AVFrame& decoded);
 };
 
 void FileDecoder::State::open_input() {
@@ -291,6 +295,29 @@ void FileDecoder::State::note_progress(const AVFrame& decoded) {
     progress = std::clamp(fraction, progress, kProgressBeforeEnd);
 }
 
+// After skipped corrupt packets, a frame starting later than the last one ended: silence for the
+// gap (at 16 kHz, straight into `pending`), and the span noted.
+void FileDecoder::State::fill_gap(const AVFrame& decoded) {
+    const std::int64_t pts = decoded.best_effort_timestamp;
+    if (pts == AV_NOPTS_VALUE || decoded.sample_rate <= 0) return;
+    const double begin_s =
+        static_cast<double>(pts) * av_q2d(format->streams[stream_index]->time_base) - start_s;
+    const double end_s = begin_s + static_cast<double>(decoded.nb_samples) / decoded.sample_rate;
+    constexpr double kGapToleranceS = 0.005;  // rounding of timestamps stays under this
+    if (decoded_end_s && skipped_packets > skipped_at_last_frame &&
+        begin_s > *decoded_end_s + kGapToleranceS) {
+        const double gap_s = std::min(begin_s - *decoded_end_s, 3600.0);
+        pending.insert(pending.end(), static_cast<std::size_t>(gap_s * kSampleRateHz), 0.0f);
+        if (!damaged.empty() && damaged.back().end_s + kGapToleranceS >= *decoded_end_s) {
+            damaged.back().end_s = begin_s;
+        } else {
+            damaged.push_back({*decoded_end_s, begin_s});
+        }
+    }
+    skipped_at_last_frame = skipped_packets;
+    decoded_end_s = std::max(end_s, decoded_end_s.value_or(end_s));
+}
+
 // Puts the next resampled samples into `pending`; false once the file is exhausted.
 bool FileDecoder::State::refill() {
     pending.clear();
@@ -318,6 +345,7 @@ bool FileDecoder::State::refill() {
         if (code == 0) {
             ++decoded_frames;
             configure_resampler(*frame);
+            fill_gap(*frame);
             resample(frame);
             note_progress(*frame);
             av_frame_unref(frame);
@@ -412,5 +440,6 @@ std::size_t FileDecoder::buffered_samples() const {
 }
 std::size_t FileDecoder::buffer_capacity_samples() const { return state_->pending.capacity(); }
 std::size_t FileDecoder::skipped_packets() const { return state_->skipped_packets; }
+const std::vector<DamagedSpan>& FileDecoder::damaged_spans() const { return state_->damaged; }
 
 }  // namespace earshot::audio

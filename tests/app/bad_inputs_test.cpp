@@ -433,5 +433,46 @@ TEST_F(OddAudio, Audio8KHzIsResampled) {
     EXPECT_GE(words_heard(text, kSentence), 3u) << text;
 }
 
+// Three sentences as MP3 with random bytes over 45-52 % of the file (inside the second sentence):
+// the damaged span is named in a message, the command succeeds, and the first and last sentences
+// are transcribed.
+TEST_F(OddAudio, CorruptMp3MiddleIsReportedAndTheGoodPartsTranscribed) {
+    const fs::path wav = dir_.path() / "three.wav";
+    const fs::path mp3 = dir_.path() / "damaged.mp3";
+    const std::string first = "you today a stay book garden";
+    const std::string last = "me give hour wait project his question he nine";
+    std::string parts;
+    for (const std::string& sentence :
+         {first, std::string("car question will short report see"), last}) {
+        const fs::path part = dir_.path() / ("part" + std::to_string(parts.size()) + ".wav");
+        ASSERT_EQ(run_shell("espeak-ng -v en-us -w " + shell_quote(part.string()) + " " +
+                            shell_quote(sentence))
+                      .exit_code,
+                  0);
+        parts += " " + shell_quote(part.string());
+    }
+    ASSERT_EQ(run_shell("sox" + parts + " " + shell_quote(wav.string())).exit_code, 0);
+    const ProcessResult encoded =
+        run_shell("ffmpeg -loglevel error -y -i " + shell_quote(wav.string()) +
+                  " -ar 44100 -b:a 64k " + shell_quote(mp3.string()));
+    ASSERT_EQ(encoded.exit_code, 0) << encoded.err;
+    std::string bytes = read_bytes(mp3);
+    std::mt19937 random(1);
+    for (size_t i = bytes.size() * 45 / 100; i < bytes.size() * 52 / 100; ++i) {
+        bytes[i] = static_cast<char>(random());
+    }
+    write_bytes(mp3, bytes);
+
+    const ProcessResult result = run_earshot(
+        "transcribe " + audio_with_micro(mp3) +
+        " --beam 1 --temperature 0 --format txt --output-dir " + shell_quote(dir_.path().string()));
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.err.find(mp3.string() + ": damaged audio from "), std::string::npos)
+        << result.err;
+    const std::string text = read_bytes(dir_.path() / "damaged.txt");
+    EXPECT_GE(words_heard(text, first), 4u) << text;
+    EXPECT_GE(words_heard(text, last), 7u) << text;
+}
+
 }  // namespace
 }  // namespace earshot::test

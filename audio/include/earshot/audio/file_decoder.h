@@ -17,6 +17,12 @@
 
 namespace earshot::audio {
 
+// A stretch of the stream, in seconds from its start, whose packets FFmpeg rejected as corrupt.
+struct DamagedSpan {
+    double start_s = 0;
+    double end_s = 0;
+};
+
 // Decodes the audio stream FFmpeg ranks best (av_find_best_stream; video and other streams are
 // ignored) one codec frame at a time, downmixes and resamples it with libswresample, and hands
 // the 16 kHz mono samples out through read(). Memory stays bounded by about one decoded frame
@@ -76,6 +82,10 @@ public:
 
     // Packets FFmpeg rejected as corrupt and that were skipped.
     std::size_t skipped_packets() const;
+    // Where decoded audio is missing: a frame that starts later than the one before it ended
+    // (by more than 5 ms) after corrupt packets were skipped. The gap is handed out as silence,
+    // so that the audio after it keeps its time. In stream order, neighbours merged.
+    const std::vector<DamagedSpan>& damaged_spans() const;
 
 private:
     struct State;
@@ -98,6 +108,7 @@ struct DecodeOptions {
 struct DecodedAudio {
     std::vector<float> samples;  // [N] 16 kHz mono; when cancelled, the part decoded before
     DecodeOutcome outcome = DecodeOutcome::completed;
+    std::vector<DamagedSpan> damaged_spans;  // FileDecoder::damaged_spans(), silence in samples
 
     bool cancelled() const { return outcome == DecodeOutcome::cancelled; }
 };
