@@ -64,6 +64,9 @@ packages=(
     # app: model downloads from the Hugging Face hub (libcurl) and their SHA-256 / SHA-1 check
     libcurl4-openssl-dev
     libssl-dev
+    # app: typing into the focused window on X11 (XTest)
+    libx11-dev
+    libxtst-dev
     # packaging: CPack's .deb (dpkg-shlibdeps computes Depends; file finds the ELF objects) and
     # its test, which validates the desktop entry and the AppStream metadata
     dpkg-dev

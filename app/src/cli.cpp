@@ -30,6 +30,7 @@ int cli_exit_code(int cli11_code) { return cli11_code == 0 ? kExitOk : kExitBadI
 ExtraCommand add_toggle(CLI::App& root);  // command_toggle.cpp
 ExtraCommand add_start(CLI::App& root);   // command_toggle.cpp
 ExtraCommand add_stop(CLI::App& root);    // command_toggle.cpp
+ExtraCommand add_status(CLI::App& root);  // command_toggle.cpp
 
 Launch choose_launch(int argc, const char* const* argv) {
     Launch launch;
@@ -98,7 +99,8 @@ CliRequest parse_cli(int argc, const char* const* argv, std::ostream& out, std::
     std::vector<ExtraCommand> extras;
     for (CommandAdder add : extra_commands()) extras.push_back(add(app));
     // Dictation in the running instance, over its local socket (desktop shortcuts).
-    for (CommandAdder add : {add_toggle, add_start, add_stop}) extras.push_back(add(app));
+    for (CommandAdder add : {add_toggle, add_start, add_stop, add_status})
+        extras.push_back(add(app));
     app.set_version_flag(
         "--version", [] { return version_text(); },
         "Print the version, the backends built and the embedded model's place");

@@ -1,6 +1,6 @@
-// `earshot toggle`, `earshot start [--input FILE]` and `earshot stop`: dictation in the running
-// Earshot, through its local socket, for a desktop shortcut of any environment. With no instance
-// running, toggle and start launch `earshot gui` detached and start dictation in it.
+// `earshot toggle`, `earshot start [--input FILE]`, `earshot stop` and `earshot status`: dictation
+// in the running Earshot, through its local socket, for a desktop shortcut of any environment. With
+// no instance running, toggle and start launch `earshot gui` detached and start dictation in it.
 #include <QCoreApplication>
 #include <QProcess>
 #include <QThread>
@@ -71,7 +71,7 @@ int run_toggle(const ToggleOptions& options, std::ostream& out, std::ostream& er
     const QString path = instance_socket_path();
     QString reply = send_instance_request(path, request, kRequestTimeoutMs);
     if (reply.isEmpty()) {
-        if (options.action == InstanceAction::stop) {
+        if (options.action == InstanceAction::stop || options.action == InstanceAction::status) {
             out << "idle (no Earshot is running)\n";
             return kExitOk;
         }
@@ -92,7 +92,7 @@ ExtraCommand add_instance_command(CLI::App& root, const char* name, const char* 
     auto options = std::make_shared<ToggleOptions>();
     options->action = action;
     CLI::App* command = root.add_subcommand(name, description);
-    if (action != InstanceAction::stop) {
+    if (action == InstanceAction::toggle || action == InstanceAction::start) {
         command->add_option("--input", options->input,
                             "Dictate from this audio file (paced like a microphone) instead of "
                             "the input device");
@@ -122,6 +122,12 @@ ExtraCommand add_start(CLI::App& root) {
 ExtraCommand add_stop(CLI::App& root) {
     return add_instance_command(root, "stop", "Stop dictation in the running Earshot",
                                 InstanceAction::stop);
+}
+
+ExtraCommand add_status(CLI::App& root) {
+    return add_instance_command(root, "status",
+                                "Print whether the running Earshot is listening or idle",
+                                InstanceAction::status);
 }
 
 }  // namespace earshot::app

@@ -1,7 +1,10 @@
 // run_gui() and run_gui_request(): the QApplication, the main window and its controller; the
 // event loop, or a screenshot of one page (`earshot gui --screenshot FILE.png`).
+#include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QEventLoop>
+#include <QMenu>
 #include <QPixmap>
 #include <QTimer>
 #include <cstdlib>
@@ -12,11 +15,16 @@
 #include "earshot/ui/app_icon.h"
 #include "earshot/ui/files/files_panel.h"
 #include "earshot/ui/inspector/inspector_widget.h"
+#include "earshot/ui/live/dictation_target.h"
+#include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/model/model_panel.h"
+#include "earshot/ui/tray/tray_icon.h"
+#include "focused_window_typer.h"
 #include "gui_controller.h"
 #include "gui_files_worker.h"
 #include "gui_instance.h"
+#include "gui_live_bridge.h"
 #include "gui_model_downloads.h"
 #include "gui_session.h"
 
@@ -48,10 +56,39 @@ void set_application_names() {
     QApplication::setWindowIcon(ui::appIcon());
 }
 
+// The Live page's "Type into the focused window" box follows the setting (and sets it); the
+// target gets every live update and sends the committed text through the typer.
+void connect_dictation_target(ui::MainWindow& window, GuiController& controller,
+                              FocusedWindowTyper& typer, ui::DictationTarget& target) {
+    QCheckBox* box = window.livePanel()->typeIntoFocusedWindowBox();
+    box->setChecked(controller.settings().typeIntoFocusedWindow);
+    target.setEnabled(box->isChecked());
+    target.setSink([&typer, &controller](const QString& text) {
+        typer.setMethod(typing_method_from_setting(controller.settings().typingMethod));
+        return typer.send(text);
+    });
+    QObject::connect(box, &QCheckBox::toggled, &controller, [&controller, &target](bool on) {
+        target.setEnabled(on);
+        if (controller.settings().typeIntoFocusedWindow != on) {
+            ui::Settings settings = controller.settings();
+            settings.typeIntoFocusedWindow = on;
+            controller.applySettings(settings);
+        }
+    });
+    QObject::connect(
+        &window, &ui::MainWindow::settingsChanged, box,
+        [box](const ui::Settings& settings) { box->setChecked(settings.typeIntoFocusedWindow); });
+    QObject::connect(&controller.live(), &LiveBridge::updated, &target,
+                     &ui::DictationTarget::apply);
+    QObject::connect(&target, &ui::DictationTarget::failed, window.livePanel(),
+                     &ui::LivePanel::setStatusText);
+}
+
 }  // namespace
 
 bool valid_view(const std::string& view) {
-    if (view == "live" || view == "files" || view == "model" || view == "inspector") {
+    if (view == "live" || view == "files" || view == "model" || view == "inspector" ||
+        view == "tray") {
         return true;
     }
     return view.starts_with(kGraphViewPrefix) && view.size() > kGraphViewPrefix.size();
@@ -67,6 +104,8 @@ bool show_view(ui::MainWindow& window, const std::string& view) {
         window.showPage(Page::model);
     } else if (view == "inspector") {
         window.showPage(Page::inspector);
+    } else if (view == "tray") {
+        window.showPage(Page::live);  // the screenshot is the tray's menu (run_gui_request)
     } else if (valid_view(view)) {
         window.showPage(Page::inspector);
         if (auto* inspector = qobject_cast<ui::InspectorWidget*>(window.inspectorWidget())) {
@@ -103,7 +142,7 @@ bool wait_for_files(GuiController& controller, int timeout_ms) {
 int run_gui_request(const GuiRequest& request, std::ostream& err) {
     if (!valid_view(request.view)) {
         err << "earshot gui: unknown --view \"" << request.view
-            << "\" (expected live, files, model, inspector or graph:ENTRY)\n";
+            << "\" (expected live, files, model, inspector, tray or graph:ENTRY)\n";
         return kExitBadInput;
     }
     const bool screenshot = !request.screenshot.empty();
@@ -129,6 +168,17 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
     paths.keepLayout = !screenshot;  // and the default layout
     GuiController controller(window, paths);
     ModelDownloads downloads(*window.modelPanel()->catalogView());  // the Model page's catalog
+    // "Type into the focused window": committed dictation also goes to the focused application.
+    FocusedWindowTyper typer;
+    ui::DictationTarget target;
+    connect_dictation_target(window, controller, typer, target);
+    // The tray: idle or listening, start/stop, show, quit (where the desktop has a tray).
+    ui::TrayIcon tray(&window);
+    QObject::connect(&tray, &ui::TrayIcon::toggleRequested, window.livePanel(),
+                     &ui::LivePanel::toggle);
+    QObject::connect(&tray, &ui::TrayIcon::quitRequested, &application, &QApplication::quit);
+    QObject::connect(window.toggleDictationAction(), &QAction::changed, &tray,
+                     [&tray, &window] { tray.setListening(window.livePanel()->isRunning()); });
     if (!request.backend.empty()) {
         controller.overrideBackend(QString::fromStdString(request.backend));
     }
@@ -145,6 +195,7 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
         InstanceServer instance(instance_socket_path(), [&window](const InstanceRequest& r) {
             return answer_instance_request(window, r);
         });
+        tray.showIfAvailable();
         if (const QString why = instance.listen(); !why.isEmpty()) {
             err << "earshot: " << why.toStdString()
                 << "; earshot toggle will not reach this window\n";
@@ -172,7 +223,16 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
         window.filesPanel()->selectJob(first);
         window.filesPanel()->selectSegment(0);
     }
-    const QImage image = render_window(window);
+    QImage image;
+    if (request.view == "tray") {
+        // The tray's menu as it opens while dictating (it draws offscreen; the tray does not).
+        render_window(window);
+        tray.setListening(true);
+        tray.menu()->adjustSize();
+        image = tray.menu()->grab().toImage();
+    } else {
+        image = render_window(window);
+    }
     if (image.isNull() || !image.save(QString::fromStdString(request.screenshot), "PNG")) {
         err << "earshot gui: cannot write the screenshot " << request.screenshot << "\n";
         return 1;

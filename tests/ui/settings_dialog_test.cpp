@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
@@ -33,6 +34,8 @@ TEST(Settings, DefaultsAndRoundTrip) {
         EXPECT_EQ(defaults.updateIntervalMs, 500);
         EXPECT_DOUBLE_EQ(defaults.vadMarginDb, 12.0);
         EXPECT_EQ(defaults.backend, QStringLiteral("auto"));
+        EXPECT_FALSE(defaults.typeIntoFocusedWindow);
+        EXPECT_EQ(defaults.typingMethod, QStringLiteral("auto"));
 
         Settings changed;
         changed.language = QStringLiteral("de");
@@ -41,6 +44,8 @@ TEST(Settings, DefaultsAndRoundTrip) {
         changed.updateIntervalMs = 1200;
         changed.vadMarginDb = 6.5;
         changed.backend = QStringLiteral("cpu");
+        changed.typeIntoFocusedWindow = true;
+        changed.typingMethod = QStringLiteral("clipboard");
         changed.save(store);
     }
     QSettings reopened(file, QSettings::IniFormat);
@@ -51,6 +56,8 @@ TEST(Settings, DefaultsAndRoundTrip) {
     EXPECT_EQ(loaded.updateIntervalMs, 1200);
     EXPECT_DOUBLE_EQ(loaded.vadMarginDb, 6.5);
     EXPECT_EQ(loaded.backend, QStringLiteral("cpu"));
+    EXPECT_TRUE(loaded.typeIntoFocusedWindow);
+    EXPECT_EQ(loaded.typingMethod, QStringLiteral("clipboard"));
 }
 
 TEST(Settings, OutOfRangeValuesKeepTheDefaults) {
@@ -62,6 +69,7 @@ TEST(Settings, OutOfRangeValuesKeepTheDefaults) {
     store.setValue(QStringLiteral("settings/vad_margin_db"), QStringLiteral("loud"));
     store.setValue(QStringLiteral("settings/backend"), QStringLiteral("tpu"));
     store.setValue(QStringLiteral("settings/beam_size"), 99);
+    store.setValue(QStringLiteral("settings/typing_method"), QStringLiteral("telepathy"));
     const Settings loaded = Settings::load(store);
     EXPECT_EQ(loaded, Settings{});
 }
@@ -156,7 +164,14 @@ TEST(SettingsDialog, ShowsAndReadsBackEveryField) {
     dialog.intervalBox()->setValue(300);
     dialog.vadBox()->setValue(18.0);
     dialog.backendBox()->setCurrentIndex(1);
+    EXPECT_FALSE(dialog.typeIntoBox()->isChecked());
+    EXPECT_EQ(dialog.typingMethodBox()->currentData().toString(), QStringLiteral("auto"));
+    QTest::mouseClick(dialog.typeIntoBox(), Qt::LeftButton);
+    dialog.typingMethodBox()->setCurrentIndex(
+        dialog.typingMethodBox()->findData(QStringLiteral("keys")));
     const Settings edited = dialog.settings();
+    EXPECT_TRUE(edited.typeIntoFocusedWindow);
+    EXPECT_EQ(edited.typingMethod, QStringLiteral("keys"));
     EXPECT_EQ(edited.language, QStringLiteral("en"));
     EXPECT_EQ(edited.task, QStringLiteral("translate"));
     EXPECT_EQ(edited.beamSize, 1);

@@ -4,6 +4,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -45,6 +46,12 @@ LivePanel::LivePanel(QWidget* parent) : QWidget(parent) {
     controls->addWidget(new QLabel(tr("Input:"), this));
     controls->addWidget(m_devices);
     controls->addWidget(m_levelMeter, 1);
+    // The app keeps it in step with the setting and sends committed text to the focused window.
+    m_typeInto = new QCheckBox(tr("Type into the focused window"), this);
+    m_typeInto->setObjectName(QStringLiteral("typeIntoBox"));
+    m_typeInto->setToolTip(tr("Committed text also goes to the application that has focus, as "
+                              "it is committed (never the grey tentative text)"));
+    controls->addWidget(m_typeInto);
 
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("liveStatus"));

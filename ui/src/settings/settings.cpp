@@ -36,6 +36,13 @@ Settings Settings::load(QSettings& store) {
         backend == QStringLiteral("cuda")) {
         s.backend = backend;
     }
+    s.typeIntoFocusedWindow =
+        store.value(QStringLiteral("type_into_focused_window"), s.typeIntoFocusedWindow).toBool();
+    const QString method = store.value(QStringLiteral("typing_method"), s.typingMethod).toString();
+    if (method == QStringLiteral("auto") || method == QStringLiteral("keys") ||
+        method == QStringLiteral("clipboard")) {
+        s.typingMethod = method;
+    }
     store.endGroup();
     return s;
 }
@@ -48,6 +55,8 @@ void Settings::save(QSettings& store) const {
     store.setValue(QStringLiteral("update_interval_ms"), updateIntervalMs);
     store.setValue(QStringLiteral("vad_margin_db"), vadMarginDb);
     store.setValue(QStringLiteral("backend"), backend);
+    store.setValue(QStringLiteral("type_into_focused_window"), typeIntoFocusedWindow);
+    store.setValue(QStringLiteral("typing_method"), typingMethod);
     store.endGroup();
 }
 

@@ -1,6 +1,7 @@
 // SettingsDialog: a form over Settings; OK accepts, the caller reads settings() and saves them.
 #include "earshot/ui/settings/settings_dialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -122,6 +123,18 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
     }
     m_backend->setCurrentIndex(backendIndex);
 
+    m_typeInto = new QCheckBox(tr("T&ype into the focused window"), this);
+    m_typeInto->setObjectName(QStringLiteral("typeIntoBox"));
+    m_typeInto->setChecked(settings.typeIntoFocusedWindow);
+    m_typeInto->setToolTip(
+        tr("Dictation: committed text also goes to the application that has focus"));
+    m_typingMethod = new QComboBox(this);
+    m_typingMethod->setObjectName(QStringLiteral("typingMethodBox"));
+    m_typingMethod->addItem(tr("Automatic"), QStringLiteral("auto"));
+    m_typingMethod->addItem(tr("Simulated typing"), QStringLiteral("keys"));
+    m_typingMethod->addItem(tr("Clipboard and paste"), QStringLiteral("clipboard"));
+    m_typingMethod->setCurrentIndex(std::max(0, m_typingMethod->findData(settings.typingMethod)));
+
     auto* form = new QFormLayout;
     form->addRow(tr("&Language:"), m_language);
     form->addRow(QString(), m_languageNote);
@@ -135,6 +148,8 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
            "speech (earshot live --vad-margin-db)"));
     form->addRow(tr("B&ackend:"), m_backend);
     form->addRow(QString(), m_backendNote);
+    form->addRow(tr("Dictation:"), m_typeInto);
+    form->addRow(tr("Typing &method:"), m_typingMethod);
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -192,6 +207,8 @@ Settings SettingsDialog::settings() const {
     s.updateIntervalMs = m_interval->value();
     s.vadMarginDb = m_vad->value();
     s.backend = m_backend->currentData().toString();
+    s.typeIntoFocusedWindow = m_typeInto->isChecked();
+    s.typingMethod = m_typingMethod->currentData().toString();
     return s;
 }
 

@@ -10,6 +10,7 @@
 
 #include "earshot/ui/live/live_types.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPushButton;
@@ -59,6 +60,7 @@ public:
     LevelMeter* levelMeter() const { return m_levelMeter; }
     QPushButton* startStopButton() const { return m_startStop; }
     QComboBox* devicePicker() const { return m_devices; }
+    QCheckBox* typeIntoFocusedWindowBox() const { return m_typeInto; }
 
 public slots:
     // Start when stopped, stop when running (the button and the shortcut).
@@ -77,6 +79,7 @@ private:
 
     QPushButton* m_startStop = nullptr;
     QComboBox* m_devices = nullptr;
+    QCheckBox* m_typeInto = nullptr;
     LevelMeter* m_levelMeter = nullptr;
     QLabel* m_status = nullptr;
     TranscriptView* m_transcript = nullptr;

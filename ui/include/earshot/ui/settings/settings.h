@@ -15,6 +15,10 @@ struct Settings {
     int updateIntervalMs = 500;                   // live: new audio between two updates
     double vadMarginDb = 12.0;                    // live: speech is this far above the floor
     QString backend = QStringLiteral("auto");     // "auto", "cpu" or "cuda"
+    // Live: committed text also goes to the focused window of another application, by
+    // "auto" (simulated keys where they work, else the clipboard), "keys" or "clipboard".
+    bool typeIntoFocusedWindow = false;
+    QString typingMethod = QStringLiteral("auto");
 
     static constexpr int kMinBeamSize = 1;
     static constexpr int kMaxBeamSize = 16;

@@ -10,6 +10,7 @@
 #include "earshot/ui/settings/cuda_availability.h"
 #include "earshot/ui/settings/settings.h"
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -43,6 +44,8 @@ public:
     QSpinBox* intervalBox() const { return m_interval; }
     QDoubleSpinBox* vadBox() const { return m_vad; }
     QComboBox* backendBox() const { return m_backend; }
+    QCheckBox* typeIntoBox() const { return m_typeInto; }
+    QComboBox* typingMethodBox() const { return m_typingMethod; }
     QLabel* backendNote() const { return m_backendNote; }
     // Why the typed language cannot be used (hidden when it can); OK stays disabled meanwhile.
     QLabel* languageNote() const { return m_languageNote; }
@@ -64,6 +67,8 @@ private:
     QDoubleSpinBox* m_vad = nullptr;
     QComboBox* m_backend = nullptr;
     QLabel* m_backendNote = nullptr;
+    QCheckBox* m_typeInto = nullptr;
+    QComboBox* m_typingMethod = nullptr;
 };
 
 }  // namespace earshot::ui

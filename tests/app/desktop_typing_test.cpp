@@ -1,0 +1,201 @@
+// "Type into the focused window" under a real X server (Xvfb): a Qt line edit in another process
+// has the focus, the GUI dictates a paced file with the micro model in that mode (started with
+// `earshot start --input`), and the field must hold exactly the committed text, by simulated
+// typing (XTest) and by clipboard + paste.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <QApplication>
+#include <QFile>
+#include <QLineEdit>
+#include <QTimer>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "run_process.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using earshot::test::run_shell;
+using earshot::test::shell_quote;
+
+std::string read_text(const fs::path& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+bool has_program(const char* name) {
+    return run_shell(std::string("command -v ") + name + " >/dev/null").exit_code == 0;
+}
+
+// The text field: a QLineEdit in a child process that takes the focus and writes its text to
+// `out` on every change ("ready" beside it once focused).
+[[noreturn]] void run_text_field(const std::string& display, const fs::path& out) {
+    ::setenv("DISPLAY", display.c_str(), 1);
+    ::setenv("QT_QPA_PLATFORM", "xcb", 1);
+    static int argc = 1;
+    static char program[] = "text_field";
+    static char* argv[] = {program, nullptr};
+    QApplication app(argc, argv);
+    QLineEdit field;
+    field.setWindowTitle(QStringLiteral("target field"));
+    field.resize(600, 40);
+    QObject::connect(&field, &QLineEdit::textChanged, [&out](const QString& text) {
+        QFile file(QString::fromStdString(out.string()));
+        if (file.open(QIODevice::WriteOnly | QIODevice::Truncate)) file.write(text.toUtf8());
+    });
+    field.show();
+    QTimer::singleShot(500, &field, [&field, &out] {
+        field.activateWindow();
+        field.setFocus();
+        QFile ready(QString::fromStdString(out.string() + ".ready"));
+        if (ready.open(QIODevice::WriteOnly)) ready.write("1");
+    });
+    ::_exit(app.exec());
+}
+
+class DesktopTyping : public ::testing::TestWithParam<const char*> {
+protected:
+    void SetUp() override {
+        if (!has_program("Xvfb")) GTEST_SKIP() << "Xvfb is not installed (packaging/setup.sh)";
+        char pattern[] = "/tmp/earshot_typing_XXXXXX";
+        ASSERT_NE(mkdtemp(pattern), nullptr);
+        m_dir = pattern;
+        startXvfb();
+    }
+    void TearDown() override {
+        // The GUI and the field first, the X server last.
+        for (auto it = m_pids.rbegin(); it != m_pids.rend(); ++it) {
+            ::kill(*it, SIGTERM);
+            bool gone = false;
+            for (int i = 0; i < 50 && !gone; ++i) {
+                gone = ::waitpid(*it, nullptr, WNOHANG) == *it;
+                if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            }
+            if (!gone) {
+                ::kill(*it, SIGKILL);
+                ::waitpid(*it, nullptr, 0);
+            }
+        }
+        if (!m_dir.empty()) fs::remove_all(m_dir);
+    }
+
+    void startXvfb() {
+        int fds[2];
+        ASSERT_EQ(::pipe(fds), 0);
+        const pid_t pid = ::fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            ::close(fds[0]);
+            const std::string fd = std::to_string(fds[1]);
+            ::execlp("Xvfb", "Xvfb", "-displayfd", fd.c_str(), "-screen", "0", "1024x768x24",
+                     "-nolisten", "tcp", static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        ::close(fds[1]);
+        m_pids.push_back(pid);
+        std::string number;
+        char c = 0;
+        while (::read(fds[0], &c, 1) == 1 && c != '\n') number += c;
+        ::close(fds[0]);
+        ASSERT_FALSE(number.empty()) << "Xvfb did not start";
+        m_display = ":" + number;
+    }
+
+    std::string env() const {
+        return "DISPLAY=" + m_display +
+               " QT_QPA_PLATFORM=xcb XDG_CONFIG_HOME=" + shell_quote(m_dir / "config") +
+               " XDG_DATA_HOME=" + shell_quote(m_dir / "data") +
+               " EARSHOT_INSTANCE_SOCKET=" + shell_quote(m_dir / "sock") + " ";
+    }
+
+    void startGui(const std::string& method) {
+        fs::create_directories(m_dir / "config" / "Earshot");
+        std::ofstream(m_dir / "config" / "Earshot" / "Earshot.conf")
+            << "[settings]\ntype_into_focused_window=true\ntyping_method=" << method << "\n";
+        const pid_t pid = ::fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            ::setenv("DISPLAY", m_display.c_str(), 1);
+            ::setenv("QT_QPA_PLATFORM", "xcb", 1);
+            ::setenv("XDG_CONFIG_HOME", (m_dir / "config").c_str(), 1);
+            ::setenv("XDG_DATA_HOME", (m_dir / "data").c_str(), 1);
+            ::setenv("EARSHOT_INSTANCE_SOCKET", (m_dir / "sock").c_str(), 1);
+            ::execl(EARSHOT_EXE, EARSHOT_EXE, "gui", "--model", EARSHOT_MICRO_MODEL_DIR,
+                    static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        m_pids.push_back(pid);
+        std::string status;
+        for (int i = 0; i < 300 && status != "idle\n"; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            if (fs::exists(m_dir / "sock")) {
+                status = run_shell(env() + shell_quote(EARSHOT_EXE) + " status").out;
+            }
+        }
+        ASSERT_EQ(status, "idle\n") << "the GUI never answered";
+    }
+
+    void startField() {
+        const pid_t pid = ::fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) run_text_field(m_display, m_dir / "field.txt");
+        m_pids.push_back(pid);
+        for (int i = 0; i < 100 && !fs::exists(m_dir / "field.txt.ready"); ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        ASSERT_TRUE(fs::exists(m_dir / "field.txt.ready")) << "the text field did not come up";
+    }
+
+    // The GUI's committed transcript (its journal), once the session has ended.
+    std::string journal() {
+        for (const auto& entry : fs::recursive_directory_iterator(m_dir / "data")) {
+            if (entry.path().filename() == "session-transcript.txt") {
+                return read_text(entry.path());
+            }
+        }
+        return {};
+    }
+
+    fs::path m_dir;
+    std::string m_display;
+    std::vector<pid_t> m_pids;
+};
+
+TEST_P(DesktopTyping, TheFocusedFieldGetsExactlyTheCommittedText) {
+    ASSERT_NO_FATAL_FAILURE(startGui(GetParam()));
+    ASSERT_NO_FATAL_FAILURE(startField());
+    const fs::path wav = fs::path(EARSHOT_TEST_GOLDEN_DIR) / ".." / ".." / "packaging" / "samples" /
+                         "please-call-me-tomorrow.wav";
+    const auto started =
+        run_shell(env() + shell_quote(EARSHOT_EXE) + " start --input " + shell_quote(wav));
+    ASSERT_EQ(started.out, "listening\n") << started.err;
+    // The paced 2.4 s recording ends the session by itself; the journal then holds everything
+    // committed, and the field must hold the same.
+    std::string committed;
+    std::string field;
+    for (int i = 0; i < 600; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const auto status = run_shell(env() + shell_quote(EARSHOT_EXE) + " status").out;
+        committed = journal();
+        field = read_text(m_dir / "field.txt");
+        if (status == "idle\n" && !committed.empty() && field == committed) break;
+    }
+    EXPECT_NE(committed.find("tomorrow"), std::string::npos) << committed;
+    EXPECT_EQ(field, committed);
+}
+
+INSTANTIATE_TEST_SUITE_P(Methods, DesktopTyping, ::testing::Values("keys", "clipboard"));
+
+}  // namespace
