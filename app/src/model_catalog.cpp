@@ -157,10 +157,11 @@ std::vector<CatalogEntry> builtin_catalog() {
         for (const Size& s : kSizes) {
             if (size_name == s.name) size = &s;
         }
-        // Memory: the quantized weights replace the float16 ones; the working part stays.
-        const int64_t working = size->ggml_memory_bytes - size->ggml_bytes;
+        // Memory: Earshot decodes quantized weights to float16 when it reads them, so a
+        // quantized file needs what the float16 file of its size needs (only the download and
+        // the disk are smaller).
         catalog.push_back(ggml_entry(base + "-" + q.kind, q.bytes, q.sha1,
-                                     q.bytes > 0 ? q.bytes + working : 0,
+                                     size->ggml_memory_bytes,
                                      english ? "English" : size->languages));
     }
     return catalog;

@@ -345,6 +345,12 @@ TEST(ModelCatalog, HoldsTheOfficialCheckpointsInBothForms) {
     EXPECT_EQ(app::find_catalog_entry(catalog, "ggml-large-v3-q5_0")->files[0].sha1,
               "e6e2ed78495d403bef4b7cff42ef4aaadcfea8de");
     EXPECT_NE(app::find_catalog_entry(catalog, "ggml-base.en-q5_1"), nullptr);
+    // Quantized weights are decoded to float16 at load: the memory of the float16 file, while
+    // the download is smaller.
+    const app::CatalogEntry* q5 = app::find_catalog_entry(catalog, "ggml-large-v3-q5_0");
+    const app::CatalogEntry* f16 = app::find_catalog_entry(catalog, "ggml-large-v3");
+    EXPECT_EQ(q5->memory_bytes, f16->memory_bytes);
+    EXPECT_LT(q5->download_bytes(), f16->download_bytes());
     EXPECT_EQ(app::find_catalog_entry(catalog, "ggml-large-v3")->languages, "100 languages");
     EXPECT_EQ(app::resolve_url("https://huggingface.co", "openai/whisper-tiny", "config.json"),
               "https://huggingface.co/openai/whisper-tiny/resolve/main/config.json");
