@@ -1,7 +1,8 @@
-// CpuWeights: one anonymous mapping for the f16 matrices, filled weight by weight; after each
-// copy the source pages of a file mapping are dropped from this process (MADV_DONTNEED on a
-// read-only file mapping only unmaps them: the file's bytes stay in the page cache and a later
-// read of the checkpoint sees them unchanged).
+// CpuWeights: where a checkpoint's f16 matrix lies in a file mapping (/proc/self/maps gives the
+// mapping's file and offset), the backend maps that file itself and reads the matrix there; the
+// checkpoint's own pages of it are dropped from this process (MADV_DONTNEED on a read-only file
+// mapping only unmaps them: the bytes stay in the page cache and a later read sees them
+// unchanged). Other f16 matrices are copied into one anonymous region.
 #include "cpu_weights.h"
 
 #include <sys/mman.h>
@@ -10,7 +11,9 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <new>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -22,41 +25,61 @@ namespace earshot::backend::cpu {
 
 namespace {
 
-constexpr size_t kAlignElements = 32;  // 64-byte aligned rows of every matrix
+constexpr size_t kAlignElements = 32;  // 64-byte aligned rows of every copied matrix
 
 bool is_half_matrix(const checkpoint::Weight& weight) {
     return weight.dtype == checkpoint::WeightDType::f16 && weight.shape.size() == 2;
 }
 
-// The address ranges of this process's read-only file mappings (/proc/self/maps).
-std::vector<std::pair<uintptr_t, uintptr_t>> file_mappings() {
-    std::vector<std::pair<uintptr_t, uintptr_t>> ranges;
+size_t aligned_elements(uint64_t count) {
+    return (count + kAlignElements - 1) / kAlignElements * kAlignElements;
+}
+
+// One read-only file mapping of this process (a line of /proc/self/maps).
+struct FileMapping {
+    uintptr_t begin = 0;
+    uintptr_t end = 0;
+    uint64_t file_offset = 0;
+    std::string path;
+};
+
+std::vector<FileMapping> file_mappings() {
+    std::vector<FileMapping> mappings;
     std::ifstream maps("/proc/self/maps");
     std::string line;
     while (std::getline(maps, line)) {
         std::istringstream fields(line);
         std::string range, perms, offset, device, inode, path;
-        fields >> range >> perms >> offset >> device >> inode >> path;
-        if (path.empty() || path.front() != '/' || perms.size() < 2 || perms[1] != '-') continue;
+        fields >> range >> perms >> offset >> device >> inode;
+        std::getline(fields >> std::ws, path);
         const size_t dash = range.find('-');
-        if (dash == std::string::npos) continue;
-        ranges.emplace_back(std::stoull(range.substr(0, dash), nullptr, 16),
-                            std::stoull(range.substr(dash + 1), nullptr, 16));
+        if (path.empty() || path.front() != '/' || perms.size() < 2 || perms[1] != '-' ||
+            dash == std::string::npos || path.ends_with(" (deleted)")) {
+            continue;
+        }
+        mappings.push_back({std::stoull(range.substr(0, dash), nullptr, 16),
+                            std::stoull(range.substr(dash + 1), nullptr, 16),
+                            std::stoull(offset, nullptr, 16), path});
     }
-    return ranges;
+    return mappings;
 }
 
-// Drops the whole pages of `bytes` from this process when they lie in a read-only file mapping
-// (never anonymous memory, whose contents MADV_DONTNEED would discard).
-void release_file_pages(std::span<const std::byte> bytes,
-                        const std::vector<std::pair<uintptr_t, uintptr_t>>& mappings) {
+// The file mapping that holds all of `bytes`, if one does.
+std::optional<FileMapping> mapping_of(std::span<const std::byte> bytes,
+                                      const std::vector<FileMapping>& mappings) {
+    const auto begin = reinterpret_cast<uintptr_t>(bytes.data());
+    const uintptr_t end = begin + bytes.size();
+    for (const FileMapping& mapping : mappings) {
+        if (begin >= mapping.begin && end <= mapping.end) return mapping;
+    }
+    return std::nullopt;
+}
+
+// Drops the whole pages of `bytes` (in a read-only file mapping) from this process.
+void release_file_pages(std::span<const std::byte> bytes) {
     const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
     const auto begin = reinterpret_cast<uintptr_t>(bytes.data());
     const uintptr_t end = begin + bytes.size();
-    const bool in_file = std::any_of(mappings.begin(), mappings.end(), [&](const auto& range) {
-        return begin >= range.first && end <= range.second;
-    });
-    if (!in_file) return;
     const uintptr_t first = (begin + page - 1) / page * page;
     const uintptr_t last = end / page * page;
     if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
@@ -65,37 +88,65 @@ void release_file_pages(std::span<const std::byte> bytes,
 }  // namespace
 
 CpuWeights::CpuWeights(const model::WhisperCheckpoint& checkpoint) {
-    size_t half_elements = 0;
-    for (const auto& weight : checkpoint.weights.weights()) {
-        if (!is_half_matrix(weight)) continue;
-        half_elements +=
-            (weight.element_count() + kAlignElements - 1) / kAlignElements * kAlignElements;
-    }
-    if (half_elements > 0) {
-        region_bytes_ = half_elements * sizeof(uint16_t);
-        void* region = mmap(nullptr, region_bytes_, PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (region == MAP_FAILED) throw std::bad_alloc();
-        madvise(region, region_bytes_, MADV_HUGEPAGE);  // fewer faults at load, fewer TLB misses
-        region_ = static_cast<uint16_t*>(region);
-    }
     const auto mappings = file_mappings();
-    size_t offset = 0;
+    std::map<std::string, const checkpoint::MappedFile*> own_files;
+    // The file bytes of a weight in a mapping of ours, or null (then it is copied).
+    auto in_own_file = [&](const checkpoint::Weight& weight) -> const uint16_t* {
+        if (!checkpoint.weights.dequantized_from(weight.path).empty()) return nullptr;
+        const auto mapping = mapping_of(weight.bytes, mappings);
+        if (!mapping) return nullptr;
+        auto found = own_files.find(mapping->path);
+        if (found == own_files.end()) {
+            const checkpoint::MappedFile* file = nullptr;
+            try {
+                file = &files_.emplace_back(mapping->path);
+            } catch (const std::exception&) {
+                file = nullptr;  // unreadable now: copy its weights instead
+            }
+            found = own_files.emplace(mapping->path, file).first;
+        }
+        if (found->second == nullptr) return nullptr;
+        const uint64_t offset = mapping->file_offset +
+                                (reinterpret_cast<uintptr_t>(weight.bytes.data()) - mapping->begin);
+        const auto file = found->second->bytes();
+        if (offset + weight.bytes.size() > file.size() || offset % alignof(uint16_t) != 0 ||
+            std::memcmp(file.data() + offset, weight.bytes.data(),
+                        std::min<size_t>(weight.bytes.size(), 64)) != 0) {
+            return nullptr;
+        }
+        return reinterpret_cast<const uint16_t*>(file.data() + offset);
+    };
+    std::vector<const checkpoint::Weight*> copied;
+    size_t copied_elements = 0;
     for (const auto& weight : checkpoint.weights.weights()) {
-        const auto count = static_cast<int64_t>(weight.element_count());
         if (!is_half_matrix(weight)) {
-            std::vector<float> values(static_cast<size_t>(count));
+            std::vector<float> values(static_cast<size_t>(weight.element_count()));
             checkpoint::convert_to_f32(weight, values);
             f32_.emplace(weight.path, std::move(values));
             continue;
         }
-        std::memcpy(region_ + offset, weight.bytes.data(), weight.bytes.size());
-        if (checkpoint.weights.dequantized_from(weight.path).empty()) {
-            release_file_pages(weight.bytes, mappings);
+        const auto count = static_cast<int64_t>(weight.element_count());
+        if (const uint16_t* data = in_own_file(weight)) {
+            half_.emplace(weight.path, Half{data, count});
+            release_file_pages(weight.bytes);
+            continue;
         }
-        half_.emplace(weight.path, Half{offset, count});
-        offset +=
-            (static_cast<size_t>(count) + kAlignElements - 1) / kAlignElements * kAlignElements;
+        copied.push_back(&weight);
+        copied_elements += aligned_elements(weight.element_count());
+    }
+    if (copied.empty()) return;
+    region_bytes_ = copied_elements * sizeof(uint16_t);
+    void* region =
+        mmap(nullptr, region_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (region == MAP_FAILED) throw std::bad_alloc();
+    madvise(region, region_bytes_, MADV_HUGEPAGE);  // fewer faults and TLB misses
+    region_ = static_cast<uint16_t*>(region);
+    size_t offset = 0;
+    for (const checkpoint::Weight* weight : copied) {
+        std::memcpy(region_ + offset, weight->bytes.data(), weight->bytes.size());
+        half_.emplace(weight->path,
+                      Half{region_ + offset, static_cast<int64_t>(weight->element_count())});
+        offset += aligned_elements(weight->element_count());
     }
 }
 
@@ -104,6 +155,7 @@ CpuWeights::~CpuWeights() { release(); }
 CpuWeights::CpuWeights(CpuWeights&& other) noexcept
     : f32_(std::move(other.f32_)),
       half_(std::move(other.half_)),
+      files_(std::move(other.files_)),
       region_(std::exchange(other.region_, nullptr)),
       region_bytes_(std::exchange(other.region_bytes_, 0)) {}
 
@@ -112,6 +164,7 @@ CpuWeights& CpuWeights::operator=(CpuWeights&& other) noexcept {
         release();
         f32_ = std::move(other.f32_);
         half_ = std::move(other.half_);
+        files_ = std::move(other.files_);
         region_ = std::exchange(other.region_, nullptr);
         region_bytes_ = std::exchange(other.region_bytes_, 0);
     }
@@ -138,7 +191,7 @@ int64_t CpuWeights::element_count(const std::string& path) const {
 
 const uint16_t* CpuWeights::half(const std::string& path) const {
     auto found = half_.find(path);
-    return found == half_.end() ? nullptr : region_ + found->second.offset;
+    return found == half_.end() ? nullptr : found->second.data;
 }
 
 const float* CpuWeights::f32(const std::string& path) {
@@ -146,7 +199,7 @@ const float* CpuWeights::f32(const std::string& path) {
     auto half = half_.find(path);
     if (half == half_.end()) return nullptr;
     std::vector<float> values(static_cast<size_t>(half->second.elements));
-    widen_f16(region_ + half->second.offset, values.data(), half->second.elements);
+    widen_f16(half->second.data, values.data(), half->second.elements);
     return f32_.emplace(path, std::move(values)).first->second.data();
 }
 
