@@ -420,6 +420,9 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
         // Everything heard is committed: the next window starts after it.
         paused_speech_frame_ = last_speech_frame_;
         drop_window(final ? 0 : kOnsetKeepFrames);
+        // A quick pause may come while the VAD hears a quiet word ending as silence: the next
+        // window may start in that ending, and its first words may repeat the committed ones.
+        check_repeats_ = !final && silence_s < options_.pause_commit_s;
     } else if (full) {
         // Everything but the last word, which may be cut off by the window's end: the next
         // window starts at that word (its estimated start) and hears it whole.
