@@ -1,13 +1,21 @@
 // CPU backend benchmarks on random tiny- and base-shaped checkpoints: the encoder on one 30 s
 // window and a decoder step at positions 8 and 200, each against baselines measured in the same
-// process: the machine's sgemm rate, and the encoder's own GEMMs run alone through OpenBLAS.
+// process: the machine's sgemm rate, the encoder's own GEMMs run alone through OpenBLAS, and for
+// the step its memory floor: the bytes a step must read (f16 weights and f16 caches, what
+// whisper.cpp reads) over the machine's read rate measured just before, with as many threads as
+// the CPU backend uses. A step reports its wall time over its CPU time (1.0: no thread waits).
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <sys/resource.h>
+#include <time.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "earshot/engine/backend/cpu_whisper.h"
@@ -37,6 +45,58 @@ double peak_rss_mib() {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+double thread_cpu_s() {
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+double process_cpu_s() {
+    timespec now{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+// The threads the CPU backend runs on (its pool: EARSHOT_CPU_THREADS, else one per hardware
+// thread).
+int backend_threads() {
+    if (const char* value = std::getenv("EARSHOT_CPU_THREADS")) {
+        if (std::atoi(value) > 0) return std::atoi(value);
+    }
+    return static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+}
+
+// Bytes per second the machine reads from memory: `threads` threads each summing its share of a
+// 256 MiB buffer (far beyond the caches), best of five passes.
+double read_rate_bytes_per_s(int threads) {
+    static std::vector<float> buffer(size_t(64) << 20, 1.0F);
+    double best = 0;
+    for (int pass = 0; pass < 5; ++pass) {
+        std::vector<float> sums(static_cast<size_t>(threads));
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<std::thread> workers;
+        for (int t = 0; t < threads; ++t) {
+            workers.emplace_back([&, t] {
+                const size_t begin = buffer.size() * size_t(t) / size_t(threads);
+                const size_t end = buffer.size() * size_t(t + 1) / size_t(threads);
+                float a = 0, b = 0, c = 0, d = 0;
+                for (size_t i = begin; i + 4 <= end; i += 4) {
+                    a += buffer[i];
+                    b += buffer[i + 1];
+                    c += buffer[i + 2];
+                    d += buffer[i + 3];
+                }
+                sums[size_t(t)] = a + b + c + d;
+            });
+        }
+        for (auto& worker : workers) worker.join();
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+        benchmark::DoNotOptimize(sums.data());
+        best = std::max(best, double(buffer.size() * sizeof(float)) / took.count());
+    }
+    return best;
 }
 
 // One loaded model per shape for the whole process (writing and loading takes seconds).
@@ -144,13 +204,42 @@ void encode(benchmark::State& state, const Shape& shape) {
     state.counters["peak_rss_MiB"] = peak_rss_mib();
 }
 
+// What one decoder step must read at position `pos`, stored as whisper.cpp stores it: f16
+// weights (per layer q, k, v, out, cross q, cross out: 6 D^2; fc1, fc2: 8 D^2; the tied head:
+// Vocab x D) and f16 caches (cross keys and values over the audio, self ones up to pos).
+double step_bytes(const Shape& s, int64_t pos) {
+    constexpr int64_t kVocab = 51865;
+    const double d = double(s.d);
+    const double weights = double(s.layers) * 14.0 * d * d + double(kVocab) * d;
+    const double caches = double(s.layers) * 2.0 * d * double(kAudio + pos + 1);
+    return 2.0 * (weights + caches);
+}
+
 void step(benchmark::State& state, const Shape& shape) {
     CpuWhisper& whisper = model(shape);
     const auto pos = static_cast<int32_t>(state.range(0));
     benchmark::DoNotOptimize(whisper.listen(random_mel()));
     const HostTensor token = HostTensor::i32({1, 1}, 50364);
     benchmark::DoNotOptimize(whisper.step(token, pos));
+    const double rate = read_rate_bytes_per_s(backend_threads());
+    const double floor_ms = 1e3 * step_bytes(shape, pos) / rate;
+    const auto wall_start = std::chrono::steady_clock::now();
+    const double cpu_start = thread_cpu_s();
+    const double process_start = process_cpu_s();
     for (auto _ : state) benchmark::DoNotOptimize(whisper.step(token, pos));
+    const double cpu_s = thread_cpu_s() - cpu_start;
+    const double process_s = process_cpu_s() - process_start;
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - wall_start;
+    const double steps = double(state.iterations());
+    state.counters["read_GBps"] = rate / 1e9;
+    // The whisper.cpp-equivalent baseline: its bytes at the measured rate, and this step over it.
+    state.counters["floor_ms"] = floor_ms;
+    state.counters["x_floor"] = 1e3 * wall.count() / steps / floor_ms;
+    // Wall over the calling thread's CPU time (1.0: it never waits for the others), and the CPU
+    // time of all threads per step.
+    state.counters["wall_per_cpu"] = wall.count() / cpu_s;
+    state.counters["all_cpu_ms"] = 1e3 * process_s / steps;
+    state.counters["threads"] = backend_threads();
     state.counters["peak_rss_MiB"] = peak_rss_mib();
 }
 
