@@ -18,6 +18,7 @@
 #include "gui_live_bridge.h"
 #include "gui_session.h"
 #include "micro_model.h"
+#include "micro_speech_file.h"
 #include "spoken_words.h"
 
 namespace earshot::test {
@@ -27,24 +28,12 @@ namespace fs = std::filesystem;
 
 QString q(const fs::path& path) { return QString::fromStdString(path.string()); }
 
-// Three spoken sentences: more than one of the micro model's 6 s windows.
-fs::path threeSentences(const TempDir& dir) {
-    SpeechOptions speech;
-    speech.whole_sentences = true;
-    speech.sentence_gap_s = 1.0;
-    std::string why;
-    const auto audio = speak_sentences(micro_heldout_words(3), speech, &why);
-    EXPECT_TRUE(audio) << why;
-    const fs::path wav = dir.path() / "three.wav";
-    if (audio) write_wav_pcm16(wav, audio->samples);
-    return wav;
-}
-
 TEST(FilesWorkerPause, ARunningFileWaitsWhileTheModelDictatesThenFinishesTheSame) {
     ensure_gui_application();
     const TempDir dir("earshot-files-pause");
-    const fs::path wav = threeSentences(dir);
-    ASSERT_TRUE(fs::exists(wav));
+    std::string why;
+    const fs::path wav = write_three_sentences(dir, why);
+    ASSERT_FALSE(wav.empty()) << why;
     std::shared_ptr<app::LoadedModel> model = app::load_model(micro_model_dir(), {});
 
     // Unpaused, for comparison.
@@ -95,8 +84,9 @@ TEST(FilesWorkerPause, ARunningFileWaitsWhileTheModelDictatesThenFinishesTheSame
 TEST(FilesWorkerPause, CancellingAPausedFileEndsIt) {
     ensure_gui_application();
     const TempDir dir("earshot-files-pause-cancel");
-    const fs::path wav = threeSentences(dir);
-    ASSERT_TRUE(fs::exists(wav));
+    std::string why;
+    const fs::path wav = write_three_sentences(dir, why);
+    ASSERT_FALSE(wav.empty()) << why;
     app::FilesWorker worker;
     worker.setModel(app::load_model(micro_model_dir(), {}));
     QSignalSpy cancelled(&worker, &app::FilesWorker::jobCancelled);
@@ -121,8 +111,9 @@ TEST(FilesWorkerPause, CancellingAPausedFileEndsIt) {
 TEST(GuiFilesPause, StartWhileFilesRunPausesThemAndTheyGoOn) {
     ensure_gui_application();
     const TempDir dir("earshot-gui-files-pause");
-    const fs::path wav = threeSentences(dir);
-    ASSERT_TRUE(fs::exists(wav));
+    std::string why;
+    const fs::path wav = write_three_sentences(dir, why);
+    ASSERT_FALSE(wav.empty()) << why;
     ui::MainWindow window;
     app::GuiPaths paths;
     paths.settingsFile = q(dir.path() / "settings.ini");

@@ -23,6 +23,7 @@
 #include "gui_fixture.h"
 #include "gui_session.h"
 #include "micro_model.h"
+#include "micro_speech_file.h"
 #include "spoken_words.h"
 #include "transcript_formats.h"
 
@@ -253,15 +254,9 @@ TEST(GuiFilesResults, SegmentsAppearWhileTheFileIsTranscribed) {
     ensure_gui_application();
     ASSERT_TRUE(fs::exists(micro_model_dir() / "model.safetensors")) << micro_model_dir();
     const TempDir dir("earshot-files-streaming");
-    SpeechOptions speech;
-    speech.whole_sentences = true;
-    speech.sentence_gap_s = 1.0;
     std::string why;
-    const auto audio = speak_sentences(micro_heldout_words(3), speech, &why);
-    ASSERT_TRUE(audio) << why;
-    ASSERT_GT(audio->duration_s(), 8.0);
-    const fs::path wav = dir.path() / "three.wav";
-    write_wav_pcm16(wav, audio->samples);
+    const fs::path wav = write_three_sentences(dir, why);
+    ASSERT_FALSE(wav.empty()) << why;
 
     ui::MainWindow window;
     app::GuiPaths paths = pathsIn(dir);
