@@ -38,7 +38,15 @@ QString executable_path() {
 // Starts `earshot gui` on its own and waits until its socket answers; false after the timeout.
 bool launch_instance(const QString& path, std::ostream& err) {
     qint64 pid = 0;
-    if (!QProcess::startDetached(executable_path(), {QStringLiteral("gui")}, QString(), &pid)) {
+    QProcess gui;
+    gui.setProgram(executable_path());
+    gui.setArguments({QStringLiteral("gui")});
+    // Detached from this command's terminal or pipe: a caller reading our output must not wait
+    // for the GUI to end.
+    gui.setStandardInputFile(QProcess::nullDevice());
+    gui.setStandardOutputFile(QProcess::nullDevice());
+    gui.setStandardErrorFile(QProcess::nullDevice());
+    if (!gui.startDetached(&pid)) {
         err << "earshot: no Earshot is running and it could not be started\n";
         return false;
     }

@@ -146,7 +146,8 @@ protected:
     std::string waitForJournal(const std::string& text) {
         std::string journal;
         for (int i = 0; i < 600; ++i) {
-            for (const auto& entry : fs::recursive_directory_iterator(m_dir / "data")) {
+            std::error_code none;
+            for (const auto& entry : fs::recursive_directory_iterator(m_dir / "data", none)) {
                 if (entry.path().filename() == "session-transcript.txt") {
                     journal = read_text(entry.path());
                 }
