@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -89,8 +90,18 @@ TEST_P(CpuAttention, MatchesDoublePrecisionWithAMask) {
 INSTANTIATE_TEST_SUITE_P(QueryLengths, CpuAttention, ::testing::Values(1, 5));
 
 TEST(CpuKernels, HalfWeightProductEqualsTheF32Product) {
-    for (int64_t k : {16, 37, 64, 385}) {  // multiples of the vector width and tails
-        const int64_t m = 2, n = 300;
+    // One row (four weight rows at a time), a few rows (GEMV per row), many rows (f16 panels
+    // widened for sgemm; n 1500 at k 385 spans several panels); multiples of the vector width
+    // and tails.
+    for (const auto& [m, k, n] : std::vector<std::array<int64_t, 3>>{{1, 16, 301},
+                                                                     {1, 385, 300},
+                                                                     {2, 16, 300},
+                                                                     {2, 37, 300},
+                                                                     {2, 64, 300},
+                                                                     {2, 385, 300},
+                                                                     {5, 64, 77},
+                                                                     {20, 37, 300},
+                                                                     {20, 385, 1500}}) {
         auto x = random_values(size_t(m * k), 4);
         auto w = random_values(size_t(n * k), 5, 0.1F);
         auto bias = random_values(size_t(n), 6);
@@ -103,7 +114,8 @@ TEST(CpuKernels, HalfWeightProductEqualsTheF32Product) {
         cpu::linear(x.data(), w.data(), bias.data(), want.data(), m, k, n);
         cpu::linear_f16(x.data(), w16.data(), bias.data(), got.data(), m, k, n);
         for (size_t i = 0; i < got.size(); ++i) {
-            EXPECT_NEAR(got[i], want[i], 1e-5F * (1.0F + std::fabs(want[i]))) << "k " << k;
+            EXPECT_NEAR(got[i], want[i], 1e-5F * (1.0F + std::fabs(want[i])))
+                << "m " << m << " k " << k << " n " << n;
         }
     }
 }
