@@ -412,6 +412,11 @@ TEST(MainWindow, InspectorBesideTheLivePageIsRememberedAndUndone) {
         EXPECT_FALSE(live.intersects(inspector));
         EXPECT_GE(graph->width(), 200);
         EXPECT_GE(window.livePanel()->width(), 300);
+        // An inspector wider than its place scrolls; it does not widen the window.
+        graph->setMinimumWidth(900);
+        QTest::qWait(50);
+        EXPECT_LE(window.width(), 1200);
+        graph->setMinimumWidth(0);
         // The Inspector page is the dock now.
         window.showPage(MainWindow::Page::inspector);
         EXPECT_EQ(window.currentPage(), MainWindow::Page::live);

@@ -15,6 +15,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -64,10 +65,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_inspectorDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     m_inspectorDock->setAllowedAreas(Qt::LeftDockWidgetArea | Qt::RightDockWidgetArea |
                                      Qt::BottomDockWidgetArea);
-    auto* dockContent = new QWidget(m_inspectorDock);
+    // Scrolls rather than widening the window: the inspector's toolbars are wider than a dock
+    // beside the Live page needs to be on a laptop screen.
+    auto* dockScroll = new QScrollArea(m_inspectorDock);
+    dockScroll->setObjectName(QStringLiteral("inspectorDockScroll"));
+    dockScroll->setWidgetResizable(true);
+    dockScroll->setFrameShape(QFrame::NoFrame);
+    auto* dockContent = new QWidget(dockScroll);
     m_dockLayout = new QVBoxLayout(dockContent);
     m_dockLayout->setContentsMargins(0, 0, 0, 0);
-    m_inspectorDock->setWidget(dockContent);
+    dockScroll->setWidget(dockContent);
+    m_inspectorDock->setWidget(dockScroll);
     addDockWidget(Qt::RightDockWidgetArea, m_inspectorDock);
     m_inspectorDock->hide();
 
