@@ -64,6 +64,9 @@ void connect_dictation_target(ui::MainWindow& window, GuiController& controller,
     box->setChecked(controller.settings().typeIntoFocusedWindow);
     target.setEnabled(box->isChecked());
     target.setSink([&typer, &controller](const QString& text) {
+        // Earshot's own window has the focus: the transcript already shows the text, and keys
+        // sent here would land in its own controls.
+        if (QApplication::activeWindow() != nullptr) return QString();
         typer.setMethod(typing_method_from_setting(controller.settings().typingMethod));
         return typer.send(text);
     });
