@@ -1,7 +1,9 @@
-// TranscriptJournal: QSaveFile writes a temporary file and renames it over the journal, so the
-// journal on disk is always a whole transcript, the previous one or the new one. Cleared text is
-// appended to a file beside it, which the next session's start moves aside once.
+// TranscriptJournal: QSaveFile writes a temporary file, fsyncs it and renames it over the journal,
+// so the journal on disk is always a whole transcript, the previous one or the new one. Cleared
+// text is appended to a file beside it, which the next session's start moves aside once.
 #include "earshot/ui/live/transcript_journal.h"
+
+#include <unistd.h>
 
 #include <QDateTime>
 #include <QDir>
@@ -80,7 +82,9 @@ bool TranscriptJournal::keepCleared(const QString& text) {
     const QString entry = QStringLiteral("--- cleared %1 ---\n%2\n")
                               .arg(QDateTime::currentDateTime().toString(Qt::ISODate), text);
     const QByteArray bytes = entry.toUtf8();
-    if (file.write(bytes) != bytes.size() || !file.flush()) {
+    // flush() hands the bytes to the kernel; fsync puts them on disk, so that a crash or a pulled
+    // cable right after Clear loses nothing (QSaveFile's commit in save() does the same).
+    if (file.write(bytes) != bytes.size() || !file.flush() || ::fsync(file.handle()) != 0) {
         m_lastError = QObject::tr("cannot write %1: %2").arg(path, file.errorString());
         return false;
     }
