@@ -160,8 +160,7 @@ std::vector<CatalogEntry> builtin_catalog() {
         // Memory: Earshot decodes quantized weights to float16 when it reads them, so a
         // quantized file needs what the float16 file of its size needs (only the download and
         // the disk are smaller).
-        catalog.push_back(ggml_entry(base + "-" + q.kind, q.bytes, q.sha1,
-                                     size->ggml_memory_bytes,
+        catalog.push_back(ggml_entry(base + "-" + q.kind, q.bytes, q.sha1, size->ggml_memory_bytes,
                                      english ? "English" : size->languages));
     }
     return catalog;

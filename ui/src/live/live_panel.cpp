@@ -23,7 +23,10 @@ namespace earshot::ui {
 
 namespace {
 constexpr int kEditSaveDelayMs = 300;  // typing saves once it pauses this long
-}
+
+// The line under the token strip until a token is clicked.
+QString tokenDetailsHint() { return QObject::tr("Click a token to see its alternatives."); }
+}  // namespace
 
 LivePanel::LivePanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("livePanel"));
@@ -49,8 +52,9 @@ LivePanel::LivePanel(QWidget* parent) : QWidget(parent) {
     // The app keeps it in step with the setting and sends committed text to the focused window.
     m_typeInto = new QCheckBox(tr("Type into the focused window"), this);
     m_typeInto->setObjectName(QStringLiteral("typeIntoBox"));
-    m_typeInto->setToolTip(tr("Committed text also goes to the application that has focus, as "
-                              "it is committed (never the grey tentative text)"));
+    m_typeInto->setToolTip(
+        tr("Committed text also goes to the application that has focus, as "
+           "it is committed (never the grey tentative text)"));
     controls->addWidget(m_typeInto);
 
     m_status = new QLabel(this);
@@ -62,7 +66,7 @@ LivePanel::LivePanel(QWidget* parent) : QWidget(parent) {
     m_tokenDetails = new QLabel(this);
     m_tokenDetails->setObjectName(QStringLiteral("tokenDetails"));
     m_tokenDetails->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_tokenDetails->setText(tr("Click a token to see its alternatives."));
+    m_tokenDetails->setText(tokenDetailsHint());
     connect(m_tokens, &TokenStrip::tokenSelected, this,
             [this](int index) { m_tokenDetails->setText(m_tokens->describe(index)); });
 
@@ -133,7 +137,7 @@ void LivePanel::setRunning(bool running) {
     if (running && !m_running) {
         m_transcript->beginSession();
         m_tokens->clear();
-        m_tokenDetails->setText(tr("Click a token to see its alternatives."));
+        m_tokenDetails->setText(tokenDetailsHint());
     }
     m_running = running;
     if (!running) {

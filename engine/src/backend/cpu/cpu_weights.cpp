@@ -1,5 +1,5 @@
-// CpuWeights: where a checkpoint's f16 matrix lies in a file mapping (/proc/self/maps gives the
-// mapping's file and offset), the backend maps that file itself and reads the matrix there; the
+// CpuWeights: where a checkpoint's f16 matrix lies in one of its mapped files (the weight set
+// keeps them), the backend maps that file itself and reads the matrix there; the
 // checkpoint's own pages of it are dropped from this process (MADV_DONTNEED on a read-only file
 // mapping only unmaps them: the bytes stay in the page cache and a later read sees them
 // unchanged). Other f16 matrices are copied into one anonymous region.
@@ -10,11 +10,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <new>
 #include <optional>
-#include <sstream>
 #include <utility>
 
 #include "cpu_gemv_f16.h"
@@ -35,42 +33,21 @@ size_t aligned_elements(uint64_t count) {
     return (count + kAlignElements - 1) / kAlignElements * kAlignElements;
 }
 
-// One read-only file mapping of this process (a line of /proc/self/maps).
-struct FileMapping {
-    uintptr_t begin = 0;
-    uintptr_t end = 0;
-    uint64_t file_offset = 0;
-    std::string path;
+// Where `bytes` lie in one of the checkpoint's mapped files: that file and the offset there.
+struct FilePlace {
+    const checkpoint::MappedFile* file = nullptr;
+    uint64_t offset = 0;
 };
 
-std::vector<FileMapping> file_mappings() {
-    std::vector<FileMapping> mappings;
-    std::ifstream maps("/proc/self/maps");
-    std::string line;
-    while (std::getline(maps, line)) {
-        std::istringstream fields(line);
-        std::string range, perms, offset, device, inode, path;
-        fields >> range >> perms >> offset >> device >> inode;
-        std::getline(fields >> std::ws, path);
-        const size_t dash = range.find('-');
-        if (path.empty() || path.front() != '/' || perms.size() < 2 || perms[1] != '-' ||
-            dash == std::string::npos || path.ends_with(" (deleted)")) {
-            continue;
-        }
-        mappings.push_back({std::stoull(range.substr(0, dash), nullptr, 16),
-                            std::stoull(range.substr(dash + 1), nullptr, 16),
-                            std::stoull(offset, nullptr, 16), path});
-    }
-    return mappings;
-}
-
-// The file mapping that holds all of `bytes`, if one does.
-std::optional<FileMapping> mapping_of(std::span<const std::byte> bytes,
-                                      const std::vector<FileMapping>& mappings) {
+std::optional<FilePlace> place_in(std::span<const std::byte> bytes,
+                                  const std::vector<checkpoint::MappedFile>& files) {
     const auto begin = reinterpret_cast<uintptr_t>(bytes.data());
     const uintptr_t end = begin + bytes.size();
-    for (const FileMapping& mapping : mappings) {
-        if (begin >= mapping.begin && end <= mapping.end) return mapping;
+    for (const checkpoint::MappedFile& file : files) {
+        const auto file_begin = reinterpret_cast<uintptr_t>(file.bytes().data());
+        if (begin >= file_begin && end <= file_begin + file.size_bytes()) {
+            return FilePlace{&file, begin - file_begin};
+        }
     }
     return std::nullopt;
 }
@@ -88,26 +65,24 @@ void release_file_pages(std::span<const std::byte> bytes) {
 }  // namespace
 
 CpuWeights::CpuWeights(const model::WhisperCheckpoint& checkpoint) {
-    const auto mappings = file_mappings();
     std::map<std::string, const checkpoint::MappedFile*> own_files;
     // The file bytes of a weight in a mapping of ours, or null (then it is copied).
     auto in_own_file = [&](const checkpoint::Weight& weight) -> const uint16_t* {
-        if (!checkpoint.weights.dequantized_from(weight.path).empty()) return nullptr;
-        const auto mapping = mapping_of(weight.bytes, mappings);
-        if (!mapping) return nullptr;
-        auto found = own_files.find(mapping->path);
+        const auto place = place_in(weight.bytes, checkpoint.weights.files());
+        if (!place) return nullptr;  // decoded at load: in no file
+        const std::string path = place->file->path().string();
+        auto found = own_files.find(path);
         if (found == own_files.end()) {
             const checkpoint::MappedFile* file = nullptr;
             try {
-                file = &files_.emplace_back(mapping->path);
+                file = &files_.emplace_back(place->file->path());
             } catch (const std::exception&) {
                 file = nullptr;  // unreadable now: copy its weights instead
             }
-            found = own_files.emplace(mapping->path, file).first;
+            found = own_files.emplace(path, file).first;
         }
         if (found->second == nullptr) return nullptr;
-        const uint64_t offset = mapping->file_offset +
-                                (reinterpret_cast<uintptr_t>(weight.bytes.data()) - mapping->begin);
+        const uint64_t offset = place->offset;
         const auto file = found->second->bytes();
         if (offset + weight.bytes.size() > file.size() || offset % alignof(uint16_t) != 0 ||
             std::memcmp(file.data() + offset, weight.bytes.data(),

@@ -50,6 +50,9 @@ public:
     // for a weight stored as it is used (or no weight).
     std::string_view dequantized_from(std::string_view path) const;
     const std::vector<Weight>& weights() const { return weights_; }
+    // The files the weights were mapped from (a weight in one lies inside its bytes(); one decoded
+    // at load lies in none).
+    const std::vector<MappedFile>& files() const { return files_; }
 
     // Building (read_weights): a mapping to keep alive, bytes decoded at load to keep alive (the
     // span stays valid while the set lives, moves included), and a weight in either.
