@@ -111,11 +111,29 @@ TEST(TranscriptView, TypingWhileATailShowsKeepsEveryWordOnce) {
     // More typing follows the first, still before the tail.
     QTest::keyClicks(&view, QStringLiteral(" now"));
     view.applyText(QStringLiteral(" bread"), QStringLiteral(" four"));
-    // The caret stays where the next keys go: after the committed text, before the grey tail.
-    EXPECT_EQ(view.textCursor().position(), view.committedText().size());
+    // The caret stays where the next keys go: after the user's text, before the model's words.
+    EXPECT_EQ(view.textCursor().position(), QStringLiteral("i need coffee and! now").size());
     view.applyText(QStringLiteral(" four breakfast"), QString());
     EXPECT_EQ(view.toPlainText(), QStringLiteral("i need coffee and! now bread four breakfast"));
     EXPECT_EQ(view.committedText(), view.toPlainText());
+}
+
+// A commit that arrives in the middle of a word being typed at the end goes after it: the
+// typed word stays whole ("TYPED!", not "T project YPED!").
+TEST(TranscriptView, ACommitWhileTypingDoesNotSplitTheTypedWord) {
+    TranscriptView view;
+    showActive(view);
+    view.applyText(QStringLiteral("wait"), QStringLiteral(" project"));
+    QTest::keyClick(&view, Qt::Key_End, Qt::ControlModifier);
+    QTest::keyClicks(&view, QStringLiteral(" T"));
+    view.applyText(QStringLiteral(" project"), QStringLiteral(" his"));
+    QTest::keyClicks(&view, QStringLiteral("YPED!"));
+    view.applyText(QStringLiteral(" his"), QString());
+    EXPECT_EQ(view.committedText(), QStringLiteral("wait TYPED! project his"));
+    // Once the caret is moved to the end, it follows the model's words again.
+    QTest::keyClick(&view, Qt::Key_End, Qt::ControlModifier);
+    view.applyText(QStringLiteral(" question"), QString());
+    EXPECT_EQ(view.textCursor().position(), view.committedText().size());
 }
 
 // An edit that reaches from the committed text into the tail: what it removed of the committed

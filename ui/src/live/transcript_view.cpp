@@ -129,8 +129,14 @@ void TranscriptView::applyText(const QString& modelCommitted, const QString& mod
     }
     // A caret at the end of the committed text (or in the tail, where typing would go to that
     // end) stays at the end of the committed text: where the user's next keys land.
+    // A caret right after what the user just typed stays there: the model's words go after it,
+    // so a word being typed is never split by a commit. Otherwise a caret at the end of the
+    // committed text (or in the tail) follows that end.
     const QTextCursor caret = textCursor();
-    const bool caretAtEnd = !caret.hasSelection() && caret.position() >= committedLength();
+    const int caretPosition = caret.position();
+    const bool typing = !caret.hasSelection() && caretPosition == m_userEditEnd &&
+                        caretPosition <= committedLength();
+    const bool caretAtEnd = !typing && !caret.hasSelection() && caretPosition >= committedLength();
     m_programmatic = true;
     QTextCursor cursor(document());
     cursor.beginEditBlock();
@@ -144,10 +150,10 @@ void TranscriptView::applyText(const QString& modelCommitted, const QString& mod
     m_text = m_text.left(committedLength()) + committed + tentative;
     m_tentativeLength = static_cast<int>(tentative.size());
     m_documentText = toPlainText();
-    if (caretAtEnd) {
-        QTextCursor end = textCursor();
-        end.setPosition(committedLength());
-        setTextCursor(end);
+    if (caretAtEnd || typing) {
+        QTextCursor kept = textCursor();
+        kept.setPosition(caretAtEnd ? committedLength() : caretPosition);
+        setTextCursor(kept);
     }
     if (!committed.isEmpty()) {
         emit committedTextChanged();
@@ -165,6 +171,7 @@ void TranscriptView::setCommittedText(const QString& text) {
     m_text = text;
     m_documentText = toPlainText();
     m_tentativeLength = 0;
+    m_userEditEnd = -1;
     m_undo.clear();
     m_redo.clear();
     emit committedTextChanged();
@@ -179,6 +186,7 @@ void TranscriptView::clearTranscript() {
     m_text.clear();
     m_documentText.clear();
     m_tentativeLength = 0;
+    m_userEditEnd = -1;
     if (!committed.isEmpty()) {
         // A step of its own, never merged with typing around it.
         m_redo.clear();
@@ -212,6 +220,7 @@ void TranscriptView::redoEdit() {
 }
 
 void TranscriptView::applyStep(const EditStep& step) {
+    m_userEditEnd = -1;
     // Updates only append after the committed text and the steps are undone in order, so a
     // step's text is where it was; should that ever not hold, the history is dropped rather than
     // applied to the wrong words.
@@ -241,6 +250,7 @@ void TranscriptView::replaceCommitted(int position, int length, const QString& t
 }
 
 void TranscriptView::recordEdit(const EditStep& step) {
+    m_userEditEnd = step.position + static_cast<int>(step.inserted.size());
     m_redo.clear();
     if (!m_undo.isEmpty()) {
         EditStep& last = m_undo.last();

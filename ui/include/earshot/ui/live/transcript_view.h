@@ -87,7 +87,9 @@ private:
     QString m_documentText;  // the document's plain text as of the last change seen
     int m_tentativeLength = 0;
     bool m_programmatic = false;
-    bool m_sessionStart = false;  // no word of the running session committed yet
+    bool m_sessionStart = false;
+    int m_userEditEnd = -1;  // where the user's last typed edit ended (-1: none since undo/reset)
+                             // // no word of the running session committed yet
     // A user edit that reached into the tail, waiting for repair() to move it before the tail.
     bool m_repairPending = false;
     bool m_repairHintValid = false;
