@@ -12,6 +12,7 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QSaveFile>
+#include <algorithm>
 #include <utility>
 
 #include "transcript_formats.h"
@@ -24,6 +25,16 @@ constexpr int kStampDigits = 15;  // milliseconds since 1970 stay 13 digits unti
 
 QStringList resultFiles(const QDir& dir) {
     return dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+}
+
+// The stamp of the newest result among `files` (sorted by name), or 0.
+qint64 newestStamp(const QStringList& files) {
+    for (auto it = files.crbegin(); it != files.crend(); ++it) {
+        bool ok = false;
+        const qint64 stamp = it->left(it->indexOf(QLatin1Char('-'))).toLongLong(&ok);
+        if (ok) return stamp;
+    }
+    return 0;
 }
 
 decoding::Transcript transcriptFromJson(const QJsonObject& json) {
@@ -65,13 +76,13 @@ QString FilesHistory::save(const QString& source, const decoding::Transcript& tr
     entry.insert(QStringLiteral("transcript"),
                  QJsonDocument::fromJson(QByteArray::fromStdString(rendered)).object());
 
-    const QString stamp = QStringLiteral("%1").arg(QDateTime::currentMSecsSinceEpoch(),
-                                                   kStampDigits, 10, QLatin1Char('0'));
+    // Later than every result already there, so that results saved within one millisecond
+    // still sort in the order they were saved.
+    const QString stamp = QStringLiteral("%1").arg(
+        std::max(QDateTime::currentMSecsSinceEpoch(), newestStamp(resultFiles(dir)) + 1),
+        kStampDigits, 10, QLatin1Char('0'));
     const QString name = QFileInfo(source).fileName();
-    QString path = dir.filePath(stamp + QLatin1Char('-') + name + QStringLiteral(".json"));
-    for (int n = 2; QFileInfo::exists(path); ++n) {
-        path = dir.filePath(QStringLiteral("%1-%2-%3.json").arg(stamp).arg(n).arg(name));
-    }
+    const QString path = dir.filePath(stamp + QLatin1Char('-') + name + QStringLiteral(".json"));
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
         return QObject::tr("cannot write %1: %2").arg(path, file.errorString());

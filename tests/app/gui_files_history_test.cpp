@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QString>
@@ -57,6 +58,40 @@ TEST(FilesHistory, SavedResultsLoadBackWithEveryField) {
         EXPECT_DOUBLE_EQ(a.no_speech_prob, b.no_speech_prob);
         EXPECT_DOUBLE_EQ(a.temperature, b.temperature);
         EXPECT_DOUBLE_EQ(a.compression_ratio, b.compression_ratio);
+    }
+}
+
+// Results load in the order they were saved, whatever their names: the file names start with
+// the time, and results saved within one millisecond, or after the clock went back, must not sort
+// "alpha" before "zeta". A result kept from a clock an hour ahead stands for both.
+TEST(FilesHistory, ResultsLoadInTheOrderSavedWhenTheClockDoesNotAdvance) {
+    const TempDir dir("earshot-files-history");
+    const QString folder = QString::fromStdString((dir.path() / "results").string());
+    {
+        const QString elsewhere = QString::fromStdString((dir.path() / "elsewhere").string());
+        ASSERT_EQ(
+            app::FilesHistory(elsewhere).save(QStringLiteral("/a/early.wav"), twoSegments(), false),
+            QString());
+        const QStringList saved = QDir(elsewhere).entryList({QStringLiteral("*.json")});
+        ASSERT_EQ(saved.size(), 1);
+        const qint64 ahead_ms = QDateTime::currentMSecsSinceEpoch() + 3'600'000;
+        ASSERT_TRUE(QDir().mkpath(folder));
+        ASSERT_TRUE(QFile::rename(
+            QDir(elsewhere).filePath(saved[0]),
+            QDir(folder).filePath(
+                QStringLiteral("%1-early.wav.json").arg(ahead_ms, 15, 10, QLatin1Char('0')))));
+    }
+    app::FilesHistory history(folder);
+    const QStringList sources{QStringLiteral("/a/zeta.wav"), QStringLiteral("/a/beta.wav"),
+                              QStringLiteral("/a/alpha.wav"), QStringLiteral("/a/beta.wav")};
+    for (const QString& source : sources) {
+        ASSERT_EQ(history.save(source, twoSegments(), false), QString());
+    }
+    const std::vector<app::FilesHistoryEntry> entries = history.load();
+    ASSERT_EQ(entries.size(), 5u);
+    EXPECT_EQ(entries[0].source, QStringLiteral("/a/early.wav"));
+    for (size_t i = 1; i < entries.size(); ++i) {
+        EXPECT_EQ(entries[i].source, sources[static_cast<qsizetype>(i - 1)]) << i;
     }
 }
 
