@@ -115,6 +115,7 @@ struct LiveController::Impl {
             std::vector<float> frame(static_cast<size_t>(mels));  // [Mels]
             audio::MelFrameInfo info;
             int64_t frames_at_update = 0;
+            int64_t owed_frames = 0;  // audio since the last update not yet counted as intervals
             bool tail_flushed = false;
             while (!cancel.load()) {
                 const bool over = source_finished();
@@ -129,10 +130,14 @@ struct LiveController::Impl {
                 }
                 if (transcriber.update_due()) {
                     // Whole update intervals of audio since the last update, beyond the one this
-                    // update serves: updates the engine was too late for.
-                    const int64_t waited = transcriber.frames_received() - frames_at_update;
-                    const int64_t coalesced =
-                        std::max<int64_t>(waited / transcriber.update_frames() - 1, 0);
+                    // update serves: updates the engine was too late for. What is left of an
+                    // interval carries over, so that over a session updates + coalesced counts
+                    // every interval of the audio.
+                    owed_frames += transcriber.frames_received() - frames_at_update;
+                    const int64_t interval = std::max<int64_t>(transcriber.update_frames(), 1);
+                    const int64_t served = std::max<int64_t>(owed_frames / interval, 1);
+                    const int64_t coalesced = served - 1;
+                    owed_frames = std::max<int64_t>(owed_frames - served * interval, 0);
                     frames_at_update = transcriber.frames_received();
                     publish(transcriber.update(&cancel), coalesced);
                     continue;
