@@ -197,8 +197,9 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
 
     const LiveStats stats = controller.stats();
     err << std::fixed << std::setprecision(1) << "earshot live: " << stats.audio_s
-        << " s of audio, " << stats.updates << " updates (" << stats.decoded_updates << " decoded, "
-        << stats.coalesced_updates << " dropped while the engine was busy)";
+        << " s of audio, " << stats.updates << (stats.updates == 1 ? " update (" : " updates (")
+        << stats.decoded_updates << " decoded, " << stats.coalesced_updates
+        << " dropped while the engine was busy)";
     if (!stats.engine_ms.empty()) {
         err << ", engine " << std::setprecision(0) << percentile(stats.engine_ms, 0.5)
             << " ms median / " << percentile(stats.engine_ms, 0.95) << " ms p95 per update";
