@@ -19,6 +19,8 @@ struct Segment {
     double no_speech_prob = 0.0;
     double temperature = 0.0;
     double compression_ratio = 0.0;
+    // log P of each of `tokens` as it was sampled (after Whisper's filters); empty: not measured.
+    std::vector<double> token_logprobs;
 };
 
 struct Transcript {
