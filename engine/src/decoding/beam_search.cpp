@@ -50,6 +50,7 @@ std::vector<int64_t> BeamSearch::update(std::span<const double> logprobs, int64_
         std::vector<int32_t> tokens;  // the beam's tokens + the new one
         double score = 0;
         int64_t source = 0;
+        std::vector<double> token_logprobs;  // of the beam's tokens + the new one's
     };
     // Keyed by sequence as openai's dict: a repeated sequence (the identical beams of the first
     // step) keeps its first place and takes the later source.
@@ -72,13 +73,18 @@ std::vector<int64_t> BeamSearch::update(std::span<const double> logprobs, int64_
             const int32_t token = ids[k];
             std::vector<int32_t> sequence = live_[r].tokens;
             sequence.push_back(token);
-            const double score = live_[r].sum_logprob + rank_value(row[static_cast<size_t>(token)]);
+            const double logprob = rank_value(row[static_cast<size_t>(token)]);
+            const double score = live_[r].sum_logprob + logprob;
+            std::vector<double> path = live_[r].token_logprobs;
+            path.push_back(logprob);
             const auto [it, inserted] = seen.try_emplace(sequence, candidates.size());
             if (inserted) {
-                candidates.push_back({std::move(sequence), score, static_cast<int64_t>(r)});
+                candidates.push_back(
+                    {std::move(sequence), score, static_cast<int64_t>(r), std::move(path)});
             } else {
                 candidates[it->second].score = score;
                 candidates[it->second].source = static_cast<int64_t>(r);
+                candidates[it->second].token_logprobs = std::move(path);
             }
         }
     }
@@ -91,9 +97,10 @@ std::vector<int64_t> BeamSearch::update(std::span<const double> logprobs, int64_
     for (auto& c : candidates) {
         if (c.tokens.back() == eot_) {
             c.tokens.pop_back();
-            newly_finished.push_back({std::move(c.tokens), c.score});
+            c.token_logprobs.pop_back();  // EOT's
+            newly_finished.push_back({std::move(c.tokens), c.score, std::move(c.token_logprobs)});
         } else {
-            next_live.push_back({std::move(c.tokens), c.score});
+            next_live.push_back({std::move(c.tokens), c.score, std::move(c.token_logprobs)});
             sources.push_back(c.source);
             if (next_live.size() == static_cast<size_t>(beam_size_)) break;
         }
@@ -121,7 +128,7 @@ std::vector<Candidate> BeamSearch::finalize() const {
             return live_[a].sum_logprob > live_[b].sum_logprob;
         });
         for (size_t i : order) {
-            result.push_back({live_[i].tokens, live_[i].sum_logprob});
+            result.push_back({live_[i].tokens, live_[i].sum_logprob, live_[i].token_logprobs});
             if (static_cast<int>(result.size()) >= beam_size_) break;
         }
     }

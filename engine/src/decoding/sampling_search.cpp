@@ -18,6 +18,7 @@ SearchResult sample_window(DecoderModel& model, const WindowSetup& setup, double
     const auto n_rows = static_cast<size_t>(rows);
     std::vector<std::vector<int32_t>> sampled(n_rows);
     std::vector<double> sums(n_rows, 0.0);
+    std::vector<std::vector<double>> logprobs(n_rows);  // of each sampled token but EOT
     std::vector<bool> finished(n_rows, false);
     // Every row starts from the single first-pass row.
     backend::HostTensor logits = std::move(first.logits);
@@ -33,7 +34,9 @@ SearchResult sample_window(DecoderModel& model, const WindowSetup& setup, double
             if (finished[r]) {
                 token = setup.eot;  // a finished row only repeats EOT
             } else {
-                sums[r] += log_softmax(row)[static_cast<size_t>(token)];  // unscaled logits
+                const double logprob = log_softmax(row)[static_cast<size_t>(token)];  // unscaled
+                sums[r] += logprob;
+                if (token != setup.eot) logprobs[r].push_back(logprob);
             }
             next[r] = token;
             sampled[r].push_back(token);
@@ -54,7 +57,7 @@ SearchResult sample_window(DecoderModel& model, const WindowSetup& setup, double
     result.no_speech_prob = first.no_speech_prob;
     for (size_t r = 0; r < n_rows; ++r) {
         const auto eot_at = std::find(sampled[r].begin(), sampled[r].end(), setup.eot);
-        result.candidates.push_back({{sampled[r].begin(), eot_at}, sums[r]});
+        result.candidates.push_back({{sampled[r].begin(), eot_at}, sums[r], logprobs[r]});
     }
     return result;
 }

@@ -67,6 +67,13 @@ public:
         segment.start_s = start_s;
         segment.end_s = end_s;
         segment.tokens.assign(tokens.begin(), tokens.end());
+        // `tokens` is a part of result.tokens; its log-probabilities are the same part.
+        if (result.token_logprobs.size() == result.tokens.size() && !tokens.empty()) {
+            const auto from = static_cast<size_t>(tokens.data() - result.tokens.data());
+            segment.token_logprobs.assign(
+                result.token_logprobs.begin() + static_cast<std::ptrdiff_t>(from),
+                result.token_logprobs.begin() + static_cast<std::ptrdiff_t>(from + tokens.size()));
+        }
         std::vector<int32_t> text_tokens;
         for (int32_t token : tokens) {
             if (token < vocabulary_.eot) text_tokens.push_back(token);
@@ -192,6 +199,7 @@ public:
             if (segment.start_s == segment.end_s || is_python_blank(segment.text)) {
                 segment.text.clear();
                 segment.tokens.clear();
+                segment.token_logprobs.clear();
             }
             segment.start_s = clamp_time(segment.start_s);
             segment.end_s = clamp_time(segment.end_s);

@@ -118,6 +118,7 @@ WindowResult decode_window(DecoderModel& model, const tokenizer::Tokenizer& tok,
 
     const Candidate& best = search.candidates[best_candidate(search.candidates)];
     result.tokens = best.tokens;
+    result.token_logprobs = best.token_logprobs;
     result.text = tok.decode_text(best.tokens);
     result.avg_logprob = average_logprob(best);
     result.no_speech_prob = search.no_speech_prob;

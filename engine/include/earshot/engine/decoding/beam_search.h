@@ -19,6 +19,7 @@ public:
     struct Beam {
         std::vector<int32_t> tokens;  // sampled tokens, no EOT
         double sum_logprob = 0;
+        std::vector<double> token_logprobs;  // log P of each of `tokens`
     };
 
     // One step. logprobs [beam_size, vocab]: the log-softmax of live beam r's filtered logits.

@@ -29,10 +29,11 @@ struct DecodingOptions {
 };
 
 struct WindowResult {
-    std::vector<int32_t> tokens;  // sampled tokens without EOT (timestamps included)
-    std::string text;             // decode_text of tokens, not stripped
-    double avg_logprob = 0;       // sum_logprob / (tokens + 1): the +1 counts EOT (§5.3)
-    double no_speech_prob = 0;    // P(<|nospeech|>) at the SOT position (§5.7)
+    std::vector<int32_t> tokens;         // sampled tokens without EOT (timestamps included)
+    std::vector<double> token_logprobs;  // log P of each of `tokens`; empty when not measured
+    std::string text;                    // decode_text of tokens, not stripped
+    double avg_logprob = 0;              // sum_logprob / (tokens + 1): the +1 counts EOT (§5.3)
+    double no_speech_prob = 0;           // P(<|nospeech|>) at the SOT position (§5.7)
     double temperature = 0;
     double compression_ratio = 0;  // of the stripped text (§5.4)
     std::string language;          // the requested or detected code

@@ -23,11 +23,12 @@ struct WindowSetup {
     LogitFilterSettings filters;
 };
 
-// One finished sequence: its sampled tokens up to (not including) the first EOT, and the sum of
-// their log-probabilities (EOT's included when it was sampled).
+// One finished sequence: its sampled tokens up to (not including) the first EOT, the sum of
+// their log-probabilities (EOT's included when it was sampled) and each token's own.
 struct Candidate {
     std::vector<int32_t> tokens;
     double sum_logprob = 0;
+    std::vector<double> token_logprobs;  // log P of each of `tokens` (EOT's not included)
 };
 
 struct SearchResult {
