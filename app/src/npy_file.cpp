@@ -270,12 +270,14 @@ NpyArray parse_npy(std::string_view bytes, std::string_view name) {
                        (count < 0 ? std::string("too many") : std::to_string(count * 4)));
     }
     const char* data = bytes.data() + data_at;
+    // An empty array (a 0 in the shape) copies nothing: memcpy must not see the empty vector's
+    // null data() even for 0 bytes.
     if (array.dtype == NpyDtype::f32) {
         array.f32.resize(static_cast<std::size_t>(count));
-        std::memcpy(array.f32.data(), data, payload);
+        if (payload > 0) std::memcpy(array.f32.data(), data, payload);
     } else {
         array.i32.resize(static_cast<std::size_t>(count));
-        std::memcpy(array.i32.data(), data, payload);
+        if (payload > 0) std::memcpy(array.i32.data(), data, payload);
     }
     return array;
 }
