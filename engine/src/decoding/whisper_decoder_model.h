@@ -56,6 +56,18 @@ public:
         keep_timings();
         return logits;
     }
+    backend::HostTensor prefill_keeping_cross_attention(
+        const backend::HostTensor& tokens,
+        backend::CrossAttentionRequest& cross_attention) override {
+        if constexpr (kKeepsCrossAttention) {
+            backend::HostTensor logits = whisper_.prefill(tokens, &cross_attention);
+            keep_timings();
+            return logits;
+        } else {
+            return DecoderModel::prefill_keeping_cross_attention(tokens, cross_attention);
+        }
+    }
+    bool keeps_cross_attention() const override { return kKeepsCrossAttention; }
     backend::HostTensor step(const backend::HostTensor& tokens, int32_t pos) override {
         backend::HostTensor logits = whisper_.step(tokens, pos);
         keep_timings();
@@ -75,6 +87,11 @@ public:
     }
 
 private:
+    static constexpr bool kKeepsCrossAttention =
+        requires(Backend & w, const backend::HostTensor& t, backend::CrossAttentionRequest* r) {
+        w.prefill(t, r);
+    };
+
     // After each call: its timed steps join those not yet taken.
     void keep_timings() {
         if (!profiling_) return;

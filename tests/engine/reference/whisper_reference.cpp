@@ -223,6 +223,27 @@ Matrix attention_head(const Matrix& q, const Matrix& k, const Matrix& v, Mask ma
     return out;
 }
 
+Matrix attention_weights(const Matrix& q, const Matrix& k) {
+    const double scale = 1.0 / std::sqrt(static_cast<double>(q.cols));
+    Matrix p(q.rows, k.rows);  // [N, M]
+    for (int64_t i = 0; i < q.rows; ++i) {
+        double max_score = -std::numeric_limits<double>::infinity();
+        for (int64_t j = 0; j < k.rows; ++j) {
+            double dot = 0.0;
+            for (int64_t c = 0; c < q.cols; ++c) dot += q.at(i, c) * k.at(j, c);
+            p.at(i, j) = dot * scale;
+            max_score = std::max(max_score, dot * scale);
+        }
+        double total = 0.0;
+        for (int64_t j = 0; j < k.rows; ++j) {
+            p.at(i, j) = std::exp(p.at(i, j) - max_score);
+            total += p.at(i, j);
+        }
+        for (int64_t j = 0; j < k.rows; ++j) p.at(i, j) /= total;
+    }
+    return p;
+}
+
 WhisperReference::WhisperReference(Dims dims, Weights weights)
     : dims_(dims), weights_(std::move(weights)) {
     if (dims_.heads <= 0 || dims_.d % dims_.heads != 0 || dims_.d / dims_.heads < 1) {
@@ -251,7 +272,7 @@ Matrix WhisperReference::norm(const std::string& prefix, const Matrix& x) const 
 }
 
 Matrix WhisperReference::attention(const std::string& prefix, const Matrix& x, const Matrix& source,
-                                   Mask mask) const {
+                                   Mask mask, Array3* weights) const {
     const Matrix q = linear(x, param(prefix + ".q_proj.weight"), param(prefix + ".q_proj.bias"));
     const Matrix k = linear(source, param(prefix + ".k_proj.weight"), {});  // no k bias
     const Matrix v =
@@ -261,6 +282,12 @@ Matrix WhisperReference::attention(const std::string& prefix, const Matrix& x, c
     for (int64_t h = 0; h < dims_.heads; ++h) {
         const Matrix o = attention_head(head_of(q, h, head_dim), head_of(k, h, head_dim),
                                         head_of(v, h, head_dim), mask);  // [N, Dh]
+        if (weights != nullptr) {
+            if (h == 0) *weights = Array3(dims_.heads, x.rows, source.rows);
+            const Matrix p = attention_weights(head_of(q, h, head_dim), head_of(k, h, head_dim));
+            std::copy(p.values.begin(), p.values.end(),
+                      weights->values.begin() + h * x.rows * source.rows);
+        }
         for (int64_t r = 0; r < x.rows; ++r) {
             for (int64_t c = 0; c < head_dim; ++c) merged.at(r, h * head_dim + c) = o.at(r, c);
         }
@@ -305,7 +332,7 @@ Array3 WhisperReference::encode(const Array3& mel) const {
 }
 
 Array3 WhisperReference::decode(const std::vector<std::vector<int32_t>>& tokens,
-                                const Array3& audio) const {
+                                const Array3& audio, std::vector<Array3>* cross_weights) const {
     const auto batch = static_cast<int64_t>(tokens.size());
     if (batch == 0 || audio.n0 != batch || audio.n2 != dims_.d) {
         throw std::invalid_argument("reference: tokens [B][S] and audio [B, A, D] disagree");
@@ -317,6 +344,9 @@ Array3 WhisperReference::decode(const std::vector<std::vector<int32_t>>& tokens,
     const std::vector<double>& embedding = param("token_embedding");    // [Vocab, D]
     const std::vector<double>& positions = param("decoder_positions");  // [MaxTokens, D]
     Array3 logits(batch, s_len, dims_.vocab);                           // [B, S, Vocab]
+    if (cross_weights != nullptr) {
+        cross_weights->assign(static_cast<size_t>(batch * dims_.decoder_layers), Array3());
+    }
     for (int64_t b = 0; b < batch; ++b) {
         const std::vector<int32_t>& row = tokens[static_cast<size_t>(b)];
         if (static_cast<int64_t>(row.size()) != s_len) {
@@ -339,8 +369,12 @@ Array3 WhisperReference::decode(const std::vector<std::vector<int32_t>>& tokens,
             const std::string p = "decoder_layers." + std::to_string(l);
             const Matrix normed = norm(p + ".self_attn_layer_norm", x);
             add_in_place(x, attention(p + ".self_attn", normed, normed, Mask::causal));
+            Array3* weights =
+                cross_weights == nullptr
+                    ? nullptr
+                    : &(*cross_weights)[static_cast<size_t>(b * dims_.decoder_layers + l)];
             add_in_place(x, attention(p + ".encoder_attn", norm(p + ".encoder_attn_layer_norm", x),
-                                      source, Mask::none));
+                                      source, Mask::none, weights));
             add_in_place(x, mlp(p + ".mlp", norm(p + ".final_layer_norm", x)));
         }
         const Matrix head = linear(norm("decoder_norm", x), embedding, {});  // tied, [S, Vocab]

@@ -97,6 +97,8 @@ enum class Mask { none, causal };
 // One head: softmax(q k^T / sqrt(Dh)) v; q [N, Dh], k [M, Dh], v [M, Dh] -> [N, Dh]. Causal:
 // query i sees keys 0 .. i.
 Matrix attention_head(const Matrix& q, const Matrix& k, const Matrix& v, Mask mask);
+// One head's probabilities without a mask: softmax(q k^T / sqrt(Dh)) [N, M].
+Matrix attention_weights(const Matrix& q, const Matrix& k);
 
 // ---- The model. ----
 
@@ -109,14 +111,17 @@ public:
 
     // mel [B, Mels, Frames] -> audio states [B, A, D], A = 1 + (Frames - 1) / 2.
     Array3 encode(const Array3& mel) const;
-    // tokens [B][S] at positions 0 .. S - 1, audio [B, A, D] -> logits [B, S, Vocab].
-    Array3 decode(const std::vector<std::vector<int32_t>>& tokens, const Array3& audio) const;
+    // tokens [B][S] at positions 0 .. S - 1, audio [B, A, D] -> logits [B, S, Vocab]. With
+    // `cross_weights`, it gets the cross-attention probabilities of every row and decoder layer:
+    // entry b * DecoderLayers + layer is [Heads, S, A].
+    Array3 decode(const std::vector<std::vector<int32_t>>& tokens, const Array3& audio,
+                  std::vector<Array3>* cross_weights = nullptr) const;
 
 private:
     const std::vector<double>& param(const std::string& path) const;
     // prefix names an Attention block: x [N, D], source [M, D] -> [N, D].
-    Matrix attention(const std::string& prefix, const Matrix& x, const Matrix& source,
-                     Mask mask) const;
+    Matrix attention(const std::string& prefix, const Matrix& x, const Matrix& source, Mask mask,
+                     Array3* weights = nullptr) const;
     Matrix mlp(const std::string& prefix, const Matrix& x) const;
     Matrix norm(const std::string& prefix, const Matrix& x) const;
 

@@ -275,6 +275,16 @@ EARSHOT_VECTOR_CLONES void attend_one(const float* q, const float* k, const floa
 
 }  // namespace
 
+void attention_weights(const float* q, const float* k, float* p, int64_t q_len, int64_t k_len,
+                       int64_t dh, float scale) {
+    // p [Q, K] = scale * q [Q, Dh] k^T, then the rows' softmax, as in attention below.
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(q_len),
+                static_cast<blasint>(k_len), static_cast<blasint>(dh), scale, q,
+                static_cast<blasint>(dh), k, static_cast<blasint>(dh), 0.0F, p,
+                static_cast<blasint>(k_len));
+    softmax_rows(p, nullptr, q_len, k_len);
+}
+
 void attention(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
                int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh, float scale,
                KvRows kv_rows) {

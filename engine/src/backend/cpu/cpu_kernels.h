@@ -47,6 +47,11 @@ void attention(const float* q, const float* k, const float* v, const uint8_t* ma
                int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh, float scale,
                KvRows kv_rows = KvRows::per_batch_row);
 
+// One head's attention probabilities, the ones `attention` weighs v with (no mask): q [Q, Dh],
+// k [K, Dh] -> p [Q, K] = softmax(q k^T * scale) per row.
+void attention_weights(const float* q, const float* k, float* p, int64_t q_len, int64_t k_len,
+                       int64_t dh, float scale);
+
 // ids [n] into table [V, H] -> y [n, H]; an id outside [0, V) throws std::out_of_range.
 void embedding(const int32_t* ids, const float* table, float* y, int64_t n, int64_t vocab,
                int64_t width);

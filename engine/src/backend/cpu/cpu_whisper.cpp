@@ -245,6 +245,36 @@ struct CpuWhisper::Impl {
     }
 
     const std::vector<uint8_t>* half_slots = nullptr;  // Prepared::half of the running plan
+    CrossAttentionRequest* cross_attention = nullptr;  // set while a prefill asks for weights
+
+    // After an attention step over a decoder layer's cross_k cache: the asked heads of that
+    // layer get their probabilities. q [B, H, Q, Dh], k [B, H, K, Dh] ([1, ...] when shared).
+    void keep_cross_attention(const Slot& keys, const float* q, const float* k,
+                              const std::vector<int64_t>& qs, int64_t k_len, float scale,
+                              bool shared) const {
+        static constexpr std::string_view kPrefix = "decoder_layers.";
+        if (keys.kind != SlotKind::state || !keys.path.starts_with(kPrefix) ||
+            !keys.path.ends_with(".cross_k")) {
+            return;
+        }
+        const int64_t layer = std::stoll(keys.path.substr(kPrefix.size()));
+        const int64_t rows = qs[0];
+        const int64_t heads = qs[1];
+        const int64_t q_len = qs[2];
+        const int64_t dh = qs[3];
+        const auto wanted = static_cast<int64_t>(cross_attention->heads.size());
+        float* out = cross_attention->weights.f32_values().data();  // [B, wanted, Q, K]
+        for (int64_t i = 0; i < wanted; ++i) {
+            const AttentionHead& head = cross_attention->heads[static_cast<size_t>(i)];
+            if (head.layer != layer) continue;
+            for (int64_t b = 0; b < rows; ++b) {
+                const int64_t bh = b * heads + head.head;
+                cpu::attention_weights(
+                    q + bh * q_len * dh, k + (shared ? head.head : bh) * k_len * dh,
+                    out + (b * wanted + i) * q_len * k_len, q_len, k_len, dh, scale);
+            }
+        }
+    }
 
     void execute(const ExecutionPlan& plan, const PlanStep& step, const std::vector<void*>& ptr) {
         auto slot = [&](size_t i) -> const Slot& {
@@ -330,6 +360,9 @@ struct CpuWhisper::Impl {
                 }
                 cpu::attention(in(0), in(1), in(2), mask, out, qs[0], qs[1], qs[2], ks[2], qs[3],
                                scale, shared ? cpu::KvRows::shared : cpu::KvRows::per_batch_row);
+                if (cross_attention != nullptr) {
+                    keep_cross_attention(slot(1), in(0), in(1), qs, ks[2], scale, shared);
+                }
                 return;
             }
             case OpKind::embedding: {
@@ -487,9 +520,26 @@ HostTensor CpuWhisper::listen(const HostTensor& mel) {
     return impl_->run(impl_->plan_for("listen", {}), {&mel}, 0);
 }
 
-HostTensor CpuWhisper::prefill(const HostTensor& tokens) {
+HostTensor CpuWhisper::prefill(const HostTensor& tokens, CrossAttentionRequest* cross_attention) {
     require_rank(tokens, 2, "prefill: tokens [Batch, S]");
     const auto& plan = impl_->plan_for("prefill", {{"S", tokens.dim(1)}});
+    if (cross_attention == nullptr) return impl_->run(plan, {&tokens}, 0);
+    const auto& dims = impl_->binding.values.dims;
+    for (const AttentionHead& head : cross_attention->heads) {
+        if (head.layer < 0 || head.layer >= dims.at("DecoderLayers") || head.head < 0 ||
+            head.head >= dims.at("Heads")) {
+            throw std::out_of_range("no decoder head " + std::to_string(head.head) + " in layer " +
+                                    std::to_string(head.layer));
+        }
+    }
+    cross_attention->weights =
+        HostTensor::f32({impl_->batch, static_cast<int64_t>(cross_attention->heads.size()),
+                         tokens.dim(1), model::audio_positions(dims)});
+    impl_->cross_attention = cross_attention;
+    struct Forget {
+        Impl& impl;
+        ~Forget() { impl.cross_attention = nullptr; }
+    } forget{*impl_};
     return impl_->run(plan, {&tokens}, 0);
 }
 

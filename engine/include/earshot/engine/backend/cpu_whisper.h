@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "earshot/engine/backend/cross_attention.h"
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/backend/step_timing.h"
 #include "earshot/engine/model/whisper_binding.h"
@@ -37,8 +38,10 @@ public:
     HostTensor decode(const HostTensor& tokens, const HostTensor& audio);
     // mel [Batch, Mels, Frames] -> audio states; fills every layer's cross_k / cross_v
     HostTensor listen(const HostTensor& mel);
-    // tokens [Batch, S] at positions 0 .. S - 1 -> logits of position S - 1 [Batch, Vocab]
-    HostTensor prefill(const HostTensor& tokens);
+    // tokens [Batch, S] at positions 0 .. S - 1 -> logits of position S - 1 [Batch, Vocab].
+    // With `cross_attention` the asked heads' cross-attention weights are kept as the decoder
+    // layers run (throws std::out_of_range for a head the model lacks); without it nothing is.
+    HostTensor prefill(const HostTensor& tokens, CrossAttentionRequest* cross_attention = nullptr);
     // token [Batch, 1] at position pos -> logits [Batch, Vocab]; attends over 0 .. pos
     HostTensor step(const HostTensor& token, int32_t pos);
 

@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "earshot/engine/backend/backend_choice.h"
+#include "earshot/engine/backend/cross_attention.h"
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/backend/step_timing.h"
 
@@ -37,6 +39,15 @@ public:
     virtual int64_t rows() const = 0;
     // tokens [rows, S] at positions 0 .. S - 1 -> logits of the last position [rows, vocab]
     virtual backend::HostTensor prefill(const backend::HostTensor& tokens) = 0;
+    // prefill that also keeps the cross-attention weights of `cross_attention.heads` in
+    // `cross_attention.weights` [rows, heads, S, Audio] (word alignment). Only models whose
+    // keeps_cross_attention() is true can; the others throw std::logic_error.
+    virtual backend::HostTensor prefill_keeping_cross_attention(
+        const backend::HostTensor& /*tokens*/,
+        backend::CrossAttentionRequest& /*cross_attention*/) {
+        throw std::logic_error(backend_name() + " does not return cross-attention weights");
+    }
+    virtual bool keeps_cross_attention() const { return false; }
     // tokens [rows, 1] at position pos -> logits [rows, vocab]
     virtual backend::HostTensor step(const backend::HostTensor& tokens, int32_t pos) = 0;
     // Self-attention caches: row i takes the contents of row source_rows[i] (beam reordering).
