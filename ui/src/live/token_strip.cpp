@@ -10,6 +10,8 @@
 #include <QToolTip>
 #include <algorithm>
 
+#include "earshot/ui/tokens/token_confidence.h"
+
 namespace earshot::ui {
 
 namespace {
@@ -19,12 +21,6 @@ constexpr int kWordGap = 7;   // before a token that starts a word
 constexpr int kPieceGap = 2;  // before a piece of the same word
 constexpr int kRowGap = 4;
 
-QString percent(double probability) {
-    if (probability < 0.0) return QObject::tr("not measured");
-    if (probability < 0.01) return QStringLiteral("<1%");
-    return QStringLiteral("%1%").arg(qRound(probability * 100.0));
-}
-
 QString quoted(const QString& text) { return QStringLiteral("“%1”").arg(text); }
 }  // namespace
 
@@ -32,14 +28,10 @@ TokenStrip::TokenStrip(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("tokenStrip"));
     setMouseTracking(true);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    setToolTip(tr("The decoder's tokens, coloured by how sure it was"));
+    setToolTip(tokenConfidenceHint());
 }
 
-QColor TokenStrip::colorFor(double probability) {
-    if (probability < 0.0) return QColor(0xe4, 0xe4, 0xe4);
-    const double p = std::clamp(probability, 0.0, 1.0);
-    return QColor::fromHsvF(static_cast<float>(p / 3.0), 0.38F, 1.0F);  // red 0 .. green 1/3
-}
+QColor TokenStrip::colorFor(double probability) { return tokenConfidenceColor(probability); }
 
 void TokenStrip::applyUpdate(const LiveTextUpdate& live) {
     m_tokens.erase(m_tokens.begin() + m_committed, m_tokens.end());
@@ -121,11 +113,12 @@ int TokenStrip::tokenAt(const QPoint& point) const {
 QString TokenStrip::describe(int index) const {
     const LiveToken& token = m_tokens.at(index);
     QString text = tr("%1 %2, %3")
-                       .arg(quoted(token.text), percent(token.probability),
+                       .arg(quoted(token.text), tokenConfidencePercent(token.probability),
                             token.committed ? tr("committed") : tr("tentative"));
     QStringList alternatives;
     for (const auto& [other, probability] : token.alternatives) {
-        alternatives << QStringLiteral("%1 %2").arg(quoted(other), percent(probability));
+        alternatives << QStringLiteral("%1 %2").arg(quoted(other),
+                                                    tokenConfidencePercent(probability));
     }
     if (!alternatives.isEmpty()) {
         text += tr(" · alternatives: %1").arg(alternatives.join(QStringLiteral(", ")));
