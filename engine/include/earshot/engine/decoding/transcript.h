@@ -8,6 +8,15 @@
 
 namespace earshot::decoding {
 
+// One word with its time, from cross-attention alignment (openai's word_timestamps): present only
+// when a transcription asked for word times.
+struct Word {
+    std::string text;      // leading space kept, punctuation merged into its word (" Hello,")
+    double start_s = 0.0;  // from the start of the file
+    double end_s = 0.0;
+    double probability = 0.0;  // mean P of the word's tokens; 0 when the decoder did not measure it
+};
+
 // One timed piece of text, as openai transcribe() reports it (reference §5.8).
 struct Segment {
     double start_s = 0.0;  // from the start of the file
@@ -21,6 +30,7 @@ struct Segment {
     double compression_ratio = 0.0;
     // log P of each of `tokens` as it was sampled (after Whisper's filters); empty: not measured.
     std::vector<double> token_logprobs;
+    std::vector<Word> words;  // empty unless word times were asked for
 };
 
 struct Transcript {

@@ -1,0 +1,108 @@
+// Word-level timestamps by cross-attention alignment, as openai's word_timestamps computes them:
+// the alignment heads' cross-attention over a window's text tokens, normalized per head, median
+// filtered along time, averaged, and warped (DTW) onto the audio positions (0.02 s each).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "earshot/engine/backend/cross_attention.h"
+#include "earshot/engine/backend/host_tensor.h"
+#include "earshot/engine/decoding/decoder_model.h"
+#include "earshot/engine/decoding/transcript.h"
+
+namespace earshot::tokenizer {
+class Tokenizer;
+}
+
+namespace earshot::decoding {
+
+// openai's defaults: 50 audio positions per second, a median filter 7 positions wide.
+inline constexpr double kAudioPositionsPerSecond = 50.0;
+inline constexpr int64_t kMedianFilterWidth = 7;
+
+// The heads to align with when the checkpoint names none: every head of the last half of the
+// decoder layers (layers decoder_layers / 2 .. decoder_layers - 1), as openai does.
+std::vector<backend::AttentionHead> default_alignment_heads(int64_t decoder_layers, int64_t heads);
+
+// values [rows, cols]: each row replaced by its running median over `width` (odd) neighbours,
+// the row reflected at both ends (d c b | a b c d | c b a). Rows of at most width / 2 values are
+// left as they are (there is nothing to reflect them with).
+void median_filter(std::span<float> values, int64_t rows, int64_t cols, int64_t width);
+
+// The cheapest monotonic path through cost [rows, cols] from (0, 0) to (rows - 1, cols - 1),
+// moving one row, one column or both per step. openai's tie order: a diagonal step only when it
+// is strictly the cheapest, then a row step only when strictly the cheapest, else a column step.
+// Returned as parallel lists of the cells visited, in order.
+struct WarpPath {
+    std::vector<int64_t> rows;
+    std::vector<int64_t> cols;
+};
+WarpPath dynamic_time_warp(std::span<const float> cost, int64_t rows, int64_t cols);
+
+// A word of the alignment: its text tokens and times (seconds from the window start).
+struct AlignedWord {
+    std::string text;
+    std::vector<int32_t> tokens;
+    double start_s = 0.0;
+    double end_s = 0.0;
+    double probability = 0.0;
+};
+
+// openai's split_to_word_tokens: tokens are first grouped until their text is whole UTF-8; a
+// group starts a new word when it begins with a space, is punctuation (its stripped text is part
+// of ASCII's punctuation run, as Python's `in` tests it) or is the first; otherwise it joins the
+// word before. `by_character` (languages written without spaces: zh, ja, th, lo, my, yue) makes
+// every group a word. Times are left 0.
+using DecodeTextFn = std::function<std::string(std::span<const int32_t>)>;
+std::vector<AlignedWord> split_word_tokens(std::span<const int32_t> text_tokens,
+                                           const DecodeTextFn& decode_text, bool by_character);
+
+// Whether a language is written without spaces between words (openai's list).
+bool splits_by_character(const std::string& language);
+
+// openai's merge_punctuations: an opening mark (" \" ' “ ¿ ( [ { -", after its space) joins the
+// word after it, a closing mark (". , ! ? : ” ) ] } 、" and their full-width forms, and quotes)
+// the word before it; the word merged away is left with empty text and no tokens, and the word
+// it joins keeps its own times.
+void merge_punctuations(std::vector<AlignedWord>& words);
+
+// The pure part of the alignment. weights [1, heads, S, Audio]: cross-attention probabilities of
+// a prefill over sot_sequence (sot_length tokens, ending in <|notimestamps|>) + text_tokens +
+// EOT. Only the first num_frames / 2 audio positions (the window's audio) are kept and each row
+// is renormalized over them (the softmax over those positions alone); then per head and audio
+// position the rows are standardized (mean 0, std 1 over the tokens), median filtered along time,
+// averaged over heads, and warped on their negative. A word starts where the path first reaches
+// its first token and ends where it reaches the next word's. `token_probabilities` (one per text
+// token, or empty for 0) give each word's mean probability.
+std::vector<AlignedWord> align_from_cross_attention(
+    const backend::HostTensor& weights, size_t sot_length, std::span<const int32_t> text_tokens,
+    std::span<const double> token_probabilities, int64_t num_frames,
+    const DecodeTextFn& decode_text, bool by_character);
+
+// The model part: the window mel [1, Mels, Frames] listened to (the same window again costs no
+// encoder run), one prefill of SOT (+ language, task) + <|notimestamps|> + text_tokens + EOT that
+// keeps `heads`' cross-attention, then align_from_cross_attention. Empty for no text tokens.
+// Throws std::logic_error when the model cannot return cross-attention weights.
+std::vector<AlignedWord> align_words(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
+                                     const backend::HostTensor& window_mel,
+                                     const std::string& language,
+                                     std::span<const int32_t> text_tokens,
+                                     std::span<const double> token_probabilities,
+                                     int64_t num_frames,
+                                     std::span<const backend::AttentionHead> heads);
+
+// openai's add_word_timestamps for one window's segments, given the alignment of their text
+// tokens (in segment order): long words next to sentence ends are clamped to twice the median
+// word duration (at most 0.7 s), punctuation merged, and each segment takes the words whose
+// tokens it holds, shifted by time_offset_s; its first and last word are reconciled with the
+// segment's own times (a first word far longer than the others, one that starts well before
+// the segment, or a last one that ends well after it). `last_speech_s` carries the end of the
+// previous window's speech across calls.
+void add_words_to_segments(std::span<Segment> segments, std::vector<AlignedWord> alignment,
+                           double time_offset_s, int32_t eot, double& last_speech_s);
+
+}  // namespace earshot::decoding

@@ -1,0 +1,426 @@
+// Word times from cross-attention (openai's word_timestamps): the heads, the filters, the warp,
+// the word split and the segment bookkeeping. Written from the description in word_alignment.h.
+#include "earshot/engine/decoding/word_alignment.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+
+#include "earshot/engine/tokenizer/tokenizer.h"
+
+namespace earshot::decoding {
+namespace {
+
+using backend::HostTensor;
+
+// Python's `needle in haystack` on strings: a substring test (the empty string is in every one).
+bool contains(std::string_view haystack, std::string_view needle) {
+    return haystack.find(needle) != std::string_view::npos;
+}
+
+std::string_view strip_spaces(std::string_view text) {
+    constexpr std::string_view kSpace = " \t\n\r\f\v";
+    const size_t begin = text.find_first_not_of(kSpace);
+    if (begin == std::string_view::npos) return {};
+    return text.substr(begin, text.find_last_not_of(kSpace) - begin + 1);
+}
+
+// Python's string.punctuation.
+constexpr std::string_view kPunctuation = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
+// openai transcribe()'s defaults.
+constexpr std::string_view kPrependPunctuations = "\"'\u201c\u00bf([{-";
+constexpr std::string_view kAppendPunctuations =
+    "\"'.\u3002,\uff0c!\uff01?\uff1f:\uff1a\u201d)]}\u3001";
+constexpr std::string_view kSentenceEndMarks = ".\u3002!\uff01?\uff1f";
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
+
+double round_to_centiseconds(double seconds) { return std::round(seconds * 100.0) / 100.0; }
+
+}  // namespace
+
+std::vector<backend::AttentionHead> default_alignment_heads(int64_t decoder_layers, int64_t heads) {
+    std::vector<backend::AttentionHead> result;
+    for (int64_t layer = decoder_layers / 2; layer < decoder_layers; ++layer) {
+        for (int64_t head = 0; head < heads; ++head) result.push_back({layer, head});
+    }
+    return result;
+}
+
+void median_filter(std::span<float> values, int64_t rows, int64_t cols, int64_t width) {
+    if (width < 1 || width % 2 == 0) {
+        throw std::invalid_argument("median_filter: width must be odd and positive");
+    }
+    if (static_cast<int64_t>(values.size()) != rows * cols) {
+        throw std::invalid_argument("median_filter: values are not [rows, cols]");
+    }
+    const int64_t pad = width / 2;
+    if (cols <= pad) return;
+    std::vector<float> row(static_cast<size_t>(cols));
+    std::vector<float> window(static_cast<size_t>(width));
+    for (int64_t r = 0; r < rows; ++r) {
+        float* data = values.data() + r * cols;
+        std::copy(data, data + cols, row.begin());
+        for (int64_t c = 0; c < cols; ++c) {
+            for (int64_t k = -pad; k <= pad; ++k) {
+                int64_t at = c + k;
+                if (at < 0) at = -at;                      // reflected at the start
+                if (at >= cols) at = 2 * (cols - 1) - at;  // and at the end
+                window[static_cast<size_t>(k + pad)] = row[static_cast<size_t>(at)];
+            }
+            std::nth_element(window.begin(), window.begin() + pad, window.end());
+            data[c] = window[static_cast<size_t>(pad)];
+        }
+    }
+}
+
+WarpPath dynamic_time_warp(std::span<const float> cost, int64_t rows, int64_t cols) {
+    if (rows < 1 || cols < 1 || static_cast<int64_t>(cost.size()) != rows * cols) {
+        throw std::invalid_argument("dynamic_time_warp: cost must be [rows, cols], both >= 1");
+    }
+    // total [rows + 1, cols + 1] with a border of infinity; step: 0 diagonal, 1 row, 2 column.
+    constexpr double kInfinity = std::numeric_limits<double>::infinity();
+    const int64_t w = cols + 1;
+    std::vector<double> total(static_cast<size_t>((rows + 1) * w), kInfinity);
+    std::vector<uint8_t> step(static_cast<size_t>((rows + 1) * w), 0);
+    total[0] = 0.0;
+    for (int64_t j = 1; j <= cols; ++j) {
+        for (int64_t i = 1; i <= rows; ++i) {
+            const double diagonal = total[static_cast<size_t>((i - 1) * w + j - 1)];
+            const double up = total[static_cast<size_t>((i - 1) * w + j)];
+            const double left = total[static_cast<size_t>(i * w + j - 1)];
+            double best = left;
+            uint8_t move = 2;
+            if (diagonal < up && diagonal < left) {
+                best = diagonal;
+                move = 0;
+            } else if (up < diagonal && up < left) {
+                best = up;
+                move = 1;
+            }
+            total[static_cast<size_t>(i * w + j)] =
+                static_cast<double>(cost[static_cast<size_t>((i - 1) * cols + j - 1)]) + best;
+            step[static_cast<size_t>(i * w + j)] = move;
+        }
+    }
+    WarpPath path;
+    int64_t i = rows;
+    int64_t j = cols;
+    while (i > 0 || j > 0) {
+        path.rows.push_back(i - 1);
+        path.cols.push_back(j - 1);
+        // On the border only one way leads back to (0, 0).
+        const uint8_t move = i == 0 ? 2 : j == 0 ? 1 : step[static_cast<size_t>(i * w + j)];
+        if (move == 0) {
+            --i;
+            --j;
+        } else if (move == 1) {
+            --i;
+        } else {
+            --j;
+        }
+    }
+    std::reverse(path.rows.begin(), path.rows.end());
+    std::reverse(path.cols.begin(), path.cols.end());
+    return path;
+}
+
+bool splits_by_character(const std::string& language) {
+    return language == "zh" || language == "ja" || language == "th" || language == "lo" ||
+           language == "my" || language == "yue";
+}
+
+std::vector<AlignedWord> split_word_tokens(std::span<const int32_t> text_tokens,
+                                           const DecodeTextFn& decode_text, bool by_character) {
+    // Groups of tokens whose text is whole UTF-8 (a character split over tokens stays in one).
+    const std::string full = decode_text(text_tokens);
+    std::vector<AlignedWord> groups;
+    std::vector<int32_t> current;
+    size_t offset = 0;  // bytes of `full` the groups so far decode to
+    for (int32_t token : text_tokens) {
+        current.push_back(token);
+        const std::string text = decode_text(current);
+        const size_t bad = text.find(kReplacement);
+        if (bad == std::string::npos ||
+            full.compare(offset + bad, kReplacement.size(), kReplacement) == 0) {
+            groups.push_back({text, current, 0.0, 0.0, 0.0});
+            offset += text.size();
+            current.clear();
+        }
+    }
+    if (by_character) return groups;
+    std::vector<AlignedWord> words;
+    for (AlignedWord& group : groups) {
+        const bool with_space = !group.text.empty() && group.text.front() == ' ';
+        const bool punctuation = contains(kPunctuation, strip_spaces(group.text));
+        if (with_space || punctuation || words.empty()) {
+            words.push_back(std::move(group));
+        } else {
+            words.back().text += group.text;
+            words.back().tokens.insert(words.back().tokens.end(), group.tokens.begin(),
+                                       group.tokens.end());
+        }
+    }
+    return words;
+}
+
+void merge_punctuations(std::vector<AlignedWord>& words) {
+    if (words.size() < 2) return;
+    // Opening marks join the word after them, scanning from the end.
+    int64_t i = static_cast<int64_t>(words.size()) - 2;
+    int64_t j = static_cast<int64_t>(words.size()) - 1;
+    while (i >= 0) {
+        AlignedWord& previous = words[static_cast<size_t>(i)];
+        AlignedWord& following = words[static_cast<size_t>(j)];
+        if (!previous.text.empty() && previous.text.front() == ' ' &&
+            contains(kPrependPunctuations, strip_spaces(previous.text))) {
+            following.text = previous.text + following.text;
+            following.tokens.insert(following.tokens.begin(), previous.tokens.begin(),
+                                    previous.tokens.end());
+            previous.text.clear();
+            previous.tokens.clear();
+        } else {
+            j = i;
+        }
+        --i;
+    }
+    // Closing marks join the word before them, scanning from the start.
+    size_t a = 0;
+    size_t b = 1;
+    while (b < words.size()) {
+        AlignedWord& previous = words[a];
+        AlignedWord& following = words[b];
+        if (!(!previous.text.empty() && previous.text.back() == ' ') &&
+            contains(kAppendPunctuations, following.text)) {
+            previous.text += following.text;
+            previous.tokens.insert(previous.tokens.end(), following.tokens.begin(),
+                                   following.tokens.end());
+            following.text.clear();
+            following.tokens.clear();
+        } else {
+            a = b;
+        }
+        ++b;
+    }
+}
+
+std::vector<AlignedWord> align_from_cross_attention(const HostTensor& weights, size_t sot_length,
+                                                    std::span<const int32_t> text_tokens,
+                                                    std::span<const double> token_probabilities,
+                                                    int64_t num_frames,
+                                                    const DecodeTextFn& decode_text,
+                                                    bool by_character) {
+    if (weights.shape().size() != 4 || weights.dim(0) != 1) {
+        throw std::invalid_argument("alignment: weights must be [1, heads, S, Audio], got " +
+                                    weights.shape_str());
+    }
+    const int64_t heads = weights.dim(1);
+    const int64_t s_len = weights.dim(2);
+    const int64_t audio = weights.dim(3);
+    const auto n_text = static_cast<int64_t>(text_tokens.size());
+    if (s_len != static_cast<int64_t>(sot_length) + n_text + 1 || sot_length < 1) {
+        throw std::invalid_argument("alignment: weights cover " + std::to_string(s_len) +
+                                    " tokens, not the SOT sequence + text + EOT");
+    }
+    if (!token_probabilities.empty() &&
+        static_cast<int64_t>(token_probabilities.size()) != n_text) {
+        throw std::invalid_argument("alignment: one probability per text token is needed");
+    }
+    const int64_t t_len = std::clamp<int64_t>(num_frames / 2, 1, audio);
+
+    // Per head [S, T]: renormalized over the kept positions, standardized over the tokens,
+    // median filtered along time; summed over heads into matrix [S, T].
+    std::vector<float> matrix(static_cast<size_t>(s_len * t_len), 0.0F);
+    std::vector<float> head(static_cast<size_t>(s_len * t_len));
+    const std::span<const float> all = weights.f32_values();
+    for (int64_t h = 0; h < heads; ++h) {
+        for (int64_t s = 0; s < s_len; ++s) {
+            const float* row = all.data() + (h * s_len + s) * audio;
+            double sum = 0.0;
+            for (int64_t t = 0; t < t_len; ++t) sum += static_cast<double>(row[t]);
+            const double scale = sum > 0.0 ? 1.0 / sum : 0.0;
+            for (int64_t t = 0; t < t_len; ++t) {
+                head[static_cast<size_t>(s * t_len + t)] =
+                    static_cast<float>(static_cast<double>(row[t]) * scale);
+            }
+        }
+        for (int64_t t = 0; t < t_len; ++t) {
+            double mean = 0.0;
+            for (int64_t s = 0; s < s_len; ++s) {
+                mean += static_cast<double>(head[static_cast<size_t>(s * t_len + t)]);
+            }
+            mean /= static_cast<double>(s_len);
+            double variance = 0.0;
+            for (int64_t s = 0; s < s_len; ++s) {
+                const double d =
+                    static_cast<double>(head[static_cast<size_t>(s * t_len + t)]) - mean;
+                variance += d * d;
+            }
+            const double std_dev = std::sqrt(variance / static_cast<double>(s_len));
+            for (int64_t s = 0; s < s_len; ++s) {
+                float& v = head[static_cast<size_t>(s * t_len + t)];
+                v = std_dev > 0.0 ? static_cast<float>((static_cast<double>(v) - mean) / std_dev)
+                                  : 0.0F;
+            }
+        }
+        median_filter(head, s_len, t_len, kMedianFilterWidth);
+        for (size_t k = 0; k < head.size(); ++k) matrix[k] += head[k];
+    }
+    // Rows from <|notimestamps|> (it predicts the first text token) to the last text token,
+    // averaged over heads and negated: the warp's cost.
+    const int64_t first = static_cast<int64_t>(sot_length) - 1;
+    const int64_t rows = n_text + 1;
+    std::vector<float> cost(static_cast<size_t>(rows * t_len));
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t t = 0; t < t_len; ++t) {
+            cost[static_cast<size_t>(r * t_len + t)] =
+                -matrix[static_cast<size_t>((first + r) * t_len + t)] / static_cast<float>(heads);
+        }
+    }
+    const WarpPath path = dynamic_time_warp(cost, rows, t_len);
+    // The time each row is first reached: jump_times[r].
+    std::vector<double> jump_s;
+    for (size_t k = 0; k < path.rows.size(); ++k) {
+        if (k == 0 || path.rows[k] != path.rows[k - 1]) {
+            jump_s.push_back(static_cast<double>(path.cols[k]) / kAudioPositionsPerSecond);
+        }
+    }
+
+    std::vector<AlignedWord> words = split_word_tokens(text_tokens, decode_text, by_character);
+    size_t boundary = 0;  // index of the word's first text token
+    for (AlignedWord& word : words) {
+        const size_t end = boundary + word.tokens.size();
+        word.start_s = jump_s.at(boundary);
+        word.end_s = jump_s.at(end);
+        if (!token_probabilities.empty() && end > boundary) {
+            double sum = 0.0;
+            for (size_t k = boundary; k < end; ++k) sum += token_probabilities[k];
+            word.probability = sum / static_cast<double>(end - boundary);
+        }
+        boundary = end;
+    }
+    return words;
+}
+
+std::vector<AlignedWord> align_words(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
+                                     const HostTensor& window_mel, const std::string& language,
+                                     std::span<const int32_t> text_tokens,
+                                     std::span<const double> token_probabilities,
+                                     int64_t num_frames,
+                                     std::span<const backend::AttentionHead> heads) {
+    if (text_tokens.empty()) return {};
+    if (!model.keeps_cross_attention()) {
+        throw std::logic_error("word times need cross-attention weights, which " +
+                               model.backend_name() + " does not return");
+    }
+    const auto& sp = tokenizer.specials();
+    std::vector<int32_t> tokens{sp.sot};
+    if (tokenizer.multilingual()) {
+        const int32_t language_token = tokenizer.language_token(language);
+        if (language_token < 0) {
+            throw std::invalid_argument("alignment: unknown language \"" + language + "\"");
+        }
+        tokens.push_back(language_token);
+        tokens.push_back(sp.transcribe);
+    }
+    tokens.push_back(sp.notimestamps);
+    const size_t sot_length = tokens.size();
+    tokens.insert(tokens.end(), text_tokens.begin(), text_tokens.end());
+    tokens.push_back(sp.eot);
+    if (static_cast<int64_t>(tokens.size()) > model.max_tokens()) {
+        throw std::invalid_argument("alignment: " + std::to_string(tokens.size()) +
+                                    " tokens do not fit the decoder");
+    }
+    model.listen(window_mel);
+    backend::CrossAttentionRequest request{heads, {}};
+    model.prefill_keeping_cross_attention(
+        HostTensor::i32({1, static_cast<int64_t>(tokens.size())}, tokens), request);
+    const DecodeTextFn decode = [&tokenizer](std::span<const int32_t> ids) {
+        return tokenizer.decode_text(ids);
+    };
+    return align_from_cross_attention(request.weights, sot_length, text_tokens, token_probabilities,
+                                      num_frames, decode, splits_by_character(language));
+}
+
+void add_words_to_segments(std::span<Segment> segments, std::vector<AlignedWord> alignment,
+                           double time_offset_s, int32_t eot, double& last_speech_s) {
+    if (segments.empty()) return;
+    std::vector<double> durations;
+    for (const AlignedWord& word : alignment) {
+        if (word.end_s - word.start_s != 0.0) durations.push_back(word.end_s - word.start_s);
+    }
+    double median = 0.0;
+    if (!durations.empty()) {  // numpy's median: the mean of the middle two of an even count
+        std::sort(durations.begin(), durations.end());
+        const size_t n = durations.size();
+        median = n % 2 == 1 ? durations[n / 2] : (durations[n / 2 - 1] + durations[n / 2]) / 2.0;
+    }
+    median = std::min(0.7, median);
+    const double max_duration = median * 2.0;
+
+    // Long words next to a sentence end are clamped to max_duration.
+    if (!durations.empty()) {
+        for (size_t i = 1; i < alignment.size(); ++i) {
+            AlignedWord& word = alignment[i];
+            if (word.end_s - word.start_s <= max_duration) continue;
+            if (contains(kSentenceEndMarks, word.text)) {
+                word.end_s = word.start_s + max_duration;
+            } else if (contains(kSentenceEndMarks, alignment[i - 1].text)) {
+                word.start_s = word.end_s - max_duration;
+            }
+        }
+    }
+    merge_punctuations(alignment);
+
+    size_t index = 0;
+    for (Segment& segment : segments) {
+        const auto text_count =
+            static_cast<size_t>(std::count_if(segment.tokens.begin(), segment.tokens.end(),
+                                              [eot](int32_t token) { return token < eot; }));
+        size_t saved = 0;
+        std::vector<Word> words;
+        while (index < alignment.size() && saved < text_count) {
+            const AlignedWord& timing = alignment[index];
+            if (!timing.text.empty()) {
+                words.push_back({timing.text, round_to_centiseconds(time_offset_s + timing.start_s),
+                                 round_to_centiseconds(time_offset_s + timing.end_s),
+                                 timing.probability});
+            }
+            saved += timing.tokens.size();
+            ++index;
+        }
+        if (!words.empty()) {
+            Word& head = words.front();
+            // The first word after a pause is no longer than max_duration (nor the second).
+            if (head.end_s - last_speech_s > median * 4.0 &&
+                (head.end_s - head.start_s > max_duration ||
+                 (words.size() > 1 && words[1].end_s - head.start_s > max_duration * 2.0))) {
+                if (words.size() > 1 && words[1].end_s - words[1].start_s > max_duration) {
+                    const double boundary =
+                        std::max(words[1].end_s / 2.0, words[1].end_s - max_duration);
+                    head.end_s = boundary;
+                    words[1].start_s = boundary;
+                }
+                head.start_s = std::max(0.0, head.end_s - max_duration);
+            }
+            // The segment's own start wins over a first word that starts well before it.
+            if (segment.start_s < head.end_s && segment.start_s - 0.5 > head.start_s) {
+                head.start_s = std::max(0.0, std::min(head.end_s - median, segment.start_s));
+            } else {
+                segment.start_s = head.start_s;
+            }
+            Word& tail = words.back();
+            if (segment.end_s > tail.start_s && segment.end_s + 0.5 < tail.end_s) {
+                tail.end_s = std::max(tail.start_s + median, segment.end_s);
+            } else {
+                segment.end_s = tail.end_s;
+            }
+            last_speech_s = segment.end_s;
+        }
+        segment.words = std::move(words);
+    }
+}
+
+}  // namespace earshot::decoding
