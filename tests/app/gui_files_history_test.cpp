@@ -15,14 +15,30 @@
 namespace earshot::test {
 namespace {
 
+// A segment by field names (new Segment fields keep their defaults).
+decoding::Segment segment(double start_s, double end_s, std::string text,
+                          std::vector<int32_t> tokens, double avg_logprob, double no_speech_prob,
+                          double temperature, double compression_ratio) {
+    decoding::Segment s;
+    s.start_s = start_s;
+    s.end_s = end_s;
+    s.text = std::move(text);
+    s.tokens = std::move(tokens);
+    s.avg_logprob = avg_logprob;
+    s.no_speech_prob = no_speech_prob;
+    s.temperature = temperature;
+    s.compression_ratio = compression_ratio;
+    return s;
+}
+
 decoding::Transcript twoSegments() {
     decoding::Transcript transcript;
     transcript.language = "de";
     transcript.text = " Guten Tag. Grüße!";
     transcript.segments.push_back(
-        {0.0, 1.5, " Guten Tag.", {50364, 12, 50439}, -0.25, 0.01, 0.0, 1.2});
+        segment(0.0, 1.5, " Guten Tag.", {50364, 12, 50439}, -0.25, 0.01, 0.0, 1.2));
     transcript.segments.push_back(
-        {1.5, 3.25, " Grüße!", {50439, 34, 56, 50527}, -0.5, 0.02, 0.2, 0.9});
+        segment(1.5, 3.25, " Grüße!", {50439, 34, 56, 50527}, -0.5, 0.02, 0.2, 0.9));
     return transcript;
 }
 

@@ -34,13 +34,31 @@ namespace fs = std::filesystem;
 
 QString q(const fs::path& path) { return QString::fromStdString(path.string()); }
 
+// A segment by field names (new Segment fields keep their defaults).
+decoding::Segment segment(double start_s, double end_s, std::string text,
+                          std::vector<int32_t> tokens, double avg_logprob, double no_speech_prob,
+                          double temperature, double compression_ratio) {
+    decoding::Segment s;
+    s.start_s = start_s;
+    s.end_s = end_s;
+    s.text = std::move(text);
+    s.tokens = std::move(tokens);
+    s.avg_logprob = avg_logprob;
+    s.no_speech_prob = no_speech_prob;
+    s.temperature = temperature;
+    s.compression_ratio = compression_ratio;
+    return s;
+}
+
 decoding::Transcript withSilentWindows() {
     decoding::Transcript transcript;
     transcript.language = "en";
-    transcript.segments.push_back({0.0, 2.0, " Send the report.", {}, -0.2, 0.1, 0.0, 1.0});
-    transcript.segments.push_back({2.0, 6.0, "", {}, -0.9, 0.7, 0.0, 1.0});  // a silent window
-    transcript.segments.push_back({6.0, 6.0, "  \n ", {}, -0.9, 0.7, 0.0, 1.0});
-    transcript.segments.push_back({6.0, 8.5, "  Today,\n please. ", {}, -0.3, 0.1, 0.0, 1.0});
+    transcript.segments.push_back(segment(0.0, 2.0, " Send the report.", {}, -0.2, 0.1, 0.0, 1.0));
+    transcript.segments.push_back(
+        segment(2.0, 6.0, "", {}, -0.9, 0.7, 0.0, 1.0));  // a silent window
+    transcript.segments.push_back(segment(6.0, 6.0, "  \n ", {}, -0.9, 0.7, 0.0, 1.0));
+    transcript.segments.push_back(
+        segment(6.0, 8.5, "  Today,\n please. ", {}, -0.3, 0.1, 0.0, 1.0));
     for (const decoding::Segment& segment : transcript.segments) transcript.text += segment.text;
     return transcript;
 }
