@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/<target>/): tiny valid inputs
-built here, plus the block declarations quoted from engine/src/model/*.cpp.
+built here, plus the block declarations quoted from engine/src/model/*.cpp, and short tones
+encoded by the ffmpeg tool (and sox, for FLAC) in each container the audio decoder is fuzzed with.
 
 Run from anywhere: python3 tests/fuzz/make_corpus.py. The output is deterministic."""
 
 import json
 import re
 import struct
+import subprocess
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -148,9 +151,85 @@ def tokenizer_text_seeds() -> None:
     write("tokenizer_text", "invalid_utf8.bin", b"ok \xff\xfe bad \xe4\xbd \xed\xa0\x80 end\xc3")
 
 
+def safetensors_index_seeds() -> None:
+    # The fuzz target's directory holds these two shards (fuzz_safetensors_index.cpp).
+    first, second = "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"
+    both = {"model.encoder.conv1.bias": first, "model.decoder.layer_norm.weight": second}
+    index = {"metadata": {"total_size": 12}, "weight_map": both}
+    write("safetensors_index", "two_shards.json", json.dumps(index, indent=2).encode())
+    write("safetensors_index", "one_shard.json",
+          json.dumps({"weight_map": {"model.encoder.conv1.bias": first}}).encode())
+    swapped = {"model.encoder.conv1.bias": second, "model.decoder.layer_norm.weight": first}
+    write("safetensors_index", "swapped.json", json.dumps({"weight_map": swapped}).encode())
+    missing = {"model.encoder.conv1.bias": "model-00003-of-00003.safetensors"}
+    write("safetensors_index", "missing_shard.json", json.dumps({"weight_map": missing}).encode())
+    write("safetensors_index", "empty_map.json", b'{"metadata":{},"weight_map":{}}')
+
+
+def npy(descr: str, shape: tuple, data: bytes, version: int = 1) -> bytes:
+    dims = ", ".join(str(d) for d in shape) if len(shape) != 1 else f"{shape[0]},"
+    text = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': ({dims}), }}"
+    length_bytes = 2 if version == 1 else 4
+    pad = -(6 + 2 + length_bytes + len(text) + 1) % 64
+    text += " " * pad + "\n"
+    length = struct.pack("<H" if version == 1 else "<I", len(text))
+    return b"\x93NUMPY" + bytes([version, 0]) + length + text.encode() + data
+
+
+def npy_seeds() -> None:
+    write("npy_file", "f32_2x3.npy", npy("<f4", (2, 3), struct.pack("<6f", *range(6))))
+    write("npy_file", "i32_4_v2.npy", npy("<i4", (4,), struct.pack("<4i", -1, 0, 1, 50257), 2))
+    write("npy_file", "scalar.npy", npy("<f4", (), struct.pack("<f", 0.25)))
+    write("npy_file", "empty.npy", npy("<f4", (0, 80), b""))
+    write("npy_file", "big_endian.npy", npy(">f4", (1,), struct.pack(">f", 1.0)))
+
+
+def live_journal_seeds() -> None:
+    def session(stamp: str) -> bytes:
+        return f"--- earshot live {stamp} ---\n".encode()
+
+    two = session("2026-12-01T07:00:00Z") + b" And so my fellow Americans," + b"\n"
+    two += session("2026-12-01T07:05:00Z") + b" ask not what your country can do for you."
+    write("live_journal", "two_sessions.txt", two)
+    # Killed in the middle of "\u00e9" (two bytes): the torn byte ends the file.
+    write("live_journal", "torn.txt", session("2026-12-01T07:10:00Z") + b" caf\xc3")
+    write("live_journal", "foreign_text_first.txt",
+          "notes typed by hand\n".encode() + session("2026-12-01T07:20:00Z") + " 日本語".encode())
+
+
+def audio_seeds() -> None:
+    # 0.1 s of a 440 Hz tone at 8 kHz: a few KB or less in every container; bit-exact output so
+    # that running this again writes the same files.
+    formats = {
+        "tone.wav": ["-c:a", "pcm_s16le"],
+        "tone.mp3": ["-c:a", "libmp3lame", "-b:a", "32k"],
+        "tone.ogg": ["-c:a", "libvorbis", "-q:a", "0"],
+        "tone.m4a": ["-c:a", "aac", "-b:a", "24k"],
+        "stereo.wav": ["-ac", "2", "-c:a", "pcm_u8"],
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, codec in formats.items():
+            out = Path(tmp) / name
+            subprocess.run(
+                ["ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                 "sine=frequency=440:sample_rate=8000:duration=0.1", "-fflags", "+bitexact",
+                 "-flags:a", "+bitexact", "-map_metadata", "-1", *codec, str(out)],
+                check=True)
+            write("audio_file", name, out.read_bytes())
+        # The ffmpeg tool's FLAC muxer pads the header by 8 KB; sox (repeatable, no dither) does not.
+        flac = Path(tmp) / "tone.flac"
+        subprocess.run(["sox", "-R", "-D", "-n", "-r", "8000", "-b", "16", "-c", "1", str(flac),
+                        "synth", "0.1", "sine", "440"], check=True)
+        write("audio_file", "tone.flac", flac.read_bytes())
+
+
 if __name__ == "__main__":
     safetensors_seeds()
     ggml_seeds()
     syntax_seeds()
     config_seeds()
     tokenizer_text_seeds()
+    safetensors_index_seeds()
+    npy_seeds()
+    live_journal_seeds()
+    audio_seeds()
