@@ -1,6 +1,7 @@
 // `earshot live --model PATH [--device NAME | --input FILE [--speed X]] [...]`: live dictation in
 // the terminal. Committed text is printed as it is committed, the tentative tail redrawn after
 // it; Ctrl-C hears what is still queued, commits it and prints the rest of the transcript.
+// --journal FILE appends each committed piece to FILE, on disk before it is shown.
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -25,6 +26,7 @@
 #include "earshot/app/live_controller.h"
 #include "earshot/app/loaded_model.h"
 #include "language_choice.h"
+#include "live_journal.h"
 #include "live_terminal.h"
 #include "live_update_json.h"
 #include "model_argument.h"
@@ -49,6 +51,7 @@ struct LiveRequest {
     double vad_margin_db = 12.0;
     bool no_vad = false;
     std::string updates_json;
+    std::string journal;
     std::string backend = "auto";
 };
 
@@ -146,10 +149,34 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
         if (!json) return fail("cannot write " + r.updates_json);
     }
 
+    // The journal is reopened, never truncated: earlier runs' sessions stay above this one's.
+    std::unique_ptr<LiveJournal> journal;
+    if (!r.journal.empty()) {
+        try {
+            journal = std::make_unique<LiveJournal>(r.journal, utc_now_iso8601());
+        } catch (const LiveJournalError& e) {
+            return fail(e.what());
+        }
+        const std::size_t earlier = journal->earlier_sessions().size();
+        err << "earshot live: journal " << r.journal << " (" << earlier
+            << (earlier == 1 ? " earlier session" : " earlier sessions") << " kept)\n";
+    }
+    std::string journal_error;
+
     LiveTerminal terminal(out, stdout_is_terminal(), terminal_columns());
     std::mutex output_mutex;
     auto on_update = [&](const LiveUpdate& update) {
         const std::lock_guard lock(output_mutex);
+        // On disk (fsynced) before the terminal shows it: what the user saw committed survives a
+        // kill of the process right after.
+        if (journal && journal_error.empty() && !update.update.committed_text.empty()) {
+            try {
+                journal->append(update.update.committed_text);
+            } catch (const LiveJournalError& e) {
+                journal_error = e.what();
+                err << "\nearshot live: " << journal_error << "; journaling stops\n";
+            }
+        }
         terminal.show(update);
         if (json.is_open()) {
             json << live_update_json(update) << "\n";
@@ -207,7 +234,7 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
     err << ", " << stats.dropped_frames << " dropped frames, " << stats.overrun_samples
         << " overrun samples\n";
     if (!stats.error.empty()) return fail(stats.error, kExitEngineFailed);
-    return device_failed ? kExitEngineFailed : kExitOk;
+    return device_failed || !journal_error.empty() ? kExitEngineFailed : kExitOk;
 }
 
 }  // namespace
@@ -261,6 +288,9 @@ ExtraCommand add_live(CLI::App& root) {
     command->add_flag("--no-vad", r.no_vad, "Decode every update, silence or not");
     command->add_option("--updates-json", r.updates_json,
                         "Write every update as a line of JSON to this file");
+    command->add_option("--journal", r.journal,
+                        "Append the committed text to this file as it is committed (written "
+                        "to disk each time; a new session each run, earlier ones kept)");
     add_backend_option(*command, r.backend);
     return {command, [request](std::ostream& out, std::ostream& err) {
                 return run_live(*request, out, err);
