@@ -441,8 +441,7 @@ void GuiController::connectFiles() {
 void GuiController::restoreFilesHistory() {
     for (FilesHistoryEntry& entry : m_history->load()) {
         const int id = m_window.filesPanel()->addFinishedJob(
-            entry.source, segment_rows(entry.transcript),
-            QString::fromStdString(entry.transcript.language),
+            entry.source, entry.rows, QString::fromStdString(entry.transcript.language),
             entry.cancelled ? ui::FileJobState::cancelled : ui::FileJobState::done);
         m_files->addResult(id, std::move(entry.transcript));
         m_history->attach(id, entry.file);
@@ -454,8 +453,8 @@ void GuiController::keepResult(int id, bool cancelled) {
     if (!m_history || transcript == nullptr) {
         return;
     }
-    const QString error =
-        m_history->save(m_window.filesPanel()->jobPath(id), *transcript, cancelled, id);
+    const QString error = m_history->save(m_window.filesPanel()->jobPath(id), *transcript,
+                                          cancelled, id, m_window.filesPanel()->jobSegments(id));
     if (!error.isEmpty()) {
         m_window.statusBar()->showMessage(tr("Could not keep the result: %1").arg(error),
                                           kStatusMessageMs);

@@ -1,6 +1,7 @@
 // FilesHistory: each result is <folder>/<ms since 1970>-<file name>.json, written through
-// QSaveFile: {"source", "cancelled", "transcript"}, the transcript as `earshot transcribe` writes
-// its JSON. The names sort by age, which is what load() and the pruning go by.
+// QSaveFile: {"source", "cancelled", "transcript", "tokens"}, the transcript as `earshot
+// transcribe` writes its JSON and "tokens" the listed rows' tokens, one array per row of
+// {"text", "probability"}. The names sort by age, which is what load() and the pruning go by.
 #include "gui_files_history.h"
 
 #include <QDateTime>
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "gui_files_worker.h"
 #include "transcript_formats.h"
 
 namespace earshot::app {
@@ -59,12 +61,42 @@ decoding::Transcript transcriptFromJson(const QJsonObject& json) {
     return transcript;
 }
 
+QJsonArray tokensToJson(const QList<ui::SegmentRow>& rows) {
+    QJsonArray json;
+    for (const ui::SegmentRow& row : rows) {
+        QJsonArray tokens;
+        for (const ui::SegmentToken& token : row.tokens) {
+            tokens.append(QJsonObject{{QStringLiteral("text"), token.text},
+                                      {QStringLiteral("probability"), token.probability}});
+        }
+        json.append(tokens);
+    }
+    return json;
+}
+
+// The rows of `transcript`, with the saved tokens when there is one list per row.
+QList<ui::SegmentRow> rowsWithTokens(const decoding::Transcript& transcript,
+                                     const QJsonArray& saved) {
+    QList<ui::SegmentRow> rows = segment_rows(transcript);
+    if (saved.size() != rows.size()) {
+        return rows;
+    }
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+        for (const QJsonValue& value : saved.at(i).toArray()) {
+            const QJsonObject token = value.toObject();
+            rows[i].tokens.append({token.value(QStringLiteral("text")).toString(),
+                                   token.value(QStringLiteral("probability")).toDouble(-1.0)});
+        }
+    }
+    return rows;
+}
+
 }  // namespace
 
 FilesHistory::FilesHistory(QString folder) : m_folder(std::move(folder)) {}
 
 QString FilesHistory::save(const QString& source, const decoding::Transcript& transcript,
-                           bool cancelled, int job) {
+                           bool cancelled, int job, const QList<ui::SegmentRow>& rows) {
     QDir dir(m_folder);
     if (!dir.mkpath(QStringLiteral("."))) {
         return QObject::tr("cannot create %1").arg(m_folder);
@@ -75,6 +107,10 @@ QString FilesHistory::save(const QString& source, const decoding::Transcript& tr
     entry.insert(QStringLiteral("cancelled"), cancelled);
     entry.insert(QStringLiteral("transcript"),
                  QJsonDocument::fromJson(QByteArray::fromStdString(rendered)).object());
+    if (std::any_of(rows.begin(), rows.end(),
+                    [](const ui::SegmentRow& row) { return !row.tokens.isEmpty(); })) {
+        entry.insert(QStringLiteral("tokens"), tokensToJson(rows));
+    }
 
     // Later than every result already there, so that results saved within one millisecond
     // still sort in the order they were saved.
@@ -125,10 +161,13 @@ std::vector<FilesHistoryEntry> FilesHistory::load() const {
         if (!json.value(QStringLiteral("transcript")).isObject()) {
             continue;
         }
+        decoding::Transcript transcript =
+            transcriptFromJson(json.value(QStringLiteral("transcript")).toObject());
+        QList<ui::SegmentRow> rows =
+            rowsWithTokens(transcript, json.value(QStringLiteral("tokens")).toArray());
         entries.push_back({json.value(QStringLiteral("source")).toString(),
-                           json.value(QStringLiteral("cancelled")).toBool(),
-                           transcriptFromJson(json.value(QStringLiteral("transcript")).toObject()),
-                           name});
+                           json.value(QStringLiteral("cancelled")).toBool(), std::move(transcript),
+                           std::move(rows), name});
     }
     return entries;
 }

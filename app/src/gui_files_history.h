@@ -4,10 +4,12 @@
 #pragma once
 
 #include <QHash>
+#include <QList>
 #include <QString>
 #include <vector>
 
 #include "earshot/engine/decoding/transcript.h"
+#include "earshot/ui/files/file_job.h"
 
 namespace earshot::app {
 
@@ -15,6 +17,9 @@ struct FilesHistoryEntry {
     QString source;  // the transcribed file
     bool cancelled = false;
     decoding::Transcript transcript;
+    // The transcript's rows as the Files page lists them (segment_rows), with the tokens and
+    // probabilities saved beside the transcript when it was saved with them.
+    QList<ui::SegmentRow> rows;
     QString file;  // its file's name in the folder (for FilesHistory::attach)
 };
 
@@ -28,9 +33,10 @@ public:
 
     // Adds a result (a cancelled one holds what was done before the cancel); the reason when it
     // cannot be written, empty on success. A `job` >= 0 (the Files page's job id) can remove it
-    // again.
+    // again. `rows` (segment_rows of the transcript, as the page shows them) keep their tokens'
+    // texts and probabilities beside the transcript, for the page after a restart.
     QString save(const QString& source, const decoding::Transcript& transcript, bool cancelled,
-                 int job = -1);
+                 int job = -1, const QList<ui::SegmentRow>& rows = {});
     // Every readable result, oldest first; unreadable files are skipped.
     std::vector<FilesHistoryEntry> load() const;
     // The loaded result in `file` (FilesHistoryEntry::file) is job `job`'s, for remove().

@@ -7,6 +7,8 @@
 #include <QFileInfo>
 #include <QMetaObject>
 #include <QSaveFile>
+#include <array>
+#include <cmath>
 #include <exception>
 #include <filesystem>
 
@@ -21,19 +23,41 @@ namespace {
 constexpr double kDecodeShare = 0.1;
 }  // namespace
 
-QList<ui::SegmentRow> segment_rows(std::span<const decoding::Segment> segments) {
+namespace {
+QList<ui::SegmentToken> segment_tokens(const decoding::Segment& segment,
+                                       const tokenizer::Tokenizer& tokenizer) {
+    const bool measured = segment.token_logprobs.size() == segment.tokens.size();
+    QList<ui::SegmentToken> tokens;
+    for (size_t i = 0; i < segment.tokens.size(); ++i) {
+        const int32_t id = segment.tokens[i];
+        if (id >= tokenizer.specials().eot) {
+            continue;  // timestamps: the row's times say them
+        }
+        const std::array<int32_t, 1> one{id};
+        tokens.append({QString::fromStdString(tokenizer.decode_text(one)),
+                       measured ? std::exp(segment.token_logprobs[i]) : -1.0});
+    }
+    return tokens;
+}
+}  // namespace
+
+QList<ui::SegmentRow> segment_rows(std::span<const decoding::Segment> segments,
+                                   const tokenizer::Tokenizer* tokenizer) {
     QList<ui::SegmentRow> rows;
     for (const decoding::Segment& segment : segments) {
         QString text = QString::fromStdString(segment.text).simplified();
         if (!text.isEmpty()) {
-            rows.append({segment.start_s, segment.end_s, std::move(text)});
+            rows.append({segment.start_s, segment.end_s, std::move(text),
+                         tokenizer != nullptr ? segment_tokens(segment, *tokenizer)
+                                              : QList<ui::SegmentToken>()});
         }
     }
     return rows;
 }
 
-QList<ui::SegmentRow> segment_rows(const decoding::Transcript& transcript) {
-    return segment_rows(std::span<const decoding::Segment>(transcript.segments));
+QList<ui::SegmentRow> segment_rows(const decoding::Transcript& transcript,
+                                   const tokenizer::Tokenizer* tokenizer) {
+    return segment_rows(std::span<const decoding::Segment>(transcript.segments), tokenizer);
 }
 
 QString FilesExportSummary::message(const QString& folder) const {
@@ -76,6 +100,7 @@ struct FilesWorker::Outcome {
     int id = -1;
     Kind kind = Kind::finished;
     decoding::Transcript transcript;
+    QList<ui::SegmentRow> rows;  // of the transcript, with their tokens
     QString error;
 };
 
@@ -207,8 +232,8 @@ void FilesWorker::startNext() {
                 this, [this, id, fraction] { emit jobProgress(id, fraction); },
                 Qt::QueuedConnection);
         };
-        auto segments = [this, id](std::span<const decoding::Segment> added) {
-            QList<ui::SegmentRow> rows = segment_rows(added);
+        auto segments = [this, id, &model](std::span<const decoding::Segment> added) {
+            QList<ui::SegmentRow> rows = segment_rows(added, &model->tokenizer);
             if (rows.isEmpty()) {
                 return;
             }
@@ -225,6 +250,7 @@ void FilesWorker::startNext() {
             outcome->transcript =
                 transcribe_audio_file(*model, path, options, progress, &m_cancel, segments);
             outcome->kind = m_cancel.load() ? Outcome::Kind::cancelled : Outcome::Kind::finished;
+            outcome->rows = segment_rows(outcome->transcript, &model->tokenizer);
         } catch (const std::exception& error) {
             outcome->kind = Outcome::Kind::failed;
             outcome->error = QString::fromStdString(error.what());
@@ -298,12 +324,12 @@ void FilesWorker::finishJob(const std::shared_ptr<Outcome>& outcome) {
     switch (outcome->kind) {
         case Outcome::Kind::finished:
             m_results.insert(outcome->id, outcome->transcript);
-            emit jobFinished(outcome->id, segment_rows(outcome->transcript),
+            emit jobFinished(outcome->id, outcome->rows,
                              QString::fromStdString(outcome->transcript.language));
             break;
         case Outcome::Kind::cancelled:
             m_results.insert(outcome->id, outcome->transcript);
-            emit jobCancelled(outcome->id, segment_rows(outcome->transcript));
+            emit jobCancelled(outcome->id, outcome->rows);
             break;
         case Outcome::Kind::failed:
             emit jobFailed(outcome->id, outcome->error);

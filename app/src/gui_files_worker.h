@@ -27,9 +27,13 @@
 namespace earshot::app {
 
 // The segments as the Files page lists them: texts stripped, and without the segments whose text
-// is blank (silent windows, zero-length segments), which TXT, SRT and VTT leave out too.
-QList<ui::SegmentRow> segment_rows(std::span<const decoding::Segment> segments);
-QList<ui::SegmentRow> segment_rows(const decoding::Transcript& transcript);
+// is blank (silent windows, zero-length segments), which TXT, SRT and VTT leave out too. With a
+// tokenizer, each row also holds its text tokens (each decoded alone) and their probabilities,
+// exp(Segment::token_logprobs), -1 where the decode measured none.
+QList<ui::SegmentRow> segment_rows(std::span<const decoding::Segment> segments,
+                                   const tokenizer::Tokenizer* tokenizer = nullptr);
+QList<ui::SegmentRow> segment_rows(const decoding::Transcript& transcript,
+                                   const tokenizer::Tokenizer* tokenizer = nullptr);
 
 // What "Export all" did: how many files were written of how many, and each failure as
 // "<file name>: <reason>".

@@ -1,6 +1,6 @@
 // FilesPanel: the queue table (file, progress bar, status), the result of the selected job (a
-// segment table, filled while the job runs, and the clicked segment's times) and the dialogs that
-// add, export and export all files.
+// segment table, filled while the job runs, and the clicked segment's times and tokens) and the
+// dialogs that add, export and export all files.
 #include "earshot/ui/files/files_panel.h"
 
 #include <QDir>
@@ -24,6 +24,7 @@
 
 #include "earshot/ui/files/export_all_dialog.h"
 #include "earshot/ui/files/export_targets.h"
+#include "earshot/ui/files/segment_tokens_view.h"
 
 namespace earshot::ui {
 
@@ -32,6 +33,11 @@ namespace {
 enum QueueColumn { kFileColumn = 0, kProgressColumn, kStatusColumn, kQueueColumns };
 enum SegmentColumn { kStartColumn = 0, kEndColumn, kTextColumn, kSegmentColumns };
 constexpr int kProgressSteps = 1000;  // progress bars count per mille
+
+QString tokensHint() {
+    return FilesPanel::tr(
+        "Click a segment to see its tokens, coloured by how sure the decoder was.");
+}
 
 QTableWidgetItem* readOnlyItem(const QString& text) {
     auto* item = new QTableWidgetItem(text);
@@ -139,6 +145,8 @@ FilesPanel::FilesPanel(QWidget* parent) : QWidget(parent) {
     m_segmentTime = new QLabel(this);
     m_segmentTime->setObjectName(QStringLiteral("segmentTime"));
     m_segmentTime->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_tokens = new SegmentTokensView(this);
+    m_tokens->clear(tokensHint());
 
     auto* result = new QWidget(this);
     auto* resultLayout = new QVBoxLayout(result);
@@ -146,6 +154,7 @@ FilesPanel::FilesPanel(QWidget* parent) : QWidget(parent) {
     resultLayout->addWidget(m_resultTitle);
     resultLayout->addWidget(m_segments, 1);
     resultLayout->addWidget(m_segmentTime);
+    resultLayout->addWidget(m_tokens);
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_queue);
@@ -380,6 +389,7 @@ void FilesPanel::showNothing() {
     m_shown = -1;
     m_segments->setRowCount(0);
     m_segmentTime->clear();
+    m_tokens->clear(tokensHint());
     m_resultTitle->setText(tr("Select a finished file to see its segments."));
 }
 
@@ -398,6 +408,7 @@ void FilesPanel::showResult(int id) {
     const QString name = QFileInfo(job.path).fileName();
     m_segments->setRowCount(0);
     m_segmentTime->clear();
+    m_tokens->clear(tokensHint());
     switch (job.state) {
         case FileJobState::queued:
             m_resultTitle->setText(tr("%1 is waiting in the queue.").arg(name));
@@ -439,6 +450,7 @@ void FilesPanel::selectSegment(int row) {
             .arg(row + 1)
             .arg(formatSegmentTime(segment.startS), formatSegmentTime(segment.endS))
             .arg(segment.endS - segment.startS, 0, 'f', 2));
+    m_tokens->setTokens(segment.tokens, tr("The tokens of this segment were not kept."));
 }
 
 void FilesPanel::updateButtons() {

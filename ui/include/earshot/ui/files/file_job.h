@@ -10,10 +10,17 @@ namespace earshot::ui {
 
 enum class FileJobState { queued, running, done, failed, cancelled };
 
+// One text token of a segment as the decoder sampled it.
+struct SegmentToken {
+    QString text;               // with its leading space, as Whisper wrote it
+    double probability = -1.0;  // how sure the decoder was (0..1); -1: not measured
+};
+
 struct SegmentRow {
     double startS = 0.0;  // from the start of the file
     double endS = 0.0;
-    QString text;  // stripped
+    QString text;                // stripped
+    QList<SegmentToken> tokens;  // its text tokens in order (timestamps left out); may be empty
 };
 
 // One file that "Export all" writes: job `id`'s transcript as `format` ("txt", "srt", "vtt",

@@ -20,6 +20,8 @@ class QTableWidget;
 
 namespace earshot::ui {
 
+class SegmentTokensView;
+
 class FilesPanel : public QWidget {
     Q_OBJECT
 
@@ -60,12 +62,14 @@ public:
     QList<int> exportableJobs() const;
     // Takes the rows of `ids` off the list and emits jobsRemoved with the ids it had.
     void removeJobs(const QList<int>& ids);
-    // Shows one segment's start and end in the time line below the table, and selects it.
+    // Shows one segment's start and end in the time line below the table and its tokens (coloured
+    // by how sure the decoder was) below that, and selects it.
     void selectSegment(int row);
 
     QTableWidget* queueTable() const { return m_queue; }
     QTableWidget* segmentTable() const { return m_segments; }
     QLabel* segmentTimeLabel() const { return m_segmentTime; }
+    SegmentTokensView* segmentTokens() const { return m_tokens; }
     QProgressBar* progressBar(int id) const;
     QLabel* resultTitle() const { return m_resultTitle; }
 
@@ -116,6 +120,7 @@ private:
     QTableWidget* m_segments = nullptr;
     QLabel* m_resultTitle = nullptr;
     QLabel* m_segmentTime = nullptr;
+    SegmentTokensView* m_tokens = nullptr;
     QPushButton* m_add = nullptr;
     QPushButton* m_cancel = nullptr;
     QPushButton* m_remove = nullptr;
