@@ -10,9 +10,14 @@
 #include <memory>
 #include <utility>
 
+#include "earshot/audio/pre_roll_capture.h"
+
 namespace earshot::app {
 
 namespace {
+// How often the idle microphone is checked for a lost device.
+constexpr int kIdlePollMs = 250;
+
 void append_tokens(const std::vector<decoding::StreamWord>& words, bool committed,
                    QList<ui::LiveToken>& out) {
     for (const decoding::StreamWord& word : words) {
@@ -52,6 +57,9 @@ LiveBridge::LiveBridge(QObject* parent) : QObject(parent) {
     m_poll = new QTimer(this);
     m_poll->setInterval(kLevelPollMs);
     connect(m_poll, &QTimer::timeout, this, &LiveBridge::poll);
+    m_idlePoll = new QTimer(this);
+    m_idlePoll->setInterval(kIdlePollMs);
+    connect(m_idlePoll, &QTimer::timeout, this, &LiveBridge::pollIdle);
 }
 
 LiveBridge::~LiveBridge() {
@@ -62,6 +70,73 @@ LiveBridge::~LiveBridge() {
         m_controller->cancel();
     }
     m_controller.reset();  // joins the threads before this QObject goes away
+    m_idleMicrophone.reset();
+}
+
+void LiveBridge::setPreRoll(double seconds, const QString& device, bool wanted) {
+    m_preRollSeconds = seconds;
+    m_preRollDevice = device;
+    m_preRollWanted = wanted;
+    if (!m_controller) applyPreRoll();
+}
+
+bool LiveBridge::idleMicrophoneOpen() const { return m_idleMicrophone != nullptr && !m_controller; }
+
+void LiveBridge::closeIdleMicrophone(const QString& message) {
+    if (!m_idleMicrophone) return;
+    m_idlePoll->stop();
+    m_idleMicrophone.reset();
+    m_idleDevice.clear();
+    m_idleMessage = message;
+    emit idleMicrophoneChanged(false, message);
+}
+
+void LiveBridge::applyPreRoll() {
+    const bool wanted = m_preRollWanted && m_preRollSeconds > 0.0;
+    if (!wanted) {
+        closeIdleMicrophone(tr("Microphone closed while idle (no pre-roll)."));
+        return;
+    }
+    if (m_idleMicrophone && m_idleDevice == m_preRollDevice &&
+        m_idleMicrophone->seconds() == m_preRollSeconds) {
+        return;  // already open as asked
+    }
+    m_idleMicrophone.reset();
+    auto microphone = std::make_unique<audio::PreRollCapture>(m_preRollSeconds);
+    audio::CaptureOptions options;
+    options.device = m_preRollDevice.toStdString();
+    audio::CaptureEvent event;
+    try {
+        event = microphone->start(options);
+    } catch (const std::exception& error) {
+        event = {audio::CaptureEventKind::open_failed, error.what()};
+    }
+    if (event.is_error()) {
+        m_idleDevice.clear();
+        m_idlePoll->stop();
+        m_idleMessage = tr("The pre-roll microphone could not be opened: %1")
+                            .arg(QString::fromStdString(event.message));
+        emit idleMicrophoneChanged(false, m_idleMessage);
+        return;
+    }
+    microphone->take_events();  // `started`, reported here
+    m_idleMicrophone = std::move(microphone);
+    m_idleDevice = m_preRollDevice;
+    m_idlePoll->start();
+    m_idleMessage = tr("Microphone open while idle: the last %1 s are kept for the pre-roll.")
+                        .arg(m_preRollSeconds, 0, 'f', 1);
+    emit idleMicrophoneChanged(true, m_idleMessage);
+}
+
+void LiveBridge::pollIdle() {
+    if (!m_idleMicrophone || m_controller) return;
+    for (const audio::CaptureEvent& event : m_idleMicrophone->take_events()) {
+        if (event.is_error()) {
+            closeIdleMicrophone(tr("The pre-roll microphone stopped: %1")
+                                    .arg(QString::fromStdString(event.message)));
+            return;
+        }
+    }
 }
 
 QString LiveBridge::start(std::shared_ptr<LoadedModel> model, const LiveOptions& options) {
@@ -87,13 +162,26 @@ QString LiveBridge::start(std::shared_ptr<LoadedModel> model, const LiveOptions&
             },
             Qt::QueuedConnection);
     };
+    LiveOptions session = options;
+    if (session.input.empty() && m_idleMicrophone) {
+        pollIdle();  // a lost device is not started from
+    }
+    if (session.input.empty() && m_idleMicrophone &&
+        m_idleDevice == QString::fromStdString(session.device)) {
+        session.microphone = m_idleMicrophone.get();  // the pre-roll, and no reopening
+    } else if (m_idleMicrophone) {
+        // Another device (or a file): the idle one is closed meanwhile, reopened at the end.
+        closeIdleMicrophone(tr("Microphone closed while dictating from another source."));
+    }
+    m_idlePoll->stop();
     decoder->set_profiling(true);
     auto controller =
-        std::make_unique<LiveController>(*model->model, model->tokenizer, options, sink);
+        std::make_unique<LiveController>(*model->model, model->tokenizer, session, sink);
     try {
         controller->start();
     } catch (const std::exception& error) {
         decoder->set_profiling(false);
+        applyPreRoll();
         return QString::fromStdString(error.what());
     }
     m_model = std::move(model);
@@ -136,7 +224,13 @@ void LiveBridge::finishStop() {
     } else if (!m_lastStats.error.empty()) {
         emit failed(QString::fromStdString(m_lastStats.error));
     }
+    if (!m_deviceError.isEmpty()) {
+        // The session's device failed: the idle microphone (if it was that one) is gone too.
+        closeIdleMicrophone(tr("The pre-roll microphone stopped: %1").arg(m_deviceError));
+    }
     m_deviceError.clear();
+    applyPreRoll();  // open again (or as the settings changed meanwhile)
+    if (m_idleMicrophone) m_idlePoll->start();
     emit stopped();
 }
 

@@ -14,6 +14,7 @@
 #include "earshot/audio/mel_frame_queue.h"
 #include "earshot/audio/mel_front_end.h"
 #include "earshot/audio/paced_file_source.h"
+#include "earshot/audio/pre_roll_capture.h"
 
 namespace earshot::app {
 
@@ -51,6 +52,8 @@ struct LiveController::Impl {
     audio::MelFrontEnd front;
     std::unique_ptr<audio::Capture> capture;
     std::unique_ptr<audio::PacedFileSource> file;
+    audio::PreRollCapture* microphone = nullptr;  // attached from start() to stop_source()
+    std::atomic<uint64_t> microphone_samples{0};  // what the attached microphone delivered
     std::thread engine;
 
     std::atomic<int64_t> first_sample_ns{0};
@@ -70,6 +73,9 @@ struct LiveController::Impl {
         if (samples.empty()) return;
         int64_t expected = 0;
         first_sample_ns.compare_exchange_strong(expected, now_ns(), std::memory_order_relaxed);
+        if (microphone != nullptr) {
+            microphone_samples.fetch_add(samples.size(), std::memory_order_relaxed);
+        }
         front.push(samples);
     }
 
@@ -82,7 +88,9 @@ struct LiveController::Impl {
         LiveUpdate live;
         live.coalesced_updates = coalesced;
         live.dropped_frames = queue.dropped_frames();
-        live.overrun_samples = capture ? capture->stats().overrun_samples : 0;
+        live.overrun_samples = capture      ? capture->stats().overrun_samples
+                               : microphone ? microphone->stats().overrun_samples
+                                            : 0;
         live.level_dbfs = front.level_dbfs();
         live.queued_frames = static_cast<int64_t>(queue.size_frames());
         const int64_t first = first_sample_ns.load(std::memory_order_relaxed);
@@ -173,6 +181,7 @@ struct LiveController::Impl {
 
     void stop_source() {
         if (capture) capture->stop();  // delivers what the ring still holds, joins its thread
+        if (microphone) microphone->detach();  // stays open for the next pre-roll
         if (file) file->stop();
         input_over.store(true);
     }
@@ -198,6 +207,8 @@ void LiveController::start() {
     if (!s.options.input.empty()) {
         s.file = std::make_unique<audio::PacedFileSource>(
             s.options.input, consumer, audio::PacedFileOptions{.speed = s.options.speed});
+    } else if (s.options.microphone != nullptr) {
+        s.microphone = s.options.microphone;
     } else {
         s.capture = std::make_unique<audio::Capture>(consumer);
     }
@@ -205,6 +216,15 @@ void LiveController::start() {
     s.engine = std::thread([&s] { s.run_engine(); });
     if (s.file) {
         s.file->start();
+        return;
+    }
+    if (s.microphone) {
+        // Stream time 0 is the start of the pre-roll, which was heard before now.
+        const auto kept_ns =
+            static_cast<int64_t>(static_cast<double>(s.microphone->kept_samples()) * 1e9 /
+                                 audio::StreamResampler::kWhisperRateHz);
+        s.first_sample_ns.store(now_ns() - kept_ns, std::memory_order_relaxed);
+        s.microphone->attach(consumer);
         return;
     }
     audio::CaptureOptions capture_options;
@@ -256,6 +276,9 @@ LiveStats LiveController::stats() const {
     } else if (s.capture) {
         out.audio_s = static_cast<double>(s.capture->stats().delivered_samples) /
                       audio::StreamResampler::kWhisperRateHz;
+    } else if (s.microphone) {
+        out.audio_s = static_cast<double>(s.microphone_samples.load(std::memory_order_relaxed)) /
+                      audio::StreamResampler::kWhisperRateHz;
     }
     return out;
 }
@@ -271,6 +294,7 @@ std::optional<std::chrono::steady_clock::time_point> LiveController::first_audio
 }
 
 std::vector<audio::CaptureEvent> LiveController::take_events() {
+    if (impl_->microphone) return impl_->microphone->take_events();
     return impl_->capture ? impl_->capture->take_events() : std::vector<audio::CaptureEvent>{};
 }
 

@@ -43,6 +43,13 @@ Settings Settings::load(QSettings& store) {
         method == QStringLiteral("clipboard")) {
         s.typingMethod = method;
     }
+    const double preRoll =
+        store.value(QStringLiteral("pre_roll_seconds"), s.preRollSeconds).toDouble(&ok);
+    if (ok && preRoll >= 0.0 && preRoll <= kMaxPreRollSeconds) {
+        s.preRollSeconds = preRoll;
+    }
+    s.globalShortcut =
+        store.value(QStringLiteral("global_shortcut"), s.globalShortcut).toString().trimmed();
     store.endGroup();
     return s;
 }
@@ -57,6 +64,8 @@ void Settings::save(QSettings& store) const {
     store.setValue(QStringLiteral("backend"), backend);
     store.setValue(QStringLiteral("type_into_focused_window"), typeIntoFocusedWindow);
     store.setValue(QStringLiteral("typing_method"), typingMethod);
+    store.setValue(QStringLiteral("pre_roll_seconds"), preRollSeconds);
+    store.setValue(QStringLiteral("global_shortcut"), globalShortcut);
     store.endGroup();
 }
 

@@ -6,6 +6,7 @@
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QKeySequenceEdit>
 #include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
@@ -135,6 +136,37 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
     m_typingMethod->addItem(tr("Clipboard and paste"), QStringLiteral("clipboard"));
     m_typingMethod->setCurrentIndex(std::max(0, m_typingMethod->findData(settings.typingMethod)));
 
+    m_preRoll = new QDoubleSpinBox(this);
+    m_preRoll->setObjectName(QStringLiteral("preRollBox"));
+    m_preRoll->setRange(0.0, Settings::kMaxPreRollSeconds);
+    m_preRoll->setDecimals(1);
+    m_preRoll->setSingleStep(0.1);
+    m_preRoll->setSuffix(tr(" s"));
+    m_preRoll->setSpecialValueText(tr("Off"));
+    m_preRoll->setValue(settings.preRollSeconds);
+    m_preRoll->setToolTip(
+        tr("Dictation starts with this much audio from just before Start, so a word said "
+           "together with the shortcut is not cut"));
+    m_preRollNote = new QLabel(this);
+    m_preRollNote->setObjectName(QStringLiteral("preRollNote"));
+    m_preRollNote->setWordWrap(true);
+    connect(m_preRoll, &QDoubleSpinBox::valueChanged, this, &SettingsDialog::updatePreRollNote);
+    updatePreRollNote();
+
+    m_shortcut = new QKeySequenceEdit(this);
+    m_shortcut->setObjectName(QStringLiteral("shortcutEdit"));
+    // One key combination: a finished recording keeps its first.
+    connect(m_shortcut, &QKeySequenceEdit::editingFinished, this, [this] {
+        const QKeySequence keys = m_shortcut->keySequence();
+        if (keys.count() > 1) m_shortcut->setKeySequence(QKeySequence(keys[0]));
+    });
+    m_shortcut->setClearButtonEnabled(true);
+    m_shortcut->setKeySequence(
+        QKeySequence::fromString(settings.globalShortcut, QKeySequence::PortableText));
+    m_shortcut->setToolTip(
+        tr("Starts and stops dictation from any application (X11). Empty: none. On other "
+           "desktops bind a shortcut to `earshot toggle`."));
+
     auto* form = new QFormLayout;
     form->addRow(tr("&Language:"), m_language);
     form->addRow(QString(), m_languageNote);
@@ -150,6 +182,9 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
     form->addRow(QString(), m_backendNote);
     form->addRow(tr("Dictation:"), m_typeInto);
     form->addRow(tr("Typing &method:"), m_typingMethod);
+    form->addRow(tr("&Pre-roll:"), m_preRoll);
+    form->addRow(QString(), m_preRollNote);
+    form->addRow(tr("Global &shortcut:"), m_shortcut);
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -198,6 +233,15 @@ void SettingsDialog::checkLanguage() {
     m_ok->setEnabled(usable);
 }
 
+void SettingsDialog::updatePreRollNote() {
+    m_preRollNote->setText(
+        m_preRoll->value() > 0.0
+            ? tr("The microphone stays open while dictation is idle; only the last %1 s are "
+                 "kept, in memory, and nothing is transcribed until you start.")
+                  .arg(m_preRoll->value(), 0, 'f', 1)
+            : tr("The microphone is closed while dictation is idle."));
+}
+
 Settings SettingsDialog::settings() const {
     Settings s;
     const QString language = chosenLanguage();
@@ -209,6 +253,10 @@ Settings SettingsDialog::settings() const {
     s.backend = m_backend->currentData().toString();
     s.typeIntoFocusedWindow = m_typeInto->isChecked();
     s.typingMethod = m_typingMethod->currentData().toString();
+    s.preRollSeconds = m_preRoll->value();
+    const QKeySequence keys = m_shortcut->keySequence();
+    s.globalShortcut =
+        keys.isEmpty() ? QString() : QKeySequence(keys[0]).toString(QKeySequence::PortableText);
     return s;
 }
 

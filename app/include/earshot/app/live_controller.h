@@ -19,6 +19,10 @@
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/streaming_transcriber.h"
 
+namespace earshot::audio {
+class PreRollCapture;
+}
+
 namespace earshot::tokenizer {
 class Tokenizer;
 }
@@ -32,6 +36,9 @@ struct LiveOptions {
     decoding::StreamingOptions streaming;
     audio::EnergyVadOptions vad;
     double queue_seconds = 120.0;  // frame queue between the audio and engine threads
+    // When set (and no input), this already open microphone is the source instead of `device`:
+    // the session hears its kept pre-roll first. It must outlive the session; stop() detaches.
+    audio::PreRollCapture* microphone = nullptr;
 };
 
 // One update as the front end receives it (on the engine thread; copy it to hand it on).

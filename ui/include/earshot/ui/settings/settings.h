@@ -19,12 +19,19 @@ struct Settings {
     // "auto" (simulated keys where they work, else the clipboard), "keys" or "clipboard".
     bool typeIntoFocusedWindow = false;
     QString typingMethod = QStringLiteral("auto");
+    // Live: seconds of audio from just before Start that the session hears first; above 0 the
+    // microphone stays open while dictation is idle (the app has a model). 0: closed when idle.
+    double preRollSeconds = 0.5;
+    // Live: a desktop-wide shortcut that starts and stops dictation (QKeySequence's portable
+    // text, e.g. "Ctrl+Alt+D"; empty: none). Grabbed on X11.
+    QString globalShortcut;
 
     static constexpr int kMinBeamSize = 1;
     static constexpr int kMaxBeamSize = 16;
     static constexpr int kMinUpdateIntervalMs = 100;
     static constexpr int kMaxUpdateIntervalMs = 10000;
     static constexpr double kMaxVadMarginDb = 60.0;
+    static constexpr double kMaxPreRollSeconds = 5.0;
 
     // Reads the group "settings"; a missing or out-of-range value keeps its default.
     static Settings load(QSettings& store);

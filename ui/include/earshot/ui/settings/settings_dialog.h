@@ -1,7 +1,7 @@
 // SettingsDialog: edits a Settings (language, task, beam size, update interval, VAD margin,
-// backend). Languages are listed by name and checked as they are typed; an English-only model
-// offers English only and no translation. The CUDA choice names its device, or is disabled with
-// the reason CUDA cannot run.
+// backend, typing, pre-roll, the global shortcut). Languages are listed by name and checked as they
+// are typed; an English-only model offers English only and no translation. The CUDA choice names
+// its device, or is disabled with the reason CUDA cannot run.
 #pragma once
 
 #include <QDialog>
@@ -13,6 +13,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QKeySequenceEdit;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -46,6 +47,10 @@ public:
     QComboBox* backendBox() const { return m_backend; }
     QCheckBox* typeIntoBox() const { return m_typeInto; }
     QComboBox* typingMethodBox() const { return m_typingMethod; }
+    QDoubleSpinBox* preRollBox() const { return m_preRoll; }
+    // Says whether the microphone stays open while idle, as the pre-roll box is set.
+    QLabel* preRollNote() const { return m_preRollNote; }
+    QKeySequenceEdit* shortcutEdit() const { return m_shortcut; }
     QLabel* backendNote() const { return m_backendNote; }
     // Why the typed language cannot be used (hidden when it can); OK stays disabled meanwhile.
     QLabel* languageNote() const { return m_languageNote; }
@@ -56,6 +61,7 @@ private:
     // use, with the reason in `why`.
     QString chosenLanguage(QString* why = nullptr) const;
     void checkLanguage();
+    void updatePreRollNote();
 
     LanguageList m_languages;
     QLabel* m_languageNote = nullptr;
@@ -69,6 +75,9 @@ private:
     QLabel* m_backendNote = nullptr;
     QCheckBox* m_typeInto = nullptr;
     QComboBox* m_typingMethod = nullptr;
+    QDoubleSpinBox* m_preRoll = nullptr;
+    QLabel* m_preRollNote = nullptr;
+    QKeySequenceEdit* m_shortcut = nullptr;
 };
 
 }  // namespace earshot::ui
