@@ -6,9 +6,12 @@
 #include "gui_inspector.h"
 // Qt, the standard library and the other headers after them.
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QEventLoop>
 #include <QFileInfo>
+#include <QGuiApplication>
+#include <QLabel>
 #include <QSettings>
 #include <QStatusBar>
 #include <exception>
@@ -31,9 +34,11 @@
 #include "gui_cuda.h"
 #include "gui_files_history.h"
 #include "gui_files_worker.h"
+#include "gui_instance.h"
 #include "gui_live_bridge.h"
 #include "gui_model.h"
 #include "gui_options.h"
+#include "x11_global_shortcut.h"
 
 namespace earshot::app {
 
@@ -86,7 +91,52 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
     if (paths.listDevices) {
         fillDevices();
     }
+    // The pre-roll's microphone, open while idle: the status bar says so.
+    m_idleMicrophone = paths.listDevices;
+    m_microphoneLabel = new QLabel(&m_window);
+    m_microphoneLabel->setObjectName(QStringLiteral("microphoneLabel"));
+    m_microphoneLabel->hide();
+    m_window.statusBar()->addPermanentWidget(m_microphoneLabel);
+    connect(m_live, &LiveBridge::idleMicrophoneChanged, this,
+            [this](bool open, const QString& message) {
+                m_microphoneLabel->setText(open ? tr("Mic open (pre-roll)") : QString());
+                m_microphoneLabel->setToolTip(message);
+                m_microphoneLabel->setVisible(open);
+                if (!open) m_window.statusBar()->showMessage(message, kStatusMessageMs);
+            });
+    connect(m_window.livePanel()->devicePicker(), &QComboBox::currentIndexChanged, this,
+            &GuiController::updateIdleMicrophone);
+    // The global shortcut toggles dictation as `earshot toggle` does (X11 only).
+    if (QGuiApplication::platformName() == QStringLiteral("xcb")) {
+        m_shortcut = new GlobalShortcut(this);
+        connect(m_shortcut, &GlobalShortcut::activated, this, [this] {
+            const QString answer =
+                answer_instance_request(m_window, InstanceRequest{InstanceAction::toggle, {}});
+            if (answer.startsWith(QStringLiteral("error: "))) {
+                m_window.statusBar()->showMessage(answer.mid(7), kStatusMessageMs);
+            }
+        });
+    }
+    applyGlobalShortcut();
     updateStartAllowed();
+}
+
+void GuiController::updateIdleMicrophone() {
+    m_live->setPreRoll(m_settings.preRollSeconds, m_window.livePanel()->selectedDevice(),
+                       m_idleMicrophone && m_model != nullptr && !m_loading);
+}
+
+void GuiController::applyGlobalShortcut() {
+    if (m_shortcut == nullptr) return;
+    if (m_shortcut->shortcut() == m_settings.globalShortcut.trimmed() &&
+        (m_shortcut->isGrabbed() || m_settings.globalShortcut.isEmpty())) {
+        return;
+    }
+    const QString why = m_shortcut->setShortcut(m_settings.globalShortcut);
+    if (!why.isEmpty()) {
+        std::cerr << "earshot: " << why.toStdString() << "\n";
+        m_window.statusBar()->showMessage(why);  // stays until the next message
+    }
 }
 
 GuiController::~GuiController() { m_window.setLayoutStore(nullptr); }
@@ -277,6 +327,8 @@ void GuiController::applySettings(const ui::Settings& settings) {
     m_settings.save(*m_store);
     m_store->sync();
     m_window.setSettings(m_settings);
+    applyGlobalShortcut();
+    updateIdleMicrophone();
     if (backendChanged && m_model) {
         if (m_live->isRunning() || m_files->isBusy()) {
             m_window.statusBar()->showMessage(
@@ -470,6 +522,7 @@ void GuiController::updateStartAllowed() {
     } else {
         panel->setStartAllowed(true);
     }
+    updateIdleMicrophone();  // the model came or went
     // While files are transcribed, Start pauses them: say so where the user looks.
     const QString hint = tr("Files are being transcribed: Start pauses them while you dictate.");
     if (m_files->isBusy() && !m_files->isPaused() && !m_live->isRunning() &&

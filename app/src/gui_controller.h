@@ -11,6 +11,7 @@
 #include "earshot/engine/backend/backend_choice.h"
 #include "earshot/ui/settings/settings.h"
 
+class QLabel;
 class QSettings;
 
 namespace earshot::ui {
@@ -22,14 +23,17 @@ namespace earshot::app {
 
 class FilesHistory;
 class FilesWorker;
+class GlobalShortcut;
 class LiveBridge;
 
 struct GuiPaths {
-    QString settingsFile;     // an INI file; empty: the platform's QSettings for Earshot
-    QString journalFile;      // the session transcript; empty: TranscriptJournal::defaultPath()
-    bool journal = true;      // false: no journal is read or written (screenshots)
-    bool listDevices = true;  // fill the input picker from PortAudio at start
-    bool keepLayout = true;   // restore the window's layout from the settings, save it on close
+    QString settingsFile;  // an INI file; empty: the platform's QSettings for Earshot
+    QString journalFile;   // the session transcript; empty: TranscriptJournal::defaultPath()
+    bool journal = true;   // false: no journal is read or written (screenshots)
+    // Use the audio devices: fill the input picker from PortAudio at start, and keep the
+    // microphone open while idle when the pre-roll setting asks for it.
+    bool listDevices = true;
+    bool keepLayout = true;  // restore the window's layout from the settings, save it on close
     // Finished Files results, kept over restarts (with the journal; none when journal is false);
     // empty: the folder file-results beside the journal.
     QString filesHistoryDir;
@@ -79,6 +83,8 @@ private:
     void keepResult(int id, bool cancelled);
     void updateStartAllowed();
     void fillDevices();
+    void updateIdleMicrophone();
+    void applyGlobalShortcut();
     // Runs on a loader thread: touches no member.
     static std::unique_ptr<LoadedModel> loadOnBackend(const QString& modelPath,
                                                       const QString& vocabularyPath,
@@ -96,7 +102,10 @@ private:
     FilesWorker* m_files = nullptr;
     std::unique_ptr<FilesHistory> m_history;
     ui::InspectorWidget* m_inspector = nullptr;
-    bool m_loading = false;       // a model is being read (openModel waits for it)
+    bool m_idleMicrophone = true;          // GuiPaths::listDevices
+    GlobalShortcut* m_shortcut = nullptr;  // on X11 only
+    QLabel* m_microphoneLabel = nullptr;   // the status bar's "microphone open" note
+    bool m_loading = false;                // a model is being read (openModel waits for it)
     bool m_startPending = false;  // Start was pressed while a file ran: waiting for the pause
     QString m_pendingStartDevice;
 };
