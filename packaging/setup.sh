@@ -36,6 +36,8 @@ packages=(
     libgraphviz-dev
     xvfb
     xauth
+    # tests: presses the global shortcut under Xvfb (XTest), as a user's keyboard would
+    xdotool
     # CPU backend: BLAS (the pthread build runs sgemm on every core)
     libopenblas-dev
     libopenblas0-pthread
