@@ -1,5 +1,5 @@
 // Fuzz target for the audio module's file decoding through FFmpeg: the input is written to a
-// private temporary file, opened with FileDecoder and read to the end (at most 30 s of output).
+// private temporary file, opened with FileDecoder and read to the end (at most 10 s of output).
 // Only AudioFileError is expected; progress only grows, and reaches 1 exactly at the end.
 #include <cstddef>
 #include <cstdint>
@@ -25,7 +25,7 @@ void require(bool condition, const char* what) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     static const earshot::test::TempDir dir("earshot-fuzz-audio");
-    constexpr std::size_t kMaxSamples = 30 * earshot::audio::FileDecoder::kSampleRateHz;
+    constexpr std::size_t kMaxSamples = 10 * earshot::audio::FileDecoder::kSampleRateHz;
     const auto path = dir.path() / "input";
     {
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
