@@ -14,25 +14,6 @@
 #include "python_strip.h"
 
 namespace earshot::decoding {
-namespace {
-
-// The first `frames` frames of mel [Mels, N] as [1, Mels, frames] (0.0 past N).
-backend::HostTensor first_frames(const backend::HostTensor& mel, int64_t frames) {
-    const int64_t mels = mel.dim(0);
-    const int64_t total = mel.dim(1);
-    const int64_t count = std::min(frames, total);
-    backend::HostTensor window = backend::HostTensor::f32({1, mels, frames}, 0.0F);
-    const std::span<const float> source = mel.f32_values();
-    const std::span<float> target = window.f32_values();
-    for (int64_t m = 0; m < mels; ++m) {
-        const auto from = source.begin() + m * total;
-        std::copy(from, from + count, target.begin() + m * frames);
-    }
-    return window;
-}
-
-}  // namespace
-
 Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
                       const backend::HostTensor& mel, int64_t content_frames,
                       const TranscribeOptions& options,
@@ -42,13 +23,25 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
         throw std::invalid_argument("transcribe: mel must be [" + std::to_string(model.mels()) +
                                     ", N], got " + mel.shape_str());
     }
+    TensorMelSource source(mel, content_frames);
+    return transcribe(model, tokenizer, source, options, progress, cancel, on_segments);
+}
+
+Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
+                      MelWindowSource& mel, const TranscribeOptions& options,
+                      const std::function<void(double fraction)>& progress,
+                      const std::atomic<bool>* cancel, const NewSegmentsFn& on_segments) {
+    if (mel.mels() != model.mels()) {
+        throw std::invalid_argument("transcribe: mel must have " + std::to_string(model.mels()) +
+                                    " mels, got " + std::to_string(mel.mels()));
+    }
     DecodingOptions decoding = options.decoding;
     if (decoding.language.empty()) {
         // Once per file on its first window of the silence-padded mel, as openai transcribe()
         // does (§5.9, §1.6); English-only vocabularies are "en" without running the model.
         decoding.language =
             tokenizer.multilingual()
-                ? detect_language(model, tokenizer, first_frames(mel, model.frames())).code
+                ? detect_language(model, tokenizer, mel.window(0, model.frames())).code
                 : "en";
     }
     std::mt19937_64 rng(decoding.seed);
@@ -76,8 +69,8 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
     };
 
     Transcript transcript;
-    transcript.segments = run_seek_loop(mel, content_frames, vocabulary, loop, decode_window,
-                                        progress, cancel, on_segments);
+    transcript.segments =
+        run_seek_loop(mel, vocabulary, loop, decode_window, progress, cancel, on_segments);
     transcript.language = decoding.language;
     for (const Segment& segment : transcript.segments) transcript.text += segment.text;
     return transcript;

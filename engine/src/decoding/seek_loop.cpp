@@ -225,6 +225,19 @@ private:
 
 }  // namespace
 
+TensorMelSource::TensorMelSource(const HostTensor& mel, int64_t content_frames) : mel_(mel) {
+    if (mel.shape().size() != 2) {
+        throw std::invalid_argument("run_seek_loop: mel must be [Mels, N], got " + mel.shape_str());
+    }
+    content_frames_ = std::clamp<int64_t>(content_frames, 0, mel.dim(1));
+}
+
+int64_t TensorMelSource::mels() const { return mel_.dim(0); }
+
+HostTensor TensorMelSource::window(int64_t seek, int64_t frames) {
+    return cut_window(mel_, seek, frames);
+}
+
 std::vector<Segment> run_seek_loop(const HostTensor& mel, int64_t content_frames,
                                    const SegmentVocabulary& vocabulary,
                                    const SeekLoopOptions& options,
@@ -232,11 +245,18 @@ std::vector<Segment> run_seek_loop(const HostTensor& mel, int64_t content_frames
                                    const std::function<void(double fraction)>& progress,
                                    const std::atomic<bool>* cancel,
                                    const NewSegmentsFn& on_segments) {
-    if (mel.shape().size() != 2) {
-        throw std::invalid_argument("run_seek_loop: mel must be [Mels, N], got " + mel.shape_str());
-    }
+    TensorMelSource source(mel, content_frames);
+    return run_seek_loop(source, vocabulary, options, decode_window, progress, cancel, on_segments);
+}
+
+std::vector<Segment> run_seek_loop(MelWindowSource& mel, const SegmentVocabulary& vocabulary,
+                                   const SeekLoopOptions& options,
+                                   const WindowDecodeFn& decode_window,
+                                   const std::function<void(double fraction)>& progress,
+                                   const std::atomic<bool>* cancel,
+                                   const NewSegmentsFn& on_segments) {
     if (options.frames < 1) throw std::invalid_argument("run_seek_loop: frames must be >= 1");
-    content_frames = std::clamp<int64_t>(content_frames, 0, mel.dim(1));
+    const int64_t content_frames = std::max<int64_t>(mel.content_frames(), 0);
 
     SeekLoop loop(vocabulary, options);
     std::vector<Segment> segments;
@@ -244,7 +264,7 @@ std::vector<Segment> run_seek_loop(const HostTensor& mel, int64_t content_frames
     while (seek < content_frames) {
         if (cancel != nullptr && cancel->load()) break;
         const int64_t size = std::min(options.frames, content_frames - seek);
-        const HostTensor window = cut_window(mel, seek, options.frames);
+        const HostTensor window = mel.window(seek, options.frames);
         const WindowResult result = decode_window(window, loop.prompt());
         const size_t before = segments.size();
         const int64_t advance = loop.take_window(result, seek, size, segments);

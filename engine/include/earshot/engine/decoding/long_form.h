@@ -45,4 +45,12 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
                       const std::function<void(double fraction)>& progress,
                       const std::atomic<bool>* cancel, const NewSegmentsFn& on_segments = {});
 
+// The same, pulling the windows (and the language detection's first window) from `mel`, so that a
+// long file's log-mel can be computed window by window. Throws std::invalid_argument when
+// mel.mels() != model.mels().
+Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
+                      MelWindowSource& mel, const TranscribeOptions& options,
+                      const std::function<void(double fraction)>& progress,
+                      const std::atomic<bool>* cancel, const NewSegmentsFn& on_segments = {});
+
 }  // namespace earshot::decoding

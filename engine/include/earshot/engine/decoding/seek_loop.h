@@ -32,6 +32,33 @@ using WindowDecodeFn =
 // called before the next window is decoded; a segment reported is final.
 using NewSegmentsFn = std::function<void(std::span<const Segment> segments)>;
 
+// Where the seek loop pulls its windows from, so that a long file's log-mel need not be held whole:
+// content_frames() frames of the file, then the log-mel of the silence appended after them (at
+// least one window of it), normalized over all of it (see long_form.h).
+class MelWindowSource {
+public:
+    virtual ~MelWindowSource() = default;
+    virtual int64_t mels() const = 0;
+    virtual int64_t content_frames() const = 0;
+    // Frames [seek, seek + frames) as [1, Mels, frames], 0.0 past the frames the source has.
+    // Calls come with `seek` never decreasing (a source may forget frames before the last seek).
+    virtual backend::HostTensor window(int64_t seek, int64_t frames) = 0;
+};
+
+// A mel [Mels, N] held in memory (not owned: it outlives the source); content_frames is clamped
+// to [0, N]. Throws std::invalid_argument when mel is not [Mels, N].
+class TensorMelSource final : public MelWindowSource {
+public:
+    TensorMelSource(const backend::HostTensor& mel, int64_t content_frames);
+    int64_t mels() const override;
+    int64_t content_frames() const override { return content_frames_; }
+    backend::HostTensor window(int64_t seek, int64_t frames) override;
+
+private:
+    const backend::HostTensor& mel_;
+    int64_t content_frames_ = 0;
+};
+
 struct SeekLoopOptions {
     int64_t frames = 3000;                   // the model's window (Frames), 100 per second
     std::vector<int32_t> prompt_tokens;      // initial prompt, already encoded
@@ -93,6 +120,15 @@ struct SeekLoopOptions {
 // `progress` hears of that window.
 std::vector<Segment> run_seek_loop(const backend::HostTensor& mel, int64_t content_frames,
                                    const SegmentVocabulary& vocabulary,
+                                   const SeekLoopOptions& options,
+                                   const WindowDecodeFn& decode_window,
+                                   const std::function<void(double fraction)>& progress,
+                                   const std::atomic<bool>* cancel,
+                                   const NewSegmentsFn& on_segments = {});
+
+// The same loop pulling each window from `mel` (the overload above wraps its array in a
+// TensorMelSource); windows are asked for at non-decreasing seeks.
+std::vector<Segment> run_seek_loop(MelWindowSource& mel, const SegmentVocabulary& vocabulary,
                                    const SeekLoopOptions& options,
                                    const WindowDecodeFn& decode_window,
                                    const std::function<void(double fraction)>& progress,
