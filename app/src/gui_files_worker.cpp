@@ -11,10 +11,11 @@
 #include <cmath>
 #include <exception>
 #include <filesystem>
+#include <optional>
 
 #include "earshot/audio/file_decoder.h"
+#include "streaming_mel_source.h"
 #include "transcript_formats.h"
-#include "whole_file_mel.h"
 
 namespace earshot::app {
 
@@ -78,19 +79,17 @@ decoding::Transcript transcribe_audio_file(LoadedModel& model, const QString& pa
                                            const std::function<void(double)>& progress,
                                            const std::atomic<bool>* cancel,
                                            const decoding::NewSegmentsFn& on_segments) {
-    audio::DecodeOptions decode;
-    decode.cancel = cancel;
-    decode.on_progress = [&progress](double fraction) { progress(kDecodeShare * fraction); };
-    audio::DecodedAudio audio =
-        audio::decode_file(std::filesystem::path(path.toStdString()), decode);
-    if (audio.cancelled()) {
+    // The file in two streaming passes (streaming_mel_source.h): the first, which finds the
+    // log-mel's global maximum, takes the decoding share of the progress bar.
+    std::optional<StreamingMelSource> mel = StreamingMelSource::open(
+        std::filesystem::path(path.toStdString()), static_cast<int>(model.model->mels()),
+        model.model->frames(), [&progress](double fraction) { progress(kDecodeShare * fraction); },
+        cancel);
+    if (!mel) {
         return {};
     }
-    const int64_t frames = model.model->frames();
-    const backend::HostTensor mel =
-        whole_file_mel(std::move(audio.samples), model.model->mels(), frames);
     return decoding::transcribe(
-        *model.model, model.tokenizer, mel, mel.dim(1) - frames, options,
+        *model.model, model.tokenizer, *mel, options,
         [&progress](double fraction) { progress(kDecodeShare + (1.0 - kDecodeShare) * fraction); },
         cancel, on_segments);
 }
