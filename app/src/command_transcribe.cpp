@@ -30,8 +30,8 @@
 #include "language_choice.h"
 #include "model_argument.h"
 #include "transcribe_progress.h"
+#include "streaming_mel_source.h"
 #include "transcript_formats.h"
-#include "whole_file_mel.h"
 
 namespace earshot::app {
 namespace {
@@ -137,29 +137,30 @@ std::vector<fs::path> output_bases(const std::vector<std::string>& inputs,
 // any failure.
 void transcribe_file(Session& session, const fs::path& input, const fs::path& base,
                      std::ostream& out, std::ostream& err) {
-    audio::DecodedAudio decoded = audio::decode_file(input);
+    // The file in two streaming passes (streaming_mel_source.h): memory stays bounded whatever
+    // its length. Ctrl-C during the first pass writes an empty transcript, marked incomplete.
+    std::optional<StreamingMelSource> mel =
+        StreamingMelSource::open(input, static_cast<int>(session.loaded->model->mels()),
+                                 session.loaded->model->frames(), {}, &interrupted());
     // Damaged stretches (corrupt packets skipped) are silence in the samples: say where they are.
-    for (const audio::DamagedSpan& span : decoded.damaged_spans) {
+    for (const audio::DamagedSpan& span :
+         mel ? mel->damaged_spans() : std::vector<audio::DamagedSpan>{}) {
         char where[96];
         std::snprintf(where, sizeof where, "%.2f s to %.2f s", span.start_s, span.end_s);
         err << "earshot transcribe: " << input.string() << ": damaged audio from " << where
             << " could not be decoded and is transcribed as silence\n";
     }
-    std::vector<float> samples = std::move(decoded.samples);
-    const double audio_s =
-        static_cast<double>(samples.size()) / static_cast<double>(audio::kWhisperSampleRateHz);
-    const int64_t frames = session.loaded->model->frames();
-    const backend::HostTensor mel =
-        whole_file_mel(std::move(samples), session.loaded->model->mels(), frames);
-    const int64_t content_frames = mel.dim(1) - frames;
+    const double audio_s = mel ? mel->audio_s() : 0.0;
 
     TranscribeProgress progress(err, input.filename().string(), audio_s);
     progress.update(0.0);
     decoding::Transcript transcript;
     try {
-        transcript = decoding::transcribe(
-            *session.loaded->model, session.loaded->tokenizer, mel, content_frames, session.options,
-            [&](double fraction) { progress.update(fraction); }, &interrupted());
+        if (mel) {
+            transcript = decoding::transcribe(
+                *session.loaded->model, session.loaded->tokenizer, *mel, session.options,
+                [&](double fraction) { progress.update(fraction); }, &interrupted());
+        }
     } catch (...) {
         progress.abandon();
         throw;
