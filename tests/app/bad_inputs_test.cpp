@@ -6,16 +6,15 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bad_input_files.h"
 #include "micro_model.h"
 #include "run_process.h"
 #include "temp_dir.h"
@@ -26,40 +25,10 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kShared(EARSHOT_SHARED_DIR);
-const fs::path kJfk = kShared / "whisper-assets" / "jfk.wav";
-const fs::path kGgmlTiny = kShared / "whisper-assets" / "for-tests-ggml-tiny.bin";
-
-std::string read_bytes(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    return bytes.str();
-}
-
-void write_bytes(const fs::path& path, const std::string& bytes) {
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-
-// The micro model's safetensors split into its JSON header and its data.
-struct Safetensors {
-    nlohmann::ordered_json header;
-    std::string data;
-
-    static Safetensors read(const fs::path& path) {
-        const std::string bytes = read_bytes(path);
-        uint64_t length = 0;
-        std::memcpy(&length, bytes.data(), sizeof length);
-        return {nlohmann::ordered_json::parse(bytes.substr(8, length)), bytes.substr(8 + length)};
-    }
-    std::string bytes() const {
-        std::string text = header.dump();
-        text.append((8 - text.size() % 8) % 8, ' ');
-        const uint64_t length = text.size();
-        std::string out(sizeof length, '\0');
-        std::memcpy(out.data(), &length, sizeof length);
-        return out + text + data;
-    }
-};
+const fs::path kJfk = bad_files::jfk();
+const fs::path kGgmlTiny = bad_files::ggml_tiny();
+using bad_files::read_bytes;
+using bad_files::write_bytes;
 
 // A row: what to make, the arguments before --output-dir, and what the one message must say.
 struct BadInput {
@@ -70,17 +39,6 @@ struct BadInput {
     enum class Run { plain, as_unprivileged, in_full_tmpfs } run = Run::plain;
 };
 
-// A copy of the micro model folder with `change` applied.
-fs::path model_copy(const fs::path& dir, const std::function<void(const fs::path&)>& change) {
-    const fs::path model = dir / "model";
-    fs::create_directories(model);
-    for (const auto& entry : fs::directory_iterator(micro_model_dir())) {
-        fs::copy_file(entry.path(), model / entry.path().filename());
-    }
-    change(model);
-    return model;
-}
-
 std::string jfk_with_model(const fs::path& model) {
     return shell_quote(kJfk.string()) + " --model " + shell_quote(model.string());
 }
@@ -89,143 +47,16 @@ std::string audio_with_micro(const fs::path& audio) {
     return shell_quote(audio.string()) + " --model " + shell_quote(micro_model_dir().string());
 }
 
-// A safetensors-changing row.
-std::function<std::string(const fs::path&)> with_safetensors(
-    std::function<void(Safetensors&)> change) {
-    return [change](const fs::path& dir) {
-        return jfk_with_model(model_copy(dir, [&](const fs::path& model) {
-            Safetensors file = Safetensors::read(model / "model.safetensors");
-            change(file);
-            write_bytes(model / "model.safetensors", file.bytes());
-        }));
-    };
-}
-
-std::function<std::string(const fs::path&)> with_model_file(const std::string& name,
-                                                            const std::string& bytes) {
-    return [name, bytes](const fs::path& dir) {
-        return jfk_with_model(
-            model_copy(dir, [&](const fs::path& model) { write_bytes(model / name, bytes); }));
-    };
-}
-
-std::function<std::string(const fs::path&)> with_audio_bytes(const std::string& name,
-                                                             const std::string& bytes) {
-    return [name, bytes](const fs::path& dir) {
-        write_bytes(dir / name, bytes);
-        return audio_with_micro(dir / name);
-    };
-}
-
-std::function<std::string(const fs::path&)> with_ggml(const std::function<std::string()>& bytes) {
-    return [bytes](const fs::path& dir) {
-        write_bytes(dir / "ggml-bad.bin", bytes());
-        return jfk_with_model(dir / "ggml-bad.bin");
-    };
-}
-
-std::string micro_safetensors() { return read_bytes(micro_model_dir() / "model.safetensors"); }
-
+// The broken models and audio files (tests/support/bad_input_files.h, which the GUI table shares)
+// and the rows only the command has: a bad --vocab and the places it writes to.
 std::vector<BadInput> bad_inputs() {
     std::vector<BadInput> rows;
-    rows.push_back({"ZeroByteSafetensors",
-                    with_model_file("model.safetensors", ""),
-                    {"model.safetensors", "file is 0 bytes"}});
-    rows.push_back({"TruncatedSafetensors",
-                    with_model_file("model.safetensors",
-                                    micro_safetensors().substr(0, micro_safetensors().size() / 2)),
-                    {"model.safetensors", "past the end of the data buffer"}});
-    rows.push_back({"SafetensorsCutInsideItsHeader",
-                    with_model_file("model.safetensors", micro_safetensors().substr(0, 100)),
-                    {"model.safetensors", "runs past the end of the file"}});
-    rows.push_back(
-        {"TensorOfTheWrongShape",
-         with_safetensors([](Safetensors& f) {
-             f.header["model.decoder.layer_norm.bias"]["shape"] = {2, 32};
-         }),
-         {"model.safetensors", "model.decoder.layer_norm.bias", "expects [64]", "found [2, 32]"}});
-    rows.push_back({"NanWeights",
-                    with_safetensors([](Safetensors& f) {
-                        const auto& offsets =
-                            f.header["model.encoder.layer_norm.weight"]["data_offsets"];
-                        const auto begin = offsets[0].get<size_t>();
-                        const auto end = offsets[1].get<size_t>();
-                        for (size_t i = begin; i + 1 < end; i += 2) {
-                            f.data[i] = '\x00';  // f16 quiet NaN 0x7e00, little-endian
-                            f.data[i + 1] = '\x7e';
-                        }
-                    }),
-                    {"model.safetensors", "model.encoder.layer_norm.weight", "non-finite value"}});
-    rows.push_back({"UnknownDtype",
-                    with_safetensors([](Safetensors& f) {
-                        f.header["model.decoder.layer_norm.bias"]["dtype"] = "Q7";
-                    }),
-                    {"model.safetensors", "unknown dtype \"Q7\""}});
-    rows.push_back({"HeaderClaims100GB",
-                    with_model_file("model.safetensors",
-                                    [] {
-                                        std::string bytes(8, '\0');
-                                        const uint64_t length = 100'000'000'000;
-                                        std::memcpy(bytes.data(), &length, sizeof length);
-                                        return bytes + "{}";
-                                    }()),
-                    {"model.safetensors", "header length 100000000000 exceeds the limit"}});
-    rows.push_back({"HeaderNotJson",
-                    with_model_file("model.safetensors",
-                                    std::string("\x10\0\0\0\0\0\0\0", 8) + "not json at all!"),
-                    {"model.safetensors", "header is not valid JSON"}});
-    rows.push_back(
-        {"DataOffsetsPastTheEnd",
-         with_safetensors([](Safetensors& f) {
-             const size_t size = f.data.size();
-             f.header["model.decoder.layer_norm.bias"]["data_offsets"] = {size - 128, size + 1000};
-         }),
-         {"model.safetensors", "data_offsets"}});
-    rows.push_back(
-        {"ConfigNested100000Deep",
-         with_model_file("config.json", std::string(100000, '[') + "1" + std::string(100000, ']')),
-         {"config.json", "top level is a JSON array, not an object"}});
-    rows.push_back({"ConfigObjectsNested100000Deep",
-                    with_model_file("config.json",
-                                    [] {
-                                        std::string text;
-                                        for (int i = 0; i < 100000; ++i) text += "{\"a\":";
-                                        return text + "1" + std::string(100000, '}');
-                                    }()),
-                    {"config.json", "missing field"}});
-    rows.push_back({"ConfigCutShort",
-                    with_model_file("config.json", "{\"d_model\": 64,"),
-                    {"config.json", "malformed JSON"}});
-    rows.push_back({"ConfigMissingAField",
-                    with_model_file("config.json", "{}"),
-                    {"config.json", "missing field \"num_mel_bins\""}});
-    rows.push_back({"ModelFolderWithoutConfig",
-                    [](const fs::path& dir) {
-                        return jfk_with_model(model_copy(
-                            dir, [](const fs::path& model) { fs::remove(model / "config.json"); }));
-                    },
-                    {"model", "has no config.json"}});
-    rows.push_back({"ModelFolderWithoutVocabulary",
-                    [](const fs::path& dir) {
-                        return jfk_with_model(model_copy(
-                            dir, [](const fs::path& model) { fs::remove(model / "vocab.json"); }));
-                    },
-                    {"model", "neither tokenizer.json nor vocab.json"}});
-    rows.push_back({"TruncatedGgml",
-                    with_ggml([] {
-                        const std::string bytes = read_bytes(kGgmlTiny);
-                        return bytes.substr(0, bytes.size() / 3);
-                    }),
-                    {"ggml-bad.bin", "truncated"}});
-    rows.push_back({"ZeroByteGgml",
-                    with_ggml([] { return std::string(); }),
-                    {"ggml-bad.bin", "not a recognised checkpoint"}});
-    rows.push_back({"GgmlWithABadMagic",
-                    with_ggml([] { return "XXXX" + read_bytes(kGgmlTiny).substr(4); }),
-                    {"ggml-bad.bin", "not a recognised checkpoint"}});
-    rows.push_back({"MissingModel",
-                    [](const fs::path& dir) { return jfk_with_model(dir / "no-such-model"); },
-                    {"no-such-model", "no such file or directory"}});
+    for (const bad_files::BadFile& model : bad_files::bad_models()) {
+        rows.push_back(
+            {model.name,
+             [make = model.make](const fs::path& dir) { return jfk_with_model(make(dir)); },
+             model.message});
+    }
     rows.push_back({"BadTiktokenVocabulary",
                     [](const fs::path& dir) {
                         write_bytes(dir / "bad.tiktoken", "aGVsbG8= 0\nnot base64!! 1\n");
@@ -233,48 +64,13 @@ std::vector<BadInput> bad_inputs() {
                                shell_quote((dir / "bad.tiktoken").string());
                     },
                     {"bad.tiktoken", "line 2: bad rank"}});
-    rows.push_back({"ZeroLengthAudio",
-                    with_audio_bytes("empty.wav", ""),
-                    {"empty.wav", "empty file (0 bytes)"}});
-    rows.push_back({"RandomBytesAsAudio",
-                    with_audio_bytes("noise.wav",
-                                     [] {
-                                         std::mt19937 random(7);
-                                         std::string bytes(5000, '\0');
-                                         for (char& c : bytes) c = static_cast<char>(random());
-                                         return bytes;
-                                     }()),
-                    {"noise.wav", "not a readable audio or video file"}});
-    rows.push_back({"TruncatedWavHeader",
-                    with_audio_bytes("cut.wav", read_bytes(kJfk).substr(0, 20)),
-                    {"cut.wav"}});
-    rows.push_back({"AudioWithNoAudioStream",
-                    [](const fs::path& dir) {
-                        const ProcessResult made = run_shell(
-                            "ffmpeg -loglevel error -y -f lavfi -i "
-                            "testsrc=duration=2:size=64x64:rate=10 " +
-                            shell_quote((dir / "video.mp4").string()));
-                        EXPECT_EQ(made.exit_code, 0) << made.err;
-                        return audio_with_micro(dir / "video.mp4");
-                    },
-                    {"video.mp4", "no audio stream (streams: video)"}});
-    rows.push_back({"DirectoryGivenAsAudio",
-                    [](const fs::path& dir) {
-                        fs::create_directories(dir / "folder.wav");
-                        return audio_with_micro(dir / "folder.wav");
-                    },
-                    {"folder.wav", "cannot open: Is a directory"}});
-    rows.push_back({"MissingAudio",
-                    [](const fs::path& dir) { return audio_with_micro(dir / "absent.wav"); },
-                    {"absent.wav", "cannot open: No such file or directory"}});
-    rows.push_back({"UnreadableAudio",
-                    [](const fs::path& dir) {
-                        fs::copy_file(kJfk, dir / "locked.wav");
-                        fs::permissions(dir / "locked.wav", fs::perms::none);
-                        return audio_with_micro(dir / "locked.wav");
-                    },
-                    {"locked.wav", "cannot open: Permission denied"},
-                    BadInput::Run::as_unprivileged});
+    for (const bad_files::BadFile& audio : bad_files::bad_audio()) {
+        rows.push_back(
+            {audio.name,
+             [make = audio.make](const fs::path& dir) { return audio_with_micro(make(dir)); },
+             audio.message,
+             audio.unreadable ? BadInput::Run::as_unprivileged : BadInput::Run::plain});
+    }
     rows.push_back({"OutputFolderNotWritable",
                     [](const fs::path& dir) {
                         fs::permissions(dir / "out",
