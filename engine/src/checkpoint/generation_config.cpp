@@ -46,6 +46,31 @@ GenerationConfig read_generation_config(const fs::path& path, int64_t n_vocab) {
         }
         config.condition_on_prev_tokens = flag->get<bool>();
     }
+    if (const auto heads = root.find("alignment_heads"); heads != root.end() && !heads->is_null()) {
+        if (!heads->is_array()) {
+            throw CheckpointError(file, "field \"alignment_heads\" is not a list (got " +
+                                            heads->dump().substr(0, 40) + ")");
+        }
+        std::vector<std::array<int64_t, 2>> pairs;
+        const auto& list = heads->get_ref<const json::array_t&>();
+        for (size_t i = 0; i < list.size(); ++i) {
+            const json& pair = list[i];
+            std::array<int64_t, 2> numbers{-1, -1};
+            if (pair.is_array() && pair.size() == 2) {
+                const auto& two = pair.get_ref<const json::array_t&>();
+                for (size_t k = 0; k < 2; ++k) {
+                    if (two[k].is_number_integer()) numbers[k] = two[k].get<int64_t>();
+                }
+            }
+            if (numbers[0] < 0 || numbers[1] < 0) {
+                throw CheckpointError(file, "alignment_heads[" + std::to_string(i) +
+                                                "] = " + pair.dump().substr(0, 40) +
+                                                " is not a [layer, head] pair");
+            }
+            pairs.push_back(numbers);
+        }
+        config.alignment_heads = std::move(pairs);
+    }
     const auto it = root.find("suppress_tokens");
     if (it == root.end() || it->is_null()) return config;
     if (!it->is_array()) {
