@@ -10,6 +10,7 @@
 #include "earshot/engine/decoding/fallback.h"
 #include "earshot/engine/decoding/language_detection.h"
 #include "earshot/engine/decoding/seek_loop.h"
+#include "earshot/engine/decoding/word_alignment.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "python_strip.h"
 
@@ -69,8 +70,26 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
     };
 
     Transcript transcript;
-    transcript.segments =
-        run_seek_loop(mel, vocabulary, loop, decode_window, progress, cancel, on_segments);
+    if (options.word_timestamps) {
+        // Each window's segments get their words as soon as the loop reports them.
+        WindowWordAligner aligner(model, tokenizer, mel, decoding.language,
+                                  options.alignment_heads);
+        std::vector<Segment> with_words;
+        const NewSegmentsFn add_words = [&](std::span<const Segment> added) {
+            std::vector<Segment> segments(added.begin(), added.end());
+            aligner.add_words(segments);
+            if (on_segments) on_segments(segments);
+            with_words.insert(with_words.end(), segments.begin(), segments.end());
+        };
+        transcript.segments = run_seek_loop(aligner.source(), vocabulary, loop, decode_window,
+                                            progress, cancel, add_words);
+        if (with_words.size() == transcript.segments.size()) {
+            transcript.segments = std::move(with_words);
+        }
+    } else {
+        transcript.segments =
+            run_seek_loop(mel, vocabulary, loop, decode_window, progress, cancel, on_segments);
+    }
     transcript.language = decoding.language;
     for (const Segment& segment : transcript.segments) transcript.text += segment.text;
     return transcript;

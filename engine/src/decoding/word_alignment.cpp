@@ -423,4 +423,48 @@ void add_words_to_segments(std::span<Segment> segments, std::vector<AlignedWord>
     }
 }
 
+HostTensor WindowWordAligner::Recorder::window(int64_t seek, int64_t frames) {
+    last_window = inner_.window(seek, frames);
+    last_seek = seek;
+    return last_window;
+}
+
+WindowWordAligner::WindowWordAligner(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
+                                     MelWindowSource& mel, std::string language,
+                                     std::vector<backend::AttentionHead> heads)
+    : model_(model),
+      tokenizer_(tokenizer),
+      recorder_(mel),
+      language_(std::move(language)),
+      heads_(std::move(heads)) {
+    if (heads_.empty()) throw std::invalid_argument("word alignment needs at least one head");
+}
+
+void WindowWordAligner::add_words(std::span<Segment> segments) {
+    if (segments.empty() || recorder_.last_window.numel() == 0) return;
+    const int32_t eot = tokenizer_.specials().eot;
+    std::vector<int32_t> text;
+    std::vector<double> probabilities;
+    bool measured = true;
+    for (const Segment& segment : segments) {
+        const bool has_logprobs = segment.token_logprobs.size() == segment.tokens.size();
+        measured = measured && has_logprobs;
+        for (size_t i = 0; i < segment.tokens.size(); ++i) {
+            if (segment.tokens[i] >= eot) continue;
+            text.push_back(segment.tokens[i]);
+            probabilities.push_back(has_logprobs ? std::exp(segment.token_logprobs[i]) : 0.0);
+        }
+    }
+    if (!measured) probabilities.clear();
+    // The frames of the window that hold the file (openai's segment_size).
+    const int64_t frames = recorder_.last_window.dim(2);
+    const int64_t num_frames =
+        std::clamp<int64_t>(recorder_.content_frames() - recorder_.last_seek, 1, frames);
+    std::vector<AlignedWord> alignment =
+        align_words(model_, tokenizer_, recorder_.last_window, language_, text, probabilities,
+                    num_frames, heads_);
+    const double time_offset_s = static_cast<double>(recorder_.last_seek) / 100.0;
+    add_words_to_segments(segments, std::move(alignment), time_offset_s, eot, last_speech_s_);
+}
+
 }  // namespace earshot::decoding

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/decoding/decoder_model.h"
@@ -27,6 +28,11 @@ struct TranscribeOptions {
     DecodingOptions decoding;
     std::string initial_prompt;  // encoded as " " + stripped text: the first prompt (§5.6)
     bool condition_on_previous_text = true;
+    // Word times (openai's word_timestamps): each window's segments get their words, aligned on
+    // the cross-attention of `alignment_heads` (at least one; the checkpoint's, or
+    // default_alignment_heads), and their times fitted to them (word_alignment.h).
+    bool word_timestamps = false;
+    std::vector<backend::AttentionHead> alignment_heads;
 };
 
 // mel [Mels, N]: the file's log-mel with model.frames() frames of silence appended (30 s for the

@@ -12,6 +12,7 @@
 #include "earshot/engine/backend/cross_attention.h"
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/decoding/decoder_model.h"
+#include "earshot/engine/decoding/seek_loop.h"
 #include "earshot/engine/decoding/transcript.h"
 
 namespace earshot::tokenizer {
@@ -104,5 +105,42 @@ std::vector<AlignedWord> align_words(DecoderModel& model, const tokenizer::Token
 // previous window's speech across calls.
 void add_words_to_segments(std::span<Segment> segments, std::vector<AlignedWord> alignment,
                            double time_offset_s, int32_t eot, double& last_speech_s);
+
+// Word times for long-form transcription, window by window: `source()` stands in for the mel
+// source of the seek loop and remembers the window it cut last (its frames and seek), and
+// add_words() gives that window's new segments their words (align_words over their text tokens,
+// whose sampled log-probabilities give the words' probabilities, then add_words_to_segments).
+class WindowWordAligner {
+public:
+    // `heads`: at least one (the checkpoint's alignment heads, or default_alignment_heads). The
+    // model, tokenizer and mel outlive the aligner.
+    WindowWordAligner(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
+                      MelWindowSource& mel, std::string language,
+                      std::vector<backend::AttentionHead> heads);
+
+    MelWindowSource& source() { return recorder_; }
+    // Adds words to `segments`, the segments the last window cut by source() produced.
+    void add_words(std::span<Segment> segments);
+
+private:
+    class Recorder final : public MelWindowSource {
+    public:
+        explicit Recorder(MelWindowSource& inner) : inner_(inner) {}
+        int64_t mels() const override { return inner_.mels(); }
+        int64_t content_frames() const override { return inner_.content_frames(); }
+        backend::HostTensor window(int64_t seek, int64_t frames) override;
+
+        MelWindowSource& inner_;
+        backend::HostTensor last_window;
+        int64_t last_seek = 0;
+    };
+
+    DecoderModel& model_;
+    const tokenizer::Tokenizer& tokenizer_;
+    Recorder recorder_;
+    std::string language_;
+    std::vector<backend::AttentionHead> heads_;
+    double last_speech_s_ = 0.0;
+};
 
 }  // namespace earshot::decoding
