@@ -29,9 +29,9 @@ namespace earshot::ui {
 namespace {
 
 QList<SegmentRow> jfkLikeSegments() {
-    return {{0.0, 4.2, QStringLiteral("And so my fellow Americans,")},
-            {4.2, 7.88, QStringLiteral("ask not what your country can do for you,")},
-            {7.88, 11.0, QStringLiteral("ask what you can do for your country.")}};
+    return {{0.0, 4.2, QStringLiteral("And so my fellow Americans,"), {}},
+            {4.2, 7.88, QStringLiteral("ask not what your country can do for you,"), {}},
+            {7.88, 11.0, QStringLiteral("ask what you can do for your country."), {}}};
 }
 
 TEST(SegmentTime, MinutesSecondsMilliseconds) {
