@@ -25,12 +25,13 @@
 #include "earshot/audio/log_mel.h"
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/long_form.h"
+#include "earshot/engine/decoding/word_alignment.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "language_choice.h"
 #include "model_argument.h"
-#include "transcribe_progress.h"
 #include "streaming_mel_source.h"
+#include "transcribe_progress.h"
 #include "transcript_formats.h"
 
 namespace earshot::app {
@@ -53,6 +54,8 @@ struct TranscribeRequest {
     std::string prompt;
     bool no_timestamps = false;
     std::string formats = "txt,srt,vtt,json";
+    bool word_timestamps = false;
+    int max_line_words = 0;
     std::string output_dir;
     std::string backend = "auto";
     uint64_t seed = 0;
@@ -81,6 +84,7 @@ struct Session {
     std::unique_ptr<LoadedModel> loaded;
     decoding::TranscribeOptions options;
     std::vector<TranscriptFormat> formats;
+    CueOptions cues;
     std::optional<fs::path> output_dir;
 };
 
@@ -179,7 +183,7 @@ void transcribe_file(Session& session, const fs::path& input, const fs::path& ba
     for (TranscriptFormat format : session.formats) {
         fs::path target = base;
         target += "." + std::string(transcript_format_name(format));
-        write_file_atomically(target, render_transcript(transcript, format));
+        write_file_atomically(target, render_transcript(transcript, format, session.cues));
         out << "Wrote " << target.string() << "\n";
     }
 }
@@ -196,6 +200,13 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
         return fail("--backend cuda: " + backend::cuda_unavailable_reason(e));
     }
     Session session;
+    if (r.max_line_words > 0 && !r.word_timestamps) {
+        return fail("--max-line-words needs --word-timestamps");
+    }
+    if (r.word_timestamps && r.no_timestamps) {
+        return fail("--word-timestamps cannot be used with --no-timestamps");
+    }
+    session.cues.max_line_words = r.max_line_words;
     try {
         session.formats = parse_formats(r.formats);
     } catch (const std::exception& e) {
@@ -227,6 +238,30 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
         return fail(e.what());
     }
     apply_model_defaults(*session.loaded, session.options);
+    if (r.word_timestamps) {
+        if (!session.loaded->model->keeps_cross_attention()) {
+            return fail("--word-timestamps needs cross-attention weights, which " +
+                        session.loaded->model->backend_name() +
+                        " does not return yet; use --backend cpu");
+        }
+        session.options.word_timestamps = true;
+        // The checkpoint's alignment heads, else every head of the last half of the decoder.
+        const auto& dims = session.loaded->checkpoint.binding.values.dims;
+        if (session.loaded->generation.alignment_heads) {
+            for (const auto& [layer, head] : *session.loaded->generation.alignment_heads) {
+                if (layer >= dims.at("DecoderLayers") || head >= dims.at("Heads")) {
+                    return fail("generation_config.json names alignment head [" +
+                                std::to_string(layer) + ", " + std::to_string(head) +
+                                "], which the model does not have");
+                }
+                session.options.alignment_heads.push_back({layer, head});
+            }
+        }
+        if (session.options.alignment_heads.empty()) {
+            session.options.alignment_heads =
+                decoding::default_alignment_heads(dims.at("DecoderLayers"), dims.at("Heads"));
+        }
+    }
     const std::string refused =
         language_task_error(session.loaded->tokenizer, r.language, decoding.task);
     if (!refused.empty()) return fail(refused);
@@ -289,6 +324,14 @@ ExtraCommand add_transcribe(CLI::App& root) {
                       "Decode without timestamp tokens (one segment per window)");
     command->add_option("--format", r.formats, "Comma-separated: txt, srt, vtt, json")
         ->capture_default_str();
+    command->add_flag("--word-timestamps", r.word_timestamps,
+                      "Time every word (cross-attention alignment): words in JSON, subtitle "
+                      "times fitted to the words");
+    command
+        ->add_option("--max-line-words", r.max_line_words,
+                     "With --word-timestamps: at most N words per SRT/VTT cue, each cue timed "
+                     "by its words")
+        ->check(CLI::Range(1, 1000));
     command->add_option("--output-dir", r.output_dir,
                         "Where to write the results (default: beside each input). Inputs that "
                         "would share a name get -2, -3, ...: a.mp3 a.ogg -> a.txt, a-2.txt");

@@ -1,6 +1,7 @@
 // TXT, SRT, WebVTT and JSON writers of a Transcript (formats as openai's whisper writes them).
 #include "transcript_formats.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -125,30 +126,54 @@ std::string render_txt(const decoding::Transcript& transcript) {
     return out;
 }
 
-std::string render_srt(const decoding::Transcript& transcript) {
+std::vector<Cue> subtitle_cues(const decoding::Transcript& transcript, const CueOptions& options) {
+    std::vector<Cue> cues;
+    for (const decoding::Segment& segment : transcript.segments) {
+        if (options.max_line_words <= 0 || segment.words.empty()) {
+            // An empty cue would end an SRT block early; a VTT cue needs text.
+            if (!cue_text(segment.text).empty()) {
+                cues.push_back({segment.start_s, segment.end_s, cue_text(segment.text)});
+            }
+            continue;
+        }
+        const auto per_line = static_cast<size_t>(options.max_line_words);
+        for (size_t first = 0; first < segment.words.size(); first += per_line) {
+            const size_t last = std::min(first + per_line, segment.words.size()) - 1;
+            std::string text;
+            for (size_t w = first; w <= last; ++w) text += segment.words[w].text;
+            if (cue_text(text).empty()) continue;
+            cues.push_back(
+                {segment.words[first].start_s, segment.words[last].end_s, cue_text(text)});
+        }
+    }
+    return cues;
+}
+
+std::string render_srt(const decoding::Transcript& transcript, const CueOptions& options) {
     std::string out;
     size_t number = 1;
-    for (const decoding::Segment& segment : transcript.segments) {
-        if (cue_text(segment.text).empty()) continue;  // an empty cue ends an SRT block early
+    for (const Cue& cue : subtitle_cues(transcript, options)) {
         out += std::to_string(number++) + "\n";
-        out += srt_timestamp(segment.start_s) + " --> " + srt_timestamp(segment.end_s) + "\n";
-        out += cue_text(segment.text) + "\n\n";
+        out += srt_timestamp(cue.start_s) + " --> " + srt_timestamp(cue.end_s) + "\n";
+        out += cue.text + "\n\n";
     }
     return out;
 }
 
-std::string render_vtt(const decoding::Transcript& transcript) {
+std::string render_vtt(const decoding::Transcript& transcript, const CueOptions& options) {
     std::string out = "WEBVTT\n\n";
-    for (const decoding::Segment& segment : transcript.segments) {
-        if (cue_text(segment.text).empty()) continue;  // a cue needs text
-        out += vtt_timestamp(segment.start_s) + " --> " + vtt_timestamp(segment.end_s) + "\n";
-        out += cue_text(segment.text) + "\n\n";
+    for (const Cue& cue : subtitle_cues(transcript, options)) {
+        out += vtt_timestamp(cue.start_s) + " --> " + vtt_timestamp(cue.end_s) + "\n";
+        out += cue.text + "\n\n";
     }
     return out;
 }
 
 std::string render_json(const decoding::Transcript& transcript) {
     nlohmann::ordered_json segments = nlohmann::ordered_json::array();
+    const bool with_words =
+        std::any_of(transcript.segments.begin(), transcript.segments.end(),
+                    [](const decoding::Segment& s) { return !s.words.empty(); });
     int64_t id = 0;
     for (const decoding::Segment& segment : transcript.segments) {
         nlohmann::ordered_json item;
@@ -162,6 +187,18 @@ std::string render_json(const decoding::Transcript& transcript) {
         item["no_speech_prob"] = segment.no_speech_prob;
         item["temperature"] = segment.temperature;
         item["compression_ratio"] = segment.compression_ratio;
+        if (with_words) {
+            nlohmann::ordered_json words = nlohmann::ordered_json::array();
+            for (const decoding::Word& word : segment.words) {
+                nlohmann::ordered_json entry;
+                entry["word"] = word.text;
+                entry["start"] = std::round(word.start_s * 1000.0) / 1000.0;
+                entry["end"] = std::round(word.end_s * 1000.0) / 1000.0;
+                entry["probability"] = std::round(word.probability * 10000.0) / 10000.0;
+                words.push_back(std::move(entry));
+            }
+            item["words"] = std::move(words);
+        }
         segments.push_back(std::move(item));
     }
     nlohmann::ordered_json root;
@@ -174,14 +211,15 @@ std::string render_json(const decoding::Transcript& transcript) {
     return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-std::string render_transcript(const decoding::Transcript& transcript, TranscriptFormat format) {
+std::string render_transcript(const decoding::Transcript& transcript, TranscriptFormat format,
+                              const CueOptions& cues) {
     switch (format) {
         case TranscriptFormat::txt:
             return render_txt(transcript);
         case TranscriptFormat::srt:
-            return render_srt(transcript);
+            return render_srt(transcript, cues);
         case TranscriptFormat::vtt:
-            return render_vtt(transcript);
+            return render_vtt(transcript, cues);
         case TranscriptFormat::json:
             return render_json(transcript);
     }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "earshot/engine/decoding/transcript.h"
 
@@ -29,17 +30,32 @@ std::string vtt_timestamp(double seconds);
 // turned into a space, so that a segment is one line of TXT and a cue never holds a blank line.
 // One line per segment (an empty segment gives an empty line), each ending in '\n'.
 std::string render_txt(const decoding::Transcript& transcript);
-// Cues numbered from 1, one per segment (empty texts included, so cue n is segment n - 1):
-// "n\nSTART --> END\ntext\n\n" with the one-line text, "-->" in it written as "->".
-std::string render_srt(const decoding::Transcript& transcript);
-// "WEBVTT\n\n", then per segment "START --> END\ntext\n\n" (one line, "-->" written as "->").
-std::string render_vtt(const decoding::Transcript& transcript);
+// How subtitles are cut. max_line_words > 0 (with word times): a segment that has words becomes
+// cues of at most that many words each, timed from the first word's start to the last word's end
+// (a cue never spans two segments, as openai's max_words_per_line); 0: one cue per segment.
+struct CueOptions {
+    int max_line_words = 0;
+};
+struct Cue {
+    double start_s = 0.0;
+    double end_s = 0.0;
+    std::string text;  // one line, "-->" written as "->"
+};
+// The cues SRT and VTT write; segments and word groups with no text give none.
+std::vector<Cue> subtitle_cues(const decoding::Transcript& transcript, const CueOptions& options);
+
+// Cues numbered from 1: "n\nSTART --> END\ntext\n\n" with the one-line text.
+std::string render_srt(const decoding::Transcript& transcript, const CueOptions& options = {});
+// "WEBVTT\n\n", then per cue "START --> END\ntext\n\n".
+std::string render_vtt(const decoding::Transcript& transcript, const CueOptions& options = {});
 // {"text", "language", "segments": [{"id", "start", "end", "text", "tokens", "avg_logprob",
-// "no_speech_prob", "temperature", "compression_ratio"}]}, keys in that order, indented by 2,
+// "no_speech_prob", "temperature", "compression_ratio"[, "words"]}]}, keys in that order, indented
+// by 2; "words" ([{"word", "start", "end", "probability"}]) on every segment when any has words,
 // UTF-8 written as is; invalid UTF-8 bytes (a partial character decoded from noise) become
 // U+FFFD instead of failing the write.
 std::string render_json(const decoding::Transcript& transcript);
 
-std::string render_transcript(const decoding::Transcript& transcript, TranscriptFormat format);
+std::string render_transcript(const decoding::Transcript& transcript, TranscriptFormat format,
+                              const CueOptions& cues = {});
 
 }  // namespace earshot::app

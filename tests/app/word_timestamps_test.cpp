@@ -1,0 +1,205 @@
+// `earshot transcribe --word-timestamps` with the embedded micro model on held-out sentences spoken
+// word by word (spoken_words.h), where every word's start is exact by construction: the median
+// |start error| of the words heard right is at most 80 ms; SRT cues of --max-line-words hold at
+// most that many words, timed by them; --max-line-words alone is refused.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "file_bytes.h"
+#include "micro_model.h"
+#include "plain_words.h"
+#include "run_process.h"
+#include "spoken_words.h"
+#include "temp_dir.h"
+
+namespace earshot::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kSentences = 12;
+constexpr double kMedianStartErrorLimitS = 0.080;  // the bound
+
+struct HeardWord {
+    std::string word;  // plain form
+    double start_s = 0.0;
+    double end_s = 0.0;
+};
+
+// For each heard word, the said word it equals on a minimal-edit alignment, or -1.
+std::vector<long> equal_matches(const std::vector<std::string>& said,
+                                const std::vector<std::string>& heard) {
+    const size_t n = said.size();
+    const size_t m = heard.size();
+    std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
+    for (size_t i = 0; i <= n; ++i) d[i][0] = i;
+    for (size_t j = 0; j <= m; ++j) d[0][j] = j;
+    for (size_t i = 1; i <= n; ++i) {
+        for (size_t j = 1; j <= m; ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                                d[i - 1][j - 1] + (said[i - 1] == heard[j - 1] ? 0 : 1)});
+        }
+    }
+    std::vector<long> match(m, -1);
+    size_t i = n;
+    size_t j = m;
+    while (i > 0 && j > 0) {
+        const size_t substitution = said[i - 1] == heard[j - 1] ? 0 : 1;
+        if (d[i][j] == d[i - 1][j - 1] + substitution) {
+            --i;
+            --j;
+            if (substitution == 0) match[j] = static_cast<long>(i);
+        } else if (d[i][j] == d[i - 1][j] + 1) {
+            --i;
+        } else {
+            --j;
+        }
+    }
+    return match;
+}
+
+std::vector<HeardWord> words_of(const nlohmann::json& transcript) {
+    std::vector<HeardWord> words;
+    for (const auto& segment : transcript.at("segments")) {
+        for (const auto& w : segment.at("words")) {
+            const std::string plain = plain_word(w.at("word").get<std::string>());
+            if (plain.empty()) continue;
+            words.push_back({plain, w.at("start").get<double>(), w.at("end").get<double>()});
+        }
+    }
+    return words;
+}
+
+class WordTimestamps : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ASSERT_TRUE(fs::exists(micro_model_dir() / "model.safetensors")) << micro_model_dir();
+        ASSERT_EQ(run_shell("command -v espeak-ng").exit_code, 0)
+            << "espeak-ng is not installed (packaging/setup.sh installs it)";
+    }
+
+    ProcessResult transcribe(const std::vector<fs::path>& files, const std::string& options) {
+        std::string command = "transcribe";
+        for (const fs::path& file : files) command += " " + shell_quote(file.string());
+        return run_earshot(command + " --model " + shell_quote(micro_model_dir().string()) +
+                           " --backend cpu " + options + " --output-dir " +
+                           shell_quote(dir_.path().string()));
+    }
+
+    TempDir dir_{"earshot-word-times"};
+};
+
+TEST_F(WordTimestamps, MedianStartErrorOnHeldOutSentencesSpokenWordByWordIsAtMost80Ms) {
+    const std::vector<std::vector<std::string>> sentences = micro_heldout_words(kSentences);
+    ASSERT_EQ(sentences.size(), kSentences);
+    const SpeechOptions speech;  // word by word: every word's start is known to the sample
+    std::vector<fs::path> files;
+    std::vector<std::vector<SpokenWord>> said;
+    std::string why;
+    for (size_t i = 0; i < sentences.size(); ++i) {
+        const auto audio = speak_sentences({sentences[i]}, speech, &why);
+        ASSERT_TRUE(audio) << why;
+        files.push_back(dir_.path() / ("s" + std::to_string(i) + ".wav"));
+        write_wav_pcm16(files.back(), audio->samples);
+        said.push_back(audio->words);
+    }
+    const ProcessResult run = transcribe(files, "--word-timestamps --format json,srt");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+
+    std::vector<double> errors_s;
+    std::vector<double> signed_s;  // heard - said, to show a bias
+    size_t heard_count = 0;
+    size_t said_count = 0;
+    for (size_t i = 0; i < files.size(); ++i) {
+        const auto json = nlohmann::json::parse(
+            read_file_text(dir_.path() / ("s" + std::to_string(i) + ".json")));
+        const std::vector<HeardWord> heard = words_of(json);
+        std::vector<std::string> said_plain;
+        for (const SpokenWord& w : said[i]) said_plain.push_back(plain_word(w.text));
+        std::vector<std::string> heard_plain;
+        for (const HeardWord& w : heard) heard_plain.push_back(w.word);
+        const std::vector<long> match = equal_matches(said_plain, heard_plain);
+        for (size_t j = 0; j < heard.size(); ++j) {
+            // Every word's times are ordered and inside the file.
+            EXPECT_LE(heard[j].start_s, heard[j].end_s) << "file " << i << " word " << j;
+            if (match[j] < 0) continue;
+            signed_s.push_back(heard[j].start_s - said[i][static_cast<size_t>(match[j])].start_s);
+            errors_s.push_back(std::abs(signed_s.back()));
+        }
+        heard_count += heard.size();
+        said_count += said[i].size();
+    }
+    ASSERT_GE(errors_s.size(), said_count / 2) << "too few words heard right to measure";
+    std::sort(errors_s.begin(), errors_s.end());
+    const double median_s = errors_s[errors_s.size() / 2];
+    const double p90_s = errors_s[errors_s.size() * 9 / 10];
+    std::sort(signed_s.begin(), signed_s.end());
+    const double signed_median_s = signed_s[signed_s.size() / 2];
+    std::printf(
+        "word starts: %zu of %zu said words heard right (%zu heard); |start error| "
+        "median %.0f ms, 90th percentile %.0f ms; median of heard - said %.0f ms\n",
+        errors_s.size(), said_count, heard_count, median_s * 1000.0, p90_s * 1000.0,
+        signed_median_s * 1000.0);
+    EXPECT_LE(median_s, kMedianStartErrorLimitS);
+}
+
+TEST_F(WordTimestamps, SubtitleCuesHoldAtMostTheAskedWordsTimedByThem) {
+    SpeechOptions speech;
+    std::string why;
+    const auto audio = speak_sentences(micro_heldout_words(2), speech, &why);
+    ASSERT_TRUE(audio) << why;
+    const fs::path wav = dir_.path() / "two.wav";
+    write_wav_pcm16(wav, audio->samples);
+    const ProcessResult run =
+        transcribe({wav}, "--word-timestamps --max-line-words 2 --format json,srt");
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto json = nlohmann::json::parse(read_file_text(dir_.path() / "two.json"));
+    std::vector<std::string> word_starts;  // as SRT writes them
+    size_t words = 0;
+    for (const auto& segment : json.at("segments")) {
+        for (const auto& w : segment.at("words")) {
+            char stamp[32];
+            const double s = w.at("start").get<double>();
+            const auto ms = static_cast<long long>(std::floor(s * 1000.0 + 0.5));
+            std::snprintf(stamp, sizeof stamp, "%02lld:%02lld:%02lld,%03lld", ms / 3600000,
+                          ms / 60000 % 60, ms / 1000 % 60, ms % 1000);
+            word_starts.emplace_back(stamp);
+            ++words;
+        }
+    }
+    ASSERT_GE(words, 4U);
+    std::istringstream srt(read_file_text(dir_.path() / "two.srt"));
+    std::string line;
+    size_t cues = 0;
+    size_t cue_words = 0;
+    while (std::getline(srt, line)) {
+        if (line.find(" --> ") == std::string::npos) continue;
+        ++cues;
+        const std::string start = line.substr(0, line.find(" --> "));
+        EXPECT_NE(std::find(word_starts.begin(), word_starts.end(), start), word_starts.end())
+            << start << " is no word's start";
+        std::getline(srt, line);
+        const size_t n = plain_words(line).size();
+        EXPECT_LE(n, 2U) << line;
+        cue_words += n;
+    }
+    EXPECT_GE(cues, (words + 1) / 2);
+    EXPECT_EQ(cue_words, words);
+
+    const ProcessResult refused = transcribe({wav}, "--max-line-words 2 --format srt");
+    EXPECT_NE(refused.exit_code, 0);
+    EXPECT_NE(refused.err.find("--max-line-words needs --word-timestamps"), std::string::npos)
+        << refused.err;
+}
+
+}  // namespace
+}  // namespace earshot::test
