@@ -83,6 +83,9 @@ TEST(DecodingSearch, GreedyLogprobsIncludeEot) {
     EXPECT_EQ(r.candidates[0].tokens, (std::vector<int32_t>{10}));
     EXPECT_NEAR(r.candidates[0].sum_logprob, std::log(0.5), 1e-6);
     EXPECT_NEAR(average_logprob(r.candidates[0]), std::log(0.5) / 2.0, 1e-6);
+    // Each sampled token's own log-probability; EOT's is in the sum only.
+    ASSERT_EQ(r.candidates[0].token_logprobs.size(), 1U);
+    EXPECT_NEAR(r.candidates[0].token_logprobs[0], std::log(0.5), 1e-6);
 }
 
 TEST(DecodingSearch, SamplingFollowsTheTemperatureAndScoresUnscaled) {
@@ -135,9 +138,10 @@ TEST(DecodingSearch, StopsAtSampleLenAndAtMaxTokens) {
 }
 
 TEST(DecodingSearch, BestCandidateDividesByLength) {
-    const std::vector<Candidate> c{{{1, 2}, -1.0}, {{1}, -0.4}, {{}, 0.0}, {{3}, -0.4}};
+    const std::vector<Candidate> c{
+        {{1, 2}, -1.0, {}}, {{1}, -0.4, {}}, {{}, 0.0, {}}, {{3}, -0.4, {}}};
     EXPECT_EQ(best_candidate(c), 1U);  // -0.5, -0.4, -inf (empty), -0.4 (a later tie)
-    const std::vector<Candidate> only_empty{{{}, -2.0}};
+    const std::vector<Candidate> only_empty{{{}, -2.0, {}}};
     EXPECT_EQ(best_candidate(only_empty), 0U);
 }
 
@@ -185,6 +189,9 @@ TEST(DecodingSearch, BeamSearchFindsTheBetterPath) {
     greedy_model.listen({});
     const SearchResult greedy = sample_window(greedy_model, plain_setup(), 0.0, 1, rng);
     EXPECT_EQ(greedy.candidates[0].tokens, (std::vector<int32_t>{1, 3}));
+    ASSERT_EQ(greedy.candidates[0].token_logprobs.size(), 2U);
+    EXPECT_NEAR(greedy.candidates[0].token_logprobs[0], std::log(0.55), 1e-6);
+    EXPECT_NEAR(greedy.candidates[0].token_logprobs[1], std::log(0.35), 1e-6);
 
     ScriptedDecoderModel model(kVocab, 448, two_paths);
     model.listen({});
@@ -192,7 +199,14 @@ TEST(DecodingSearch, BeamSearchFindsTheBetterPath) {
     ASSERT_EQ(beam.candidates.size(), 2U);  // B C and A C finished, in that order
     EXPECT_EQ(beam.candidates[0].tokens, (std::vector<int32_t>{2, 3}));
     EXPECT_NEAR(beam.candidates[0].sum_logprob, std::log(0.45 * 0.95), 1e-6);
+    // Each token's own log-probability along its beam (EOT's not among them).
+    ASSERT_EQ(beam.candidates[0].token_logprobs.size(), 2U);
+    EXPECT_NEAR(beam.candidates[0].token_logprobs[0], std::log(0.45), 1e-6);
+    EXPECT_NEAR(beam.candidates[0].token_logprobs[1], std::log(0.95), 1e-6);
     EXPECT_EQ(beam.candidates[1].tokens, (std::vector<int32_t>{1, 3}));
+    ASSERT_EQ(beam.candidates[1].token_logprobs.size(), 2U);
+    EXPECT_NEAR(beam.candidates[1].token_logprobs[0], std::log(0.55), 1e-6);
+    EXPECT_NEAR(beam.candidates[1].token_logprobs[1], std::log(0.35), 1e-6);
     EXPECT_EQ(beam.candidates[best_candidate(beam.candidates)].tokens,
               (std::vector<int32_t>{2, 3}));
     EXPECT_GE(model.reorders, 1);
