@@ -6,13 +6,17 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <fstream>
 #include <map>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "earshot/engine/backend/host_tensor.h"
+#include "earshot/engine/checkpoint/errors.h"
+#include "earshot/engine/checkpoint/generation_config.h"
 #include "earshot/engine/decoding/transcript.h"
+#include "temp_dir.h"
 
 using namespace earshot::decoding;
 using earshot::backend::HostTensor;
@@ -53,6 +57,27 @@ TEST(WordAlignmentHeads, WithoutTheCheckpointsListEveryHeadOfTheLastHalfOfTheLay
     const auto odd = default_alignment_heads(3, 1);
     ASSERT_EQ(odd.size(), 2U);
     EXPECT_EQ(odd[0].layer, 1);
+}
+
+TEST(WordAlignmentHeads, TheCheckpointsOwnListIsReadFromGenerationConfig) {
+    earshot::test::TempDir dir("earshot-alignment-heads");
+    const auto write = [&](const std::string& text) {
+        std::ofstream(dir.path() / "generation_config.json") << text;
+    };
+    write(R"({"alignment_heads": [[1, 0], [3, 2]]})");
+    const auto config = earshot::checkpoint::read_generation_config(dir.path(), 100);
+    ASSERT_TRUE(config.alignment_heads.has_value());
+    ASSERT_EQ(config.alignment_heads->size(), 2U);
+    EXPECT_EQ((*config.alignment_heads)[1][0], 3);
+    EXPECT_EQ((*config.alignment_heads)[1][1], 2);
+    write(R"({"suppress_tokens": [1]})");
+    EXPECT_FALSE(earshot::checkpoint::read_generation_config(dir.path(), 100).alignment_heads);
+    write(R"({"alignment_heads": [[1, 0], [2]]})");
+    EXPECT_THROW(earshot::checkpoint::read_generation_config(dir.path(), 100),
+                 earshot::checkpoint::CheckpointError);
+    write(R"({"alignment_heads": [[1, -1]]})");
+    EXPECT_THROW(earshot::checkpoint::read_generation_config(dir.path(), 100),
+                 earshot::checkpoint::CheckpointError);
 }
 
 TEST(WordAlignmentMedianFilter, ReflectsAtTheEdgesAndTakesTheMiddleValue) {
