@@ -133,6 +133,26 @@ TEST(SeekLoop, PairsSingleEndingAndNoTimestamps) {
     EXPECT_EQ(script.prompts[2].size(), 12u);
 }
 
+// Each segment carries the log-probabilities of its own tokens, the same part of the window's;
+// a window decoded without them gives segments without them.
+TEST(SeekLoop, SegmentsCarryTheirTokensLogprobs) {
+    Script script;
+    WindowResult first = result({ts(0), 10, ts(150), ts(150), 11, ts(400), ts(410), 12});
+    first.token_logprobs = {-0.1, -0.2, -0.3, -0.4, -0.5, -0.6, -0.7, -0.8};
+    script.results.push_back(first);
+    script.results.push_back(result({ts(0), 20, ts(100), ts(100), 21, ts(200)}));
+    SeekLoopOptions options;
+    options.resume_in_pauses = false;
+    const std::vector<Segment> segments =
+        run_seek_loop(ramp_mel(3800, 3000), 3800, vocabulary(), options, script.fn(), {}, nullptr);
+    ASSERT_EQ(segments.size(), 4u);
+    EXPECT_EQ(segments[0].token_logprobs, (std::vector<double>{-0.1, -0.2, -0.3}));
+    EXPECT_EQ(segments[1].token_logprobs, (std::vector<double>{-0.4, -0.5, -0.6}));
+    EXPECT_TRUE(segments[2].token_logprobs.empty());
+    EXPECT_TRUE(segments[3].token_logprobs.empty());
+    EXPECT_EQ(segments[3].tokens.size(), 3u);
+}
+
 TEST(SeekLoop, WithoutPairsTheSegmentEndsAtTheLastTimestamp) {
     Script script;
     // A single ending without any pair: one segment to <|5.00|>, seek moves a whole window.
