@@ -32,6 +32,8 @@ std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model_path,
     decoding::ChosenDecoderModel chosen =
         decoding::make_decoder_model(loaded->checkpoint, backend, model_name(model_path));
     loaded->model = std::move(chosen.model);
+    // The backend holds the weights now: no mapping of a model file outlives the load.
+    loaded->checkpoint.weights.release_files();
     loaded->backend_fallback = std::move(chosen.fallback_reason);
     return loaded;
 }

@@ -3,6 +3,7 @@
 #include "earshot/engine/checkpoint/weight_set.h"
 
 #include <bit>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -245,6 +246,20 @@ const Weight* WeightSet::find(std::string_view path) const {
 const MappedFile& WeightSet::keep(MappedFile file) {
     files_.push_back(std::move(file));
     return files_.back();
+}
+
+void WeightSet::release_files() {
+    for (Weight& weight : weights_) {
+        const auto begin = reinterpret_cast<uintptr_t>(weight.bytes.data());
+        for (const MappedFile& file : files_) {
+            const auto file_begin = reinterpret_cast<uintptr_t>(file.bytes().data());
+            if (begin >= file_begin && begin < file_begin + file.size_bytes()) {
+                weight.bytes = {};
+                break;
+            }
+        }
+    }
+    files_.clear();
 }
 
 std::string_view WeightSet::dequantized_from(std::string_view path) const {

@@ -1,8 +1,8 @@
-// CpuWeights: where a checkpoint's f16 matrix lies in one of its mapped files (the weight set
-// keeps them), the backend maps that file itself and reads the matrix there; the
-// checkpoint's own pages of it are dropped from this process (MADV_DONTNEED on a read-only file
-// mapping only unmaps them: the bytes stay in the page cache and a later read sees them
-// unchanged). Other f16 matrices are copied into one anonymous region.
+// CpuWeights: every f16 matrix of a checkpoint copied into one anonymous region the backend owns,
+// so that no mapping of a model file outlives the load (a file truncated or replaced later cannot
+// fault this process). Each matrix's pages of the checkpoint's mapping are dropped from this
+// process once copied (MADV_DONTNEED on a read-only file mapping only unmaps them: the bytes stay
+// in the page cache), so the model's bytes are resident about once while loading.
 #include "cpu_weights.h"
 
 #include <sys/mman.h>
@@ -10,9 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
 #include <new>
-#include <optional>
 #include <utility>
 
 #include "cpu_gemv_f16.h"
@@ -33,23 +31,15 @@ size_t aligned_elements(uint64_t count) {
     return (count + kAlignElements - 1) / kAlignElements * kAlignElements;
 }
 
-// Where `bytes` lie in one of the checkpoint's mapped files: that file and the offset there.
-struct FilePlace {
-    const checkpoint::MappedFile* file = nullptr;
-    uint64_t offset = 0;
-};
-
-std::optional<FilePlace> place_in(std::span<const std::byte> bytes,
-                                  const std::vector<checkpoint::MappedFile>& files) {
+// Whether `bytes` lie in one of the checkpoint's mapped files (a weight decoded at load does not:
+// its pages are anonymous memory, which MADV_DONTNEED would zero).
+bool in_file(std::span<const std::byte> bytes, const std::vector<checkpoint::MappedFile>& files) {
     const auto begin = reinterpret_cast<uintptr_t>(bytes.data());
     const uintptr_t end = begin + bytes.size();
-    for (const checkpoint::MappedFile& file : files) {
+    return std::any_of(files.begin(), files.end(), [&](const checkpoint::MappedFile& file) {
         const auto file_begin = reinterpret_cast<uintptr_t>(file.bytes().data());
-        if (begin >= file_begin && end <= file_begin + file.size_bytes()) {
-            return FilePlace{&file, begin - file_begin};
-        }
-    }
-    return std::nullopt;
+        return begin >= file_begin && end <= file_begin + file.size_bytes();
+    });
 }
 
 // Drops the whole pages of `bytes` (in a read-only file mapping) from this process.
@@ -65,32 +55,6 @@ void release_file_pages(std::span<const std::byte> bytes) {
 }  // namespace
 
 CpuWeights::CpuWeights(const model::WhisperCheckpoint& checkpoint) {
-    std::map<std::string, const checkpoint::MappedFile*> own_files;
-    // The file bytes of a weight in a mapping of ours, or null (then it is copied).
-    auto in_own_file = [&](const checkpoint::Weight& weight) -> const uint16_t* {
-        const auto place = place_in(weight.bytes, checkpoint.weights.files());
-        if (!place) return nullptr;  // decoded at load: in no file
-        const std::string path = place->file->path().string();
-        auto found = own_files.find(path);
-        if (found == own_files.end()) {
-            const checkpoint::MappedFile* file = nullptr;
-            try {
-                file = &files_.emplace_back(place->file->path());
-            } catch (const std::exception&) {
-                file = nullptr;  // unreadable now: copy its weights instead
-            }
-            found = own_files.emplace(path, file).first;
-        }
-        if (found->second == nullptr) return nullptr;
-        const uint64_t offset = place->offset;
-        const auto file = found->second->bytes();
-        if (offset + weight.bytes.size() > file.size() || offset % alignof(uint16_t) != 0 ||
-            std::memcmp(file.data() + offset, weight.bytes.data(),
-                        std::min<size_t>(weight.bytes.size(), 64)) != 0) {
-            return nullptr;
-        }
-        return reinterpret_cast<const uint16_t*>(file.data() + offset);
-    };
     std::vector<const checkpoint::Weight*> copied;
     size_t copied_elements = 0;
     for (const auto& weight : checkpoint.weights.weights()) {
@@ -98,12 +62,6 @@ CpuWeights::CpuWeights(const model::WhisperCheckpoint& checkpoint) {
             std::vector<float> values(static_cast<size_t>(weight.element_count()));
             checkpoint::convert_to_f32(weight, values);
             f32_.emplace(weight.path, std::move(values));
-            continue;
-        }
-        const auto count = static_cast<int64_t>(weight.element_count());
-        if (const uint16_t* data = in_own_file(weight)) {
-            half_.emplace(weight.path, Half{data, count});
-            release_file_pages(weight.bytes);
             continue;
         }
         copied.push_back(&weight);
@@ -119,6 +77,7 @@ CpuWeights::CpuWeights(const model::WhisperCheckpoint& checkpoint) {
     size_t offset = 0;
     for (const checkpoint::Weight* weight : copied) {
         std::memcpy(region_ + offset, weight->bytes.data(), weight->bytes.size());
+        if (in_file(weight->bytes, checkpoint.weights.files())) release_file_pages(weight->bytes);
         half_.emplace(weight->path,
                       Half{region_ + offset, static_cast<int64_t>(weight->element_count())});
         offset += aligned_elements(weight->element_count());
@@ -130,7 +89,6 @@ CpuWeights::~CpuWeights() { release(); }
 CpuWeights::CpuWeights(CpuWeights&& other) noexcept
     : f32_(std::move(other.f32_)),
       half_(std::move(other.half_)),
-      files_(std::move(other.files_)),
       region_(std::exchange(other.region_, nullptr)),
       region_bytes_(std::exchange(other.region_bytes_, 0)) {}
 
@@ -139,7 +97,6 @@ CpuWeights& CpuWeights::operator=(CpuWeights&& other) noexcept {
         release();
         f32_ = std::move(other.f32_);
         half_ = std::move(other.half_);
-        files_ = std::move(other.files_);
         region_ = std::exchange(other.region_, nullptr);
         region_bytes_ = std::exchange(other.region_bytes_, 0);
     }

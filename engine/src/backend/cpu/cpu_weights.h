@@ -1,9 +1,7 @@
 // CpuWeights: the CPU backend's view of a checkpoint's parameters. Matrices stored as f16 stay
-// f16: read in place from the backend's own mapping of the checkpoint file (the same page-cache
-// pages, so nothing is copied and the model's bytes count once), or copied into one region when
-// they are not in a file (decoded ggml blocks); everything else (biases, norms, conv kernels,
-// f32 or bf16 matrices) is widened to f32. An f16 matrix read by an op other than a product or a
-// lookup gets an f32 copy on first use.
+// f16, copied into one region the backend owns (no mapping of a model file outlives the load);
+// everything else (biases, norms, conv kernels, f32 or bf16 matrices) is widened to f32. An f16
+// matrix read by an op other than a product or a lookup gets an f32 copy on first use.
 #pragma once
 
 #include <cstddef>
@@ -11,8 +9,6 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include "earshot/engine/checkpoint/mapped_file.h"
 
 namespace earshot::model {
 struct WhisperCheckpoint;
@@ -40,14 +36,13 @@ public:
 
 private:
     struct Half {
-        const uint16_t* data = nullptr;  // in files_ or region_
+        const uint16_t* data = nullptr;  // in region_
         int64_t elements = 0;
     };
     void release() noexcept;
 
     std::unordered_map<std::string, std::vector<float>> f32_;
     std::unordered_map<std::string, Half> half_;
-    std::vector<checkpoint::MappedFile> files_;  // moving keeps their addresses
     uint16_t* region_ = nullptr;
     size_t region_bytes_ = 0;
 };

@@ -53,6 +53,10 @@ public:
     // The files the weights were mapped from (a weight in one lies inside its bytes(); one decoded
     // at load lies in none).
     const std::vector<MappedFile>& files() const { return files_; }
+    // Once a backend has read the weights: unmaps the files, so that a model file truncated or
+    // replaced later cannot fault this process (SIGBUS), and empties the bytes of every weight
+    // that lay in them (their dtype and shape stay); weights decoded at load keep their bytes.
+    void release_files();
 
     // Building (read_weights): a mapping to keep alive, bytes decoded at load to keep alive (the
     // span stays valid while the set lives, moves included), and a weight in either.
