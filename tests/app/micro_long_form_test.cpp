@@ -128,9 +128,6 @@ TEST_F(MicroLongForm, LongFormIsAsGoodAsSentencesOneByOne) {
     }
     const double single_wer = double(single_edits) / double(said_words);
 
-    const ProcessResult r = transcribe({long_wav}, "--format json");
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    const auto json = nlohmann::json::parse(read_file_text(dir_.path() / "long.json"));
     std::vector<std::string> said;
     std::vector<size_t> sentence_of;  // per said word
     for (size_t i = 0; i < sentences.size(); ++i) {
@@ -139,48 +136,68 @@ TEST_F(MicroLongForm, LongFormIsAsGoodAsSentencesOneByOne) {
             sentence_of.push_back(i);
         }
     }
-    std::vector<std::string> heard;
-    std::vector<size_t> segment_of;  // per heard word
-    const auto& segments = json["segments"];
-    for (size_t s = 0; s < segments.size(); ++s) {
-        for (const auto& w : plain_words(segments[s]["text"].get<std::string>())) {
-            heard.push_back(w);
-            segment_of.push_back(s);
+    // The long file's WER, its segments with text, and how many of those are more than 0.3 s
+    // off the speech of the sentences their words were matched to.
+    struct LongForm {
+        double wer = 0.0;
+        size_t texted = 0;
+        size_t off = 0;
+    };
+    auto measure = [&](const std::string& flags) {
+        LongForm result;
+        const ProcessResult r = transcribe({long_wav}, "--format json " + flags);
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        const auto json = nlohmann::json::parse(read_file_text(dir_.path() / "long.json"));
+        std::vector<std::string> heard;
+        std::vector<size_t> segment_of;  // per heard word
+        const auto& segments = json["segments"];
+        for (size_t s = 0; s < segments.size(); ++s) {
+            for (const auto& w : plain_words(segments[s]["text"].get<std::string>())) {
+                heard.push_back(w);
+                segment_of.push_back(s);
+            }
         }
-    }
-    const double long_wer = double(word_edits(said, heard)) / double(said.size());
-    // Every segment with words: its times within 0.3 s of the speech of the sentences its words
-    // were matched to.
-    const std::vector<long> match = align_heard(said, heard);
-    size_t off = 0;
-    size_t texted = 0;
-    for (size_t s = 0; s < segments.size(); ++s) {
-        size_t first = sentences.size();
-        size_t last = 0;
-        bool any = false;
-        for (size_t j = 0; j < heard.size(); ++j) {
-            if (segment_of[j] != s) continue;
-            any = true;
-            if (match[j] < 0) continue;
-            first = std::min(first, sentence_of[size_t(match[j])]);
-            last = std::max(last, sentence_of[size_t(match[j])]);
+        result.wer = double(word_edits(said, heard)) / double(said.size());
+        const std::vector<long> match = align_heard(said, heard);
+        for (size_t s = 0; s < segments.size(); ++s) {
+            size_t first = sentences.size();
+            size_t last = 0;
+            bool any = false;
+            for (size_t j = 0; j < heard.size(); ++j) {
+                if (segment_of[j] != s) continue;
+                any = true;
+                if (match[j] < 0) continue;
+                first = std::min(first, sentence_of[size_t(match[j])]);
+                last = std::max(last, sentence_of[size_t(match[j])]);
+            }
+            if (!any) continue;
+            ++result.texted;
+            const double start = segments[s]["start"].get<double>();
+            const double end = segments[s]["end"].get<double>();
+            if (first > last || std::abs(start - spans[first].first) > 0.3 ||
+                std::abs(end - spans[last].second) > 0.3) {
+                ++result.off;
+                std::printf("  segment %.2f-%.2f \"%s\" is off its speech\n", start, end,
+                            segments[s]["text"].get<std::string>().c_str());
+            }
         }
-        if (!any) continue;
-        ++texted;
-        const double start = segments[s]["start"].get<double>();
-        const double end = segments[s]["end"].get<double>();
-        if (first > last || std::abs(start - spans[first].first) > 0.3 ||
-            std::abs(end - spans[last].second) > 0.3) {
-            ++off;
-            std::printf("  segment %.2f-%.2f \"%s\" is off its speech\n", start, end,
-                        segments[s]["text"].get<std::string>().c_str());
-        }
-    }
-    std::printf(
-        "long form %.1f s: WER %.1f%% (one by one %.1f%%), %zu segments with text, %zu off their "
-        "speech by more than 0.3 s\n",
-        static_cast<double>(long_samples.size()) / kSpokenSampleRateHz, long_wer * 100.0,
-        single_wer * 100.0, texted, off);
+        std::printf(
+            "long form %.1f s %s: WER %.1f%% (one by one %.1f%%), %zu segments with text, %zu "
+            "off their speech by more than 0.3 s\n",
+            static_cast<double>(long_samples.size()) / kSpokenSampleRateHz, flags.c_str(),
+            result.wer * 100.0, single_wer * 100.0, result.texted, result.off);
+        return result;
+    };
+    const LongForm plain = measure("");
+    const double long_wer = plain.wer;
+    const size_t texted = plain.texted;
+    const size_t off = plain.off;
+    // Word timestamps fit each segment's times to its words' (cross-attention alignment). They
+    // must change no text. With today's micro model they do not bring the times closer: measured
+    // 21 of 48 segments off by more than 0.3 s against 9 without (its alignment heads are the
+    // default last half of the decoder; nothing trained them to align).
+    const LongForm worded = measure("--word-timestamps");
+    EXPECT_DOUBLE_EQ(worded.wer, plain.wer) << "word times change no text";
     EXPECT_LE(long_wer, single_wer + 0.02) << "the issue's target: within 2 points";
     EXPECT_GE(texted, sentences.size() * 3 / 4);
     EXPECT_LE(off, texted / 4) << "regression bound (measured 9 of 48); the target is 0";
