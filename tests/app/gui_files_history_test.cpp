@@ -10,26 +10,11 @@
 #include <QFile>
 #include <QString>
 
+#include "segment_fields.h"
 #include "temp_dir.h"
 
 namespace earshot::test {
 namespace {
-
-// A segment by field names (new Segment fields keep their defaults).
-decoding::Segment segment(double start_s, double end_s, std::string text,
-                          std::vector<int32_t> tokens, double avg_logprob, double no_speech_prob,
-                          double temperature, double compression_ratio) {
-    decoding::Segment s;
-    s.start_s = start_s;
-    s.end_s = end_s;
-    s.text = std::move(text);
-    s.tokens = std::move(tokens);
-    s.avg_logprob = avg_logprob;
-    s.no_speech_prob = no_speech_prob;
-    s.temperature = temperature;
-    s.compression_ratio = compression_ratio;
-    return s;
-}
 
 decoding::Transcript twoSegments() {
     decoding::Transcript transcript;

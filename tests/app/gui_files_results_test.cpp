@@ -24,6 +24,7 @@
 #include "gui_session.h"
 #include "micro_model.h"
 #include "micro_speech_file.h"
+#include "segment_fields.h"
 #include "spoken_words.h"
 #include "transcript_formats.h"
 
@@ -33,22 +34,6 @@ namespace {
 namespace fs = std::filesystem;
 
 QString q(const fs::path& path) { return QString::fromStdString(path.string()); }
-
-// A segment by field names (new Segment fields keep their defaults).
-decoding::Segment segment(double start_s, double end_s, std::string text,
-                          std::vector<int32_t> tokens, double avg_logprob, double no_speech_prob,
-                          double temperature, double compression_ratio) {
-    decoding::Segment s;
-    s.start_s = start_s;
-    s.end_s = end_s;
-    s.text = std::move(text);
-    s.tokens = std::move(tokens);
-    s.avg_logprob = avg_logprob;
-    s.no_speech_prob = no_speech_prob;
-    s.temperature = temperature;
-    s.compression_ratio = compression_ratio;
-    return s;
-}
 
 decoding::Transcript withSilentWindows() {
     decoding::Transcript transcript;

@@ -11,12 +11,15 @@
 #include <sstream>
 #include <string>
 
+#include "segment_fields.h"
+
 namespace earshot::app {
 namespace {
 
 namespace fs = std::filesystem;
 using decoding::Segment;
 using decoding::Transcript;
+using test::segment;
 
 std::string read_golden(const std::string& name) {
     const fs::path path = fs::path(EARSHOT_TEST_GOLDEN_DIR) / "transcripts" / name;
@@ -25,21 +28,6 @@ std::string read_golden(const std::string& name) {
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
-}
-
-Segment segment(double start_s, double end_s, std::string text, std::vector<int32_t> tokens,
-                double avg_logprob, double no_speech_prob, double temperature,
-                double compression_ratio) {
-    Segment s;
-    s.start_s = start_s;
-    s.end_s = end_s;
-    s.text = std::move(text);
-    s.tokens = std::move(tokens);
-    s.avg_logprob = avg_logprob;
-    s.no_speech_prob = no_speech_prob;
-    s.temperature = temperature;
-    s.compression_ratio = compression_ratio;
-    return s;
 }
 
 // The transcript the golden files were written from.
