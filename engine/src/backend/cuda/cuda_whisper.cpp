@@ -1,18 +1,21 @@
 // CudaWhisper's host side: the module and device chosen, weights converted and uploaded once in
 // the storage the plans read them in, inputs and positions checked as the CPU backend checks
-// them, plans prepared once and run on the device. No CUDA header is needed here.
+// them, plans prepared once and run on the device (a prefill keeping cross-attention names the
+// attention steps and heads whose probabilities the module copies back). No CUDA header here.
 #include "earshot/engine/backend/cuda_whisper.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 #include "../whisper_plans.h"
 #include "device_module.h"
 #include "earshot/engine/checkpoint/half_float.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/model/whisper_model.h"
 #include "module_loader.h"
 
 namespace earshot::backend {
@@ -164,8 +167,28 @@ struct CudaWhisper::Impl {
         }
     }
 
+    // The attention step over each decoder layer's cross_k cache, by layer (the plan's
+    // cross-attentions, whose probabilities a prefill can keep).
+    static std::map<int64_t, int64_t> cross_attention_steps(const ExecutionPlan& plan) {
+        static constexpr std::string_view kPrefix = "decoder_layers.";
+        std::map<int64_t, int64_t> steps;
+        for (size_t s = 0; s < plan.steps.size(); ++s) {
+            const PlanStep& step = plan.steps[s];
+            if (step.kind != OpKind::attention || step.inputs.size() < 2) continue;
+            const Slot& keys = plan.slots[static_cast<size_t>(step.inputs[1])];
+            if (keys.kind != SlotKind::state || !keys.path.starts_with(kPrefix) ||
+                !keys.path.ends_with(".cross_k")) {
+                continue;
+            }
+            steps[std::stoll(keys.path.substr(kPrefix.size()))] = static_cast<int64_t>(s);
+        }
+        return steps;
+    }
+
+    // `kept` not empty: the module also fills `weights` [Batch, kept, Q, K] (already shaped).
     HostTensor run(const ExecutionPlan& plan, const std::vector<const HostTensor*>& inputs,
-                   int32_t pos, bool copy_output) {
+                   int32_t pos, bool copy_output, std::span<const cuda::KeptAttention> kept = {},
+                   HostTensor* weights = nullptr) {
         check_inputs(plan, inputs);
         auto found = prepared.find(&plan);
         if (found == prepared.end()) {
@@ -185,9 +208,16 @@ struct CudaWhisper::Impl {
         const Slot& out = plan.slots.at(static_cast<size_t>(plan.outputs.at(0)));
         HostTensor result = copy_output ? HostTensor::f32(out.shape) : HostTensor();
         std::vector<double> step_ms;
-        model->run(found->second.handle, host, pos,
-                   copy_output ? result.f32_values().data() : nullptr,
-                   copy_output ? out.size_bytes : 0, profiling ? &step_ms : nullptr);
+        void* output = copy_output ? result.f32_values().data() : nullptr;
+        const int64_t output_bytes = copy_output ? out.size_bytes : 0;
+        if (weights != nullptr) {
+            model->run_keeping_attention(found->second.handle, host, pos, output, output_bytes,
+                                         kept, weights->f32_values().data(), weights->numel() * 4,
+                                         profiling ? &step_ms : nullptr);
+        } else {
+            model->run(found->second.handle, host, pos, output, output_bytes,
+                       profiling ? &step_ms : nullptr);
+        }
         timings.clear();
         if (profiling) {
             for (size_t s = 0; s < plan.steps.size() && s < step_ms.size(); ++s) {
@@ -276,9 +306,33 @@ void CudaWhisper::listen_on_device(const HostTensor& mel) {
     impl_->run(impl_->plan_for("listen", {}), {&mel}, 0, false);
 }
 
-HostTensor CudaWhisper::prefill(const HostTensor& tokens) {
+HostTensor CudaWhisper::prefill(const HostTensor& tokens, CrossAttentionRequest* cross_attention) {
     require_rank(tokens, 2, "prefill: tokens [Batch, S]");
-    return impl_->run(impl_->plan_for("prefill", {{"S", tokens.dim(1)}}), {&tokens}, 0, true);
+    const auto& plan = impl_->plan_for("prefill", {{"S", tokens.dim(1)}});
+    if (cross_attention == nullptr) return impl_->run(plan, {&tokens}, 0, true);
+    const auto& dims = impl_->binding.values.dims;
+    for (const AttentionHead& head : cross_attention->heads) {
+        if (head.layer < 0 || head.layer >= dims.at("DecoderLayers") || head.head < 0 ||
+            head.head >= dims.at("Heads")) {
+            throw std::out_of_range("no decoder head " + std::to_string(head.head) + " in layer " +
+                                    std::to_string(head.layer));
+        }
+    }
+    const std::map<int64_t, int64_t> steps = Impl::cross_attention_steps(plan);
+    std::vector<cuda::KeptAttention> kept;
+    for (const AttentionHead& head : cross_attention->heads) {
+        const auto found = steps.find(head.layer);
+        if (found == steps.end()) {
+            throw std::logic_error("prefill has no cross-attention in decoder layer " +
+                                   std::to_string(head.layer));
+        }
+        kept.push_back({found->second, head.head});
+    }
+    // [Batch, heads, S, Audio], as the CPU backend returns them.
+    cross_attention->weights =
+        HostTensor::f32({impl_->batch, static_cast<int64_t>(cross_attention->heads.size()),
+                         tokens.dim(1), model::audio_positions(dims)});
+    return impl_->run(plan, {&tokens}, 0, true, kept, &cross_attention->weights);
 }
 
 HostTensor CudaWhisper::step(const HostTensor& token, int32_t pos) {

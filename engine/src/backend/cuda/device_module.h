@@ -16,7 +16,7 @@
 namespace earshot::backend::cuda {
 
 // Bumped whenever anything in this header changes.
-inline constexpr int kModuleAbiVersion = 1;
+inline constexpr int kModuleAbiVersion = 2;
 // extern "C" Module* earshot_cuda_module(int abi_version): nullptr on a version mismatch.
 inline constexpr const char* kModuleEntryName = "earshot_cuda_module";
 inline constexpr const char* kModuleFileName = "libearshot_cuda.so";
@@ -50,6 +50,14 @@ struct HostInput {
     int64_t size_bytes = 0;
 };
 
+// One head's attention probabilities a run keeps (word alignment): right after plan step `step`
+// (an attention, q [B, H, Q, Dh] and k [B, H, K, Dh]), softmax(q k^T * scale) of head `head` for
+// every batch row and query over the K keys, unmasked, in f32 as the CPU backend computes it.
+struct KeptAttention {
+    int64_t step = 0;
+    int64_t head = 0;
+};
+
 // One model's weights, caches and workspace on one device. Calls come from one thread at a time.
 class DeviceModel {
 public:
@@ -71,6 +79,13 @@ public:
     // With `step_ms` not null each step is timed with CUDA events (one value per plan step).
     virtual void run(int handle, std::span<const HostInput> inputs, int32_t pos, void* output,
                      int64_t output_bytes, std::vector<double>* step_ms) = 0;
+    // run, step by step (a captured graph is neither used nor changed), that also copies the
+    // probabilities of the `kept` heads to `weights`: [B, kept.size(), Q, K] f32 of
+    // `weights_bytes`, every kept step with the same B, Q and K. Ordinary runs pay nothing for it.
+    virtual void run_keeping_attention(int handle, std::span<const HostInput> inputs, int32_t pos,
+                                       void* output, int64_t output_bytes,
+                                       std::span<const KeptAttention> kept, float* weights,
+                                       int64_t weights_bytes, std::vector<double>* step_ms) = 0;
 
     virtual int64_t device_bytes() const = 0;  // everything this model holds on the device
 };

@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "earshot/engine/backend/cross_attention.h"
 #include "earshot/engine/backend/cuda_devices.h"
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/backend/step_timing.h"
@@ -39,8 +40,11 @@ public:
     HostTensor listen(const HostTensor& mel);                              // -> [Batch, A, D]
     // listen without copying the audio states back to the host (the decoder model's use).
     void listen_on_device(const HostTensor& mel);
-    HostTensor prefill(const HostTensor& tokens);           // -> [Batch, Vocab]
-    HostTensor step(const HostTensor& token, int32_t pos);  // -> [Batch, Vocab]
+    // With `cross_attention` the asked heads' cross-attention probabilities are kept as well
+    // (word alignment), computed on the device in f32 right after each asked layer's attention.
+    HostTensor prefill(const HostTensor& tokens,
+                       CrossAttentionRequest* cross_attention = nullptr);  // -> [Batch, Vocab]
+    HostTensor step(const HostTensor& token, int32_t pos);                 // -> [Batch, Vocab]
 
     void resize_batch(int64_t batch);
     void expand_batch(int64_t rows);

@@ -250,10 +250,8 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
     return static_cast<int>(prepared_.size() - 1);
 }
 
-void CudaDeviceModel::run(int handle, std::span<const HostInput> inputs, int32_t pos, void* output,
-                          int64_t output_bytes, std::vector<double>* step_ms) {
-    CUDA_CHECK(cudaSetDevice(device_));
-    Prepared& prepared = prepared_.at(static_cast<size_t>(handle));
+std::vector<void*> CudaDeviceModel::bind(const Prepared& prepared,
+                                         std::span<const HostInput> inputs, const int32_t& pos) {
     const ExecutionPlan& plan = *prepared.plan;
     auto* base = workspace_.as<std::byte>();
     std::vector<void*> ptr(plan.slots.size(), nullptr);
@@ -292,21 +290,12 @@ void CudaDeviceModel::run(int handle, std::span<const HostInput> inputs, int32_t
     }
     CUDA_CHECK(cudaMemcpyAsync(base + prepared.pos_offset, &pos, sizeof(pos),
                                cudaMemcpyHostToDevice, stream_));
-    if (step_ms != nullptr && prepared.events.empty()) {
-        prepared.events.resize(plan.steps.size() + 1);
-        for (cudaEvent_t& event : prepared.events) CUDA_CHECK(cudaEventCreate(&event));
-    }
-    std::byte* scratch = base + prepared.scratch_offset;
-    if (step_ms != nullptr) {
-        // Profiling times each step between events, so it runs the steps one by one.
-        for (size_t s = 0; s < plan.steps.size(); ++s) {
-            CUDA_CHECK(cudaEventRecord(prepared.events[s], stream_));
-            execute(prepared, s, ptr, scratch);
-        }
-        CUDA_CHECK(cudaEventRecord(prepared.events[plan.steps.size()], stream_));
-    } else {
-        launch_steps(prepared, ptr, scratch);
-    }
+    return ptr;
+}
+
+void CudaDeviceModel::finish(const Prepared& prepared, const std::vector<void*>& ptr, void* output,
+                             int64_t output_bytes, std::vector<double>* step_ms) {
+    const ExecutionPlan& plan = *prepared.plan;
     if (output != nullptr) {
         CUDA_CHECK(cudaMemcpyAsync(output, ptr[static_cast<size_t>(plan.outputs.at(0))],
                                    static_cast<size_t>(output_bytes), cudaMemcpyDeviceToHost,
@@ -320,6 +309,123 @@ void CudaDeviceModel::run(int handle, std::span<const HostInput> inputs, int32_t
             float ms = 0.0F;
             CUDA_CHECK(cudaEventElapsedTime(&ms, prepared.events[s], prepared.events[s + 1]));
             (*step_ms)[s] = ms;
+        }
+    }
+}
+
+void CudaDeviceModel::run_step_by_step(Prepared& prepared, const std::vector<void*>& ptr,
+                                       std::span<const KeptAttention> kept, bool timed) {
+    const ExecutionPlan& plan = *prepared.plan;
+    if (timed && prepared.events.empty()) {
+        prepared.events.resize(plan.steps.size() + 1);
+        for (cudaEvent_t& event : prepared.events) CUDA_CHECK(cudaEventCreate(&event));
+    }
+    std::byte* scratch = workspace_.as<std::byte>() + prepared.scratch_offset;
+    // Timed: each step between events (a kept head's probabilities count to its attention).
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+        if (timed) CUDA_CHECK(cudaEventRecord(prepared.events[s], stream_));
+        execute(prepared, s, ptr, scratch);
+        if (!kept.empty()) keep_attention(plan, s, ptr, kept);
+    }
+    if (timed) CUDA_CHECK(cudaEventRecord(prepared.events[plan.steps.size()], stream_));
+}
+
+void CudaDeviceModel::run(int handle, std::span<const HostInput> inputs, int32_t pos, void* output,
+                          int64_t output_bytes, std::vector<double>* step_ms) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    Prepared& prepared = prepared_.at(static_cast<size_t>(handle));
+    const std::vector<void*> ptr = bind(prepared, inputs, pos);
+    if (step_ms != nullptr) {
+        run_step_by_step(prepared, ptr, {}, true);
+    } else {
+        launch_steps(prepared, ptr, workspace_.as<std::byte>() + prepared.scratch_offset);
+    }
+    finish(prepared, ptr, output, output_bytes, step_ms);
+}
+
+void CudaDeviceModel::run_keeping_attention(int handle, std::span<const HostInput> inputs,
+                                            int32_t pos, void* output, int64_t output_bytes,
+                                            std::span<const KeptAttention> kept, float* weights,
+                                            int64_t weights_bytes, std::vector<double>* step_ms) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    Prepared& prepared = prepared_.at(static_cast<size_t>(handle));
+    check_kept(*prepared.plan, kept, weights_bytes);
+    if (kept_attention_.bytes() < weights_bytes) {
+        // Only runs that keep weights use it, so ordinary runs never wait for this allocation.
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        kept_attention_.reset();
+        kept_attention_ = DeviceBuffer(weights_bytes, "the cross-attention weights", model_name_);
+    }
+    const std::vector<void*> ptr = bind(prepared, inputs, pos);
+    run_step_by_step(prepared, ptr, kept, step_ms != nullptr);
+    if (weights_bytes > 0) {
+        CUDA_CHECK(cudaMemcpyAsync(weights, kept_attention_.get(),
+                                   static_cast<size_t>(weights_bytes), cudaMemcpyDeviceToHost,
+                                   stream_));
+    }
+    finish(prepared, ptr, output, output_bytes, step_ms);
+}
+
+void CudaDeviceModel::check_kept(const ExecutionPlan& plan, std::span<const KeptAttention> kept,
+                                 int64_t weights_bytes) const {
+    int64_t expected = 0;
+    std::vector<int64_t> first;  // B, Q, K of the first kept step
+    for (const KeptAttention& keep : kept) {
+        if (keep.step < 0 || keep.step >= static_cast<int64_t>(plan.steps.size()) ||
+            plan.steps[static_cast<size_t>(keep.step)].kind != OpKind::attention) {
+            throw std::invalid_argument(plan.entry + ": step " + std::to_string(keep.step) +
+                                        " is no attention whose probabilities could be kept");
+        }
+        const PlanStep& step = plan.steps[static_cast<size_t>(keep.step)];
+        const auto& qs = plan.slots[static_cast<size_t>(step.inputs.at(0))].shape;  // [B,H,Q,Dh]
+        const auto& ks = plan.slots[static_cast<size_t>(step.inputs.at(1))].shape;  // [B,H,K,Dh]
+        if (keep.head < 0 || keep.head >= qs[1]) {
+            throw std::invalid_argument(plan.entry + ": no head " + std::to_string(keep.head) +
+                                        " in an attention of " + std::to_string(qs[1]));
+        }
+        const std::vector<int64_t> sizes = {qs[0], qs[2], ks[2]};
+        if (first.empty()) first = sizes;
+        if (sizes != first) {
+            throw std::invalid_argument(plan.entry +
+                                        ": kept attentions differ in batch, queries or keys");
+        }
+    }
+    if (!first.empty()) {
+        expected = first[0] * static_cast<int64_t>(kept.size()) * first[1] * first[2] * 4;
+    }
+    if (weights_bytes != expected) {
+        throw std::invalid_argument(plan.entry + ": the kept weights take " +
+                                    std::to_string(expected) + " bytes, not " +
+                                    std::to_string(weights_bytes));
+    }
+}
+
+void CudaDeviceModel::keep_attention(const ExecutionPlan& plan, size_t index,
+                                     const std::vector<void*>& ptr,
+                                     std::span<const KeptAttention> kept) {
+    const PlanStep& step = plan.steps[index];
+    const auto wanted = static_cast<int64_t>(kept.size());
+    for (int64_t i = 0; i < wanted; ++i) {
+        if (kept[static_cast<size_t>(i)].step != static_cast<int64_t>(index)) continue;
+        const Slot& q_slot = plan.slots[static_cast<size_t>(step.inputs.at(0))];
+        const Slot& k_slot = plan.slots[static_cast<size_t>(step.inputs.at(1))];
+        const auto& qs = q_slot.shape;  // [B, H, Q, Dh]
+        const int64_t q_len = qs[2];
+        const int64_t k_len = k_slot.shape[2];
+        const auto* q = static_cast<const float*>(ptr[static_cast<size_t>(step.inputs[0])]);
+        const void* k = ptr[static_cast<size_t>(step.inputs[1])];
+        // The same scale as the attention itself: 1 / sqrt(scale_dim) in f32.
+        const float scale = 1.0F / std::sqrt(static_cast<float>(step.ints.at("scale_dim")));
+        // [B, wanted, Q, K]: head i of row b at (b wanted + i) Q K.
+        float* p = kept_attention_.as<float>() + i * q_len * k_len;
+        const int64_t row_stride = wanted * q_len * k_len;
+        const int64_t head = kept[static_cast<size_t>(i)].head;
+        if (k_slot.kind == SlotKind::state) {  // the f16 cross cache
+            kernels::attention_probabilities(q, static_cast<const uint16_t*>(k), p, qs[0], qs[1],
+                                             head, q_len, k_len, qs[3], scale, row_stride, stream_);
+        } else {
+            kernels::attention_probabilities(q, static_cast<const float*>(k), p, qs[0], qs[1], head,
+                                             q_len, k_len, qs[3], scale, row_stride, stream_);
         }
     }
 }
@@ -378,7 +484,7 @@ void CudaDeviceModel::launch_steps(Prepared& prepared, const std::vector<void*>&
 }
 
 int64_t CudaDeviceModel::device_bytes() const {
-    int64_t total = workspace_.bytes();
+    int64_t total = workspace_.bytes() + kept_attention_.bytes();
     for (const auto& [path, param] : params_) total += param.f16.bytes() + param.f32.bytes();
     for (const auto& [path, state] : states_) total += state.values.bytes() + state.spare.bytes();
     return total;

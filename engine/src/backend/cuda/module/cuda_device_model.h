@@ -26,6 +26,10 @@ public:
     int prepare(const ExecutionPlan& plan) override;
     void run(int handle, std::span<const HostInput> inputs, int32_t pos, void* output,
              int64_t output_bytes, std::vector<double>* step_ms) override;
+    void run_keeping_attention(int handle, std::span<const HostInput> inputs, int32_t pos,
+                               void* output, int64_t output_bytes,
+                               std::span<const KeptAttention> kept, float* weights,
+                               int64_t weights_bytes, std::vector<double>* step_ms) override;
     int64_t device_bytes() const override;
 
 private:
@@ -53,6 +57,20 @@ private:
         std::vector<const void*> signature;  // the addresses the graph was captured with
     };
 
+    // A run's inputs and `pos` copied in (`pos` is read until the run synchronises): every
+    // slot's device address.
+    std::vector<void*> bind(const Prepared& prepared, std::span<const HostInput> inputs,
+                            const int32_t& pos);
+    // The run's output copied back, the stream synchronised, the step times read.
+    void finish(const Prepared& prepared, const std::vector<void*>& ptr, void* output,
+                int64_t output_bytes, std::vector<double>* step_ms);
+    // Where a kept head's probabilities go: its attention step's B, Q, K checked against the
+    // first kept step's, and the head inside [0, H).
+    void check_kept(const ExecutionPlan& plan, std::span<const KeptAttention> kept,
+                    int64_t weights_bytes) const;
+    // After step `index`: the probabilities of the kept heads of that step into kept_attention_.
+    void keep_attention(const ExecutionPlan& plan, size_t index, const std::vector<void*>& ptr,
+                        std::span<const KeptAttention> kept);
     // What one step needs in the scratch area (f16 operands, attention scores).
     int64_t scratch_bytes(const ExecutionPlan& plan, const PlanStep& step) const;
     // Whether attention with head size dh runs as the fused kernel.
@@ -60,6 +78,10 @@ private:
     // Every step of a run: replayed from the plan's CUDA graph when it has one for these
     // addresses, else launched one by one (and captured on the second run).
     void launch_steps(Prepared& prepared, const std::vector<void*>& ptr, std::byte* scratch);
+    // Every step launched one by one: between CUDA events when `timed`, each followed by the
+    // probabilities of the `kept` heads it computes.
+    void run_step_by_step(Prepared& prepared, const std::vector<void*>& ptr,
+                          std::span<const KeptAttention> kept, bool timed);
     std::vector<const void*> graph_signature(const Prepared& prepared,
                                              const std::vector<void*>& ptr) const;
     void execute(const Prepared& prepared, size_t index, const std::vector<void*>& ptr,
@@ -79,6 +101,7 @@ private:
     std::unordered_map<std::string, Param> params_;
     std::unordered_map<std::string, State> states_;
     DeviceBuffer workspace_;
+    DeviceBuffer kept_attention_;  // [B, kept, Q, K] f32 of the last run that kept some
     std::vector<Prepared> prepared_;
 };
 

@@ -104,6 +104,17 @@ void less_equal(const int32_t* x, const int32_t* bound_device, uint8_t* y, int64
 void softmax_rows_half(const float* scores, const uint8_t* mask, uint16_t* probs, int64_t rows,
                        int64_t q_len, int64_t k_len, cudaStream_t stream);
 
+// One head's attention probabilities in f32 (word alignment's cross-attention weights): for
+// every batch row b and query i, p[b * p_row_stride + i K + j] = softmax_j(scale q . k_j) with
+// q = q[b, head, i] of q [B, H, Q, Dh] f32 and k_j = k[b, head, j] of k [B, H, K, Dh]; no mask.
+void attention_probabilities(const float* q, const float* k, float* p, int64_t batch, int64_t heads,
+                             int64_t head, int64_t q_len, int64_t k_len, int64_t dh, float scale,
+                             int64_t p_row_stride, cudaStream_t stream);
+// The same over f16 keys (the caches).
+void attention_probabilities(const float* q, const uint16_t* k, float* p, int64_t batch,
+                             int64_t heads, int64_t head, int64_t q_len, int64_t k_len, int64_t dh,
+                             float scale, int64_t p_row_stride, cudaStream_t stream);
+
 // Fused attention (scores and probabilities stay on chip; tensor-core products): q [BH, Q, Dh],
 // k and v [BH, K, Dh] f16, mask [Q, K] or null -> y [BH, Q, Dh] f32. Only for head sizes
 // flash_attention_fits() accepts (multiples of 16 up to kMaxFlashHeadSize).
