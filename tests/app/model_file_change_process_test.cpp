@@ -97,6 +97,7 @@ void apply(Change change, const fs::path& weights) {
 
 struct RunOutcome {
     bool exited = false;
+    bool killed_after_timeout = false;
     int exit_code = -1;
     int signal = 0;
     bool changed_while_running = false;  // the process was still at work after the change
@@ -191,7 +192,18 @@ protected:
                 reaped = !outcome.changed_while_running;
             }
         }
-        if (!reaped) ::waitpid(pid, &status, 0);
+        // Undisturbed it takes seconds; a model read from changed bytes may decode garbage for
+        // many minutes: the process is killed (and the run failed) after 5 minutes.
+        const auto give_up = std::chrono::steady_clock::now() + 300s;
+        while (!reaped && ::waitpid(pid, &status, WNOHANG) == 0) {
+            if (std::chrono::steady_clock::now() > give_up) {
+                ::kill(pid, SIGKILL);
+                ::waitpid(pid, &status, 0);
+                outcome.killed_after_timeout = true;
+                break;
+            }
+            std::this_thread::sleep_for(10ms);
+        }
         outcome.exited = WIFEXITED(status);
         outcome.exit_code = outcome.exited ? WEXITSTATUS(status) : -1;
         outcome.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
@@ -230,6 +242,7 @@ protected:
         EXPECT_GT(changed.progress_after_change, 0u) << "no progress after the change";
         EXPECT_EQ(changed.mappings, std::vector<std::string>{})
             << "the running process still maps the model's files";
+        EXPECT_FALSE(changed.killed_after_timeout) << "still running after 5 minutes";
         EXPECT_EQ(changed.signal, 0) << strsignal(changed.signal) << "\n" << changed.err;
         EXPECT_TRUE(changed.exited);
         EXPECT_EQ(changed.exit_code, 0) << changed.err;
