@@ -149,7 +149,9 @@ struct Heard {
     double wer = 1.0;
     size_t said_words = 0;
     size_t committed_words = 0;
-    double longest_commit_gap_s = 0.0;  // wall time between updates that committed words
+    // Wall time between updates that committed words, counting from the end of the first word
+    // played to the first commit and from the last commit to the end of the last word.
+    double longest_commit_gap_s = 0.0;
     double longest_update_gap_s = 0.0;  // wall time between any two updates
     double wall_s = 0.0;
 };
@@ -175,6 +177,7 @@ Heard dictate(const VirtualMic& mic, app::LoadedModel& loaded, const Dictation& 
     const Clock::time_point started = Clock::now();
     live.start();
     std::this_thread::sleep_for(500ms);
+    const Clock::time_point played = Clock::now();
     const bool playing = mic.play_in_background(dictation.wav);
     EXPECT_TRUE(playing);
     // The player may start late on a loaded machine: 5 s beyond the audio's length.
@@ -191,7 +194,14 @@ Heard dictate(const VirtualMic& mic, app::LoadedModel& loaded, const Dictation& 
 
     const auto entries = log.entries();
     std::string committed_text;
+    // The player starts a little after `played` (up to about a second when the machine is
+    // busy), so the first and last waits are measured a little long, never short.
     std::optional<Clock::time_point> last_commit;
+    if (!dictation.spoken.words.empty()) {
+        last_commit =
+            played + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(dictation.spoken.words.front().end_s));
+    }
     std::optional<Clock::time_point> last_update;
     for (const auto& e : entries) {
         if (last_update) {
@@ -208,6 +218,14 @@ Heard dictate(const VirtualMic& mic, app::LoadedModel& loaded, const Dictation& 
                          std::chrono::duration<double>(e.arrived - *last_commit).count());
         }
         last_commit = e.arrived;
+    }
+    if (last_commit && !dictation.spoken.words.empty()) {
+        const Clock::time_point last_word_end =
+            played + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(dictation.spoken.words.back().end_s));
+        heard.longest_commit_gap_s =
+            std::max(heard.longest_commit_gap_s,
+                     std::chrono::duration<double>(last_word_end - *last_commit).count());
     }
     if (!entries.empty() && entries.back().update.update.final) {
         committed_text += entries.back().update.update.committed_text;
