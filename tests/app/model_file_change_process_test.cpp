@@ -35,6 +35,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
+// What every drawing of the progress line holds (" 42% | 0:03 elapsed | ...").
+constexpr const char* kProgressMark = "% | ";
+
 enum class Change { none, truncate, replace, overwrite_in_place };
 
 const char* change_name(Change change) {
@@ -175,7 +178,7 @@ protected:
             // The first progress line: the model is loaded (and released), decoding begins.
             const auto deadline = std::chrono::steady_clock::now() + 120s;
             std::string err;
-            while (err.find('%') == std::string::npos &&
+            while (err.find(kProgressMark) == std::string::npos &&
                    std::chrono::steady_clock::now() < deadline) {
                 if (::waitpid(pid, &status, WNOHANG) == pid) {
                     reaped = true;
@@ -184,7 +187,7 @@ protected:
                 std::this_thread::sleep_for(2ms);
                 err = read_file_text(err_path);
             }
-            if (!reaped && err.find('%') != std::string::npos) {
+            if (!reaped && err.find(kProgressMark) != std::string::npos) {
                 outcome.mappings = mappings_under(pid, model);
                 apply(change, model / "model.safetensors");
                 progress_at_change = count_progress(read_file_text(err_path));
@@ -218,7 +221,8 @@ protected:
     // Progress redraws ("\r 42% | ...") in what the process wrote to stderr.
     static size_t count_progress(const std::string& err) {
         size_t count = 0;
-        for (size_t at = err.find('%'); at != std::string::npos; at = err.find('%', at + 1)) {
+        for (size_t at = err.find(kProgressMark); at != std::string::npos;
+             at = err.find(kProgressMark, at + 1)) {
             ++count;
         }
         return count;
