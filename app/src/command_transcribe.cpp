@@ -240,9 +240,10 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
     apply_model_defaults(*session.loaded, session.options);
     if (r.word_timestamps) {
         if (!session.loaded->model->keeps_cross_attention()) {
+            // The CPU and CUDA backends return them; a backend that does not is refused here.
             return fail("--word-timestamps needs cross-attention weights, which " +
                         session.loaded->model->backend_name() +
-                        " does not return yet; use --backend cpu");
+                        " does not return; use --backend cpu or --backend cuda");
         }
         session.options.word_timestamps = true;
         // The checkpoint's alignment heads, else every head of the last half of the decoder.
