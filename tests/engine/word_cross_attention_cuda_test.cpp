@@ -255,7 +255,7 @@ TEST_P(CrossAttentionOnCudaDevice, BeamRowsThroughTheDecoderModelAndTheStepsAfte
     }
 }
 
-TEST_P(CrossAttentionOnCudaDevice, AHeadTheModelLacksIsRefusedLikeOnTheCpu) {
+TEST_P(CrossAttentionOnCudaDevice, AHeadTheModelLacksIsRefusedLikeOnTheCpuAndTheRestIsTimed) {
     CudaWhisper gpu(*checkpoint_, 1);
     gpu.listen_on_device(test_mel(1, o().mels, o().frames, 0));
     const HostTensor tokens = token_tensor(random_tokens(1, 3, o().vocab, 1), 0, 3);
@@ -265,10 +265,15 @@ TEST_P(CrossAttentionOnCudaDevice, AHeadTheModelLacksIsRefusedLikeOnTheCpu) {
     const std::vector<AttentionHead> no_head = {{0, o().heads}};
     request.heads = no_head;
     EXPECT_THROW(gpu.prefill(tokens, &request), std::out_of_range);
-    // The model still works after refusing.
+    // The model still works after refusing, profiled too: every step of the prefill is timed.
     const std::vector<AttentionHead> last = {{o().dec_layers - 1, o().heads - 1}};
     request.heads = last;
+    gpu.set_profiling(true);
     gpu.prefill(tokens, &request);
+    double total_ms = 0.0;
+    for (const auto& timing : gpu.last_timings()) total_ms += timing.ms;
+    EXPECT_FALSE(gpu.last_timings().empty());
+    EXPECT_GT(total_ms, 0.0);
     ASSERT_EQ(request.weights.shape(), (std::vector<int64_t>{1, 1, 3, audio_positions()}));
     const Comparison c = compare(request.weights, request.weights);
     EXPECT_NEAR(c.min_row_sum, 1.0, 1e-5);
