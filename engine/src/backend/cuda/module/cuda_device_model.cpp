@@ -1,4 +1,5 @@
-// CudaDeviceModel: uploads, the workspace layout of each prepared plan, and the step interpreter.
+// CudaDeviceModel: uploads, the workspace layout of each prepared plan, the step interpreter, and
+// the attention probabilities a run keeps for word alignment.
 #include "cuda_device_model.h"
 
 #include <algorithm>
