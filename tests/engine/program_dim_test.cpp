@@ -118,6 +118,18 @@ TEST(Dim, ParsesWhatItPrints) {
     EXPECT_EQ(parse_dim("(Heads * Dh) / Heads"), Dim::symbol("Dh"));
 }
 
+TEST(Dim, ExactQuotientWithoutSymbolsIsAConstant) {
+    // -X / X divides out every atom: the quotient is the constant -1, not a term without atoms
+    // (which printed as "-" and did not parse back; found by the declaration-syntax fuzzer).
+    EXPECT_EQ(-kX / kX, Dim(-1));
+    EXPECT_EQ((-kX / kX).constant(), -1);
+    EXPECT_EQ((-kX / kX / Dim::symbol("Y")).str(), "-1 / Y");
+    const Dim found = parse_dim("1 + (-X / X / Y)");
+    EXPECT_EQ(found.str(), "1 + -1 / Y");
+    EXPECT_EQ(parse_dim(found.str()), found);
+    EXPECT_EQ((3 * kX * kFrames / (kX * kFrames)), Dim(3));
+}
+
 TEST(Dim, DivisionByZeroConstantIsAnError) {
     EXPECT_THROW((void)(kX / 0), DimError);
     EXPECT_THROW((void)(kX / Dim::symbol("Z")).evaluate({{"X", 1}, {"Z", 0}}), DimError);

@@ -135,6 +135,12 @@ Dim Dim::from_terms(int64_t constant, std::vector<Term> terms) {
     Dim d;
     d.constant_ = constant;
     for (auto& term : terms) {
+        // A term without atoms is a constant (X / X times -1, say): it joins the constant, so
+        // that every Dim has one normal form and prints as text that parses back.
+        if (term.atoms.empty()) {
+            d.constant_ = checked_add(d.constant_, term.coefficient);
+            continue;
+        }
         if (!d.terms_.empty() && d.terms_.back().atoms == term.atoms) {
             d.terms_.back().coefficient =
                 checked_add(d.terms_.back().coefficient, term.coefficient);
