@@ -5,10 +5,14 @@
 
 #include <QClipboard>
 #include <QGuiApplication>
+#include <QMimeData>
+#include <QPointer>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTimer>
+#include <functional>
 #include <string>
+#include <utility>
 
 #include "x11_keyboard.h"
 
@@ -16,9 +20,28 @@ namespace earshot::app {
 
 namespace {
 
-// The target reads the clipboard when it handles the paste: keep the text there this long.
+// The target reads the clipboard when it handles the paste, which a busy application may do
+// late: the text stays there until it has been read and this long after (more formats may follow),
+// or until kClipboardReadWaitMs passed without a read. Only then does the next piece go or the
+// user's clipboard come back, so a slow target never pastes a later piece or the old clipboard.
 constexpr int kClipboardRestoreMs = 700;
+constexpr int kClipboardReadWaitMs = 5000;
 constexpr int kHelperTimeoutMs = 5000;
+
+// Clipboard contents that call `on_read` whenever another application (or Qt) reads them.
+class PasteData : public QMimeData {
+public:
+    explicit PasteData(std::function<void()> on_read) : m_onRead(std::move(on_read)) {}
+
+protected:
+    QVariant retrieveData(const QString& mimeType, QMetaType type) const override {
+        if (m_onRead) m_onRead();
+        return QMimeData::retrieveData(mimeType, type);
+    }
+
+private:
+    std::function<void()> m_onRead;
+};
 
 }  // namespace
 
@@ -31,8 +54,14 @@ TypingMethod typing_method_from_setting(const QString& value) {
 FocusedWindowTyper::FocusedWindowTyper(QObject* parent)
     : QObject(parent), m_restore(new QTimer(this)) {
     m_restore->setSingleShot(true);
-    m_restore->setInterval(kClipboardRestoreMs);
     connect(m_restore, &QTimer::timeout, this, [this] {
+        m_pasteInFlight = false;
+        if (!m_queuedText.isEmpty()) {  // what came while the last paste was pending
+            const QString next = std::exchange(m_queuedText, QString());
+            const QString error = paste(next);
+            if (!error.isEmpty()) emit pasteFailed(error);
+            return;
+        }
         if (!m_clipboardSaved) return;
         QGuiApplication::clipboard()->setText(m_savedClipboard);
         m_clipboardSaved = false;
@@ -98,12 +127,28 @@ QString FocusedWindowTyper::sendKeys(const QString& text) {
 }
 
 QString FocusedWindowTyper::sendClipboard(const QString& text) {
+    if (m_pasteInFlight) {  // one paste at a time: this goes once the target read the last one
+        m_queuedText += text;
+        return {};
+    }
+    return paste(text);
+}
+
+QString FocusedWindowTyper::paste(const QString& text) {
     QClipboard* clipboard = QGuiApplication::clipboard();
     if (!m_clipboardSaved) {  // a paste still pending keeps the first saved text
         m_savedClipboard = clipboard->text();
         m_clipboardSaved = true;
     }
-    clipboard->setText(text);
+    QPointer<FocusedWindowTyper> self(this);
+    auto* data = new PasteData([self] {
+        if (self) self->pasteRead();
+    });
+    data->setText(text);
+    m_pasteRead = false;
+    m_pasteInFlight = true;
+    clipboard->setMimeData(data);  // the clipboard owns it
+    m_pasteRead = false;           // setting it is not a read by the target
     QString error;
     if (onX11()) {
         X11Keyboard* keyboard = nullptr;
@@ -116,8 +161,14 @@ QString FocusedWindowTyper::sendClipboard(const QString& text) {
                           {QStringLiteral("key"), QStringLiteral("29:1"), QStringLiteral("47:1"),
                            QStringLiteral("47:0"), QStringLiteral("29:0")});
     }
-    m_restore->start();
+    m_restore->start(kClipboardReadWaitMs);
     return error;
+}
+
+void FocusedWindowTyper::pasteRead() {
+    if (!m_pasteInFlight || m_pasteRead) return;
+    m_pasteRead = true;
+    m_restore->start(kClipboardRestoreMs);
 }
 
 QString FocusedWindowTyper::send(const QString& text) {

@@ -175,6 +175,8 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
     FocusedWindowTyper typer;
     ui::DictationTarget target;
     connect_dictation_target(window, controller, typer, target);
+    QObject::connect(&typer, &FocusedWindowTyper::pasteFailed, &target,
+                     &ui::DictationTarget::failed);
     // The tray: idle or listening, start/stop, show, quit (where the desktop has a tray).
     ui::TrayIcon tray(&window);
     QObject::connect(&tray, &ui::TrayIcon::toggleRequested, window.livePanel(),
