@@ -77,7 +77,7 @@ sanitize)
     # Left out: labels long and slow (hours of audio), and the tests that assert time or memory
     # bounds, which a sanitizer's slowdown (5-15x for TSan) and shadow memory change; the
     # normal build runs them all.
-    timed='LiveLatencyLiveDevice|TenMinuteFileStreamsInBoundedMemory|StopHearsWhatIsQueuedAndCommitsIt'
+    timed='LiveLatencyLiveDevice|TenMinuteFileStreamsInBoundedMemory|TwentyMinutesPeakNearAShortFile|StopHearsWhatIsQueuedAndCommitsIt'
     set +e
     ctest --test-dir "$dir" --output-on-failure -j"$jobs" -LE 'long|slow' -E "$timed" --timeout 900
     status=$?
