@@ -23,7 +23,12 @@ constexpr int kExitDownloadFailed = 1;
 constexpr int kExitInterrupted = 130;  // Ctrl-C, as shells report SIGINT (128 + 2)
 constexpr double kCliProgressIntervalSeconds = 0.5;
 
+// Which of models' subcommands was given: recorded while parsing, because the command runs
+// after the parser (and the subcommands it owns) is gone.
+enum class ModelsAction { none, list, pull, rm, path };
+
 struct ModelsRequest {
+    ModelsAction action = ModelsAction::none;
     std::string name;
     std::string hub;
     int stall_seconds = 30;
@@ -243,11 +248,26 @@ ExtraCommand add_models(CLI::App& root) {
     rm->add_option("name", request->name, "Model name")->required();
     CLI::App* path = models->add_subcommand("path", "Print where an installed model is");
     path->add_option("name", request->name, "Model name")->required();
-    return {models, [request, list, pull, rm, path](std::ostream& out, std::ostream& err) {
-                if (list->parsed()) return run_list(out, err);
-                if (pull->parsed()) return run_pull(*request, out, err);
-                if (rm->parsed()) return run_rm(*request, out, err);
-                if (path->parsed()) return run_path(*request, out, err);
+    const auto records = [request](ModelsAction action) {
+        return [request, action] { request->action = action; };
+    };
+    list->callback(records(ModelsAction::list));
+    pull->callback(records(ModelsAction::pull));
+    rm->callback(records(ModelsAction::rm));
+    path->callback(records(ModelsAction::path));
+    return {models, [request](std::ostream& out, std::ostream& err) {
+                switch (request->action) {
+                    case ModelsAction::list:
+                        return run_list(out, err);
+                    case ModelsAction::pull:
+                        return run_pull(*request, out, err);
+                    case ModelsAction::rm:
+                        return run_rm(*request, out, err);
+                    case ModelsAction::path:
+                        return run_path(*request, out, err);
+                    case ModelsAction::none:
+                        break;
+                }
                 return kExitBadInput;
             }};
 }
