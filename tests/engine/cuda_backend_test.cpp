@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backend_test_data.h"
+#include "cuda_test_device.h"
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/backend/cuda_devices.h"
 #include "earshot/engine/backend/cuda_whisper.h"
@@ -39,6 +40,8 @@ using earshot::backend::CudaError;
 using earshot::backend::CudaErrorKind;
 using earshot::backend::CudaWhisper;
 using earshot::backend::HostTensor;
+using earshot::test::cuda_unavailable;
+using earshot::test::emulator_graph_launches;
 namespace fs = std::filesystem;
 
 // The tolerances for f16 weights and activations against the f32 CPU backend.
@@ -50,33 +53,11 @@ constexpr double kArgmaxAgreement = 0.99;
 constexpr double kCacheTolerance = 5e-3;
 
 // Why the CUDA cases cannot run here, or nullopt when a device is usable.
-std::optional<std::string> cuda_unavailable() {
-    try {
-        const auto devices = earshot::backend::cuda_devices();
-        return std::nullopt;
-    } catch (const CudaError& error) {
-        return std::string(earshot::backend::cuda_error_kind_name(error.kind())) + ": " +
-               error.what();
-    }
-}
 
 #define SKIP_WITHOUT_CUDA()                                                           \
     do {                                                                              \
         if (const auto why = cuda_unavailable()) GTEST_SKIP() << "no CUDA: " << *why; \
     } while (false)
-
-// The emulated device's count of CUDA graph launches (nullopt on a real GPU).
-std::optional<size_t> emulator_graph_launches() {
-    const char* module = std::getenv("EARSHOT_CUDA_MODULE");
-    if (module == nullptr) return std::nullopt;
-    void* handle = dlopen(module, RTLD_NOW | RTLD_NOLOAD);
-    if (handle == nullptr) return std::nullopt;
-    using Count = size_t (*)();
-    auto count = reinterpret_cast<Count>(dlsym(handle, "earshot_cuda_emulator_graph_launches"));
-    dlclose(handle);
-    if (count == nullptr) return std::nullopt;
-    return count();
-}
 
 struct Shape {
     std::string name;

@@ -4,7 +4,6 @@
 // the logits unchanged by asking, and the decoder steps after it still replayed from their graph.
 // Suites named *OnCudaDevice need a CUDA device (the emulated one of cuda_backend_emulated here)
 // and skip with one line without.
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "backend_test_data.h"
+#include "cuda_test_device.h"
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/backend/cross_attention.h"
 #include "earshot/engine/backend/cuda_devices.h"
@@ -36,6 +36,8 @@ using earshot::backend::CrossAttentionRequest;
 using earshot::backend::CudaError;
 using earshot::backend::CudaWhisper;
 using earshot::backend::HostTensor;
+using earshot::test::cuda_unavailable;
+using earshot::test::emulator_graph_launches;
 
 // Probabilities in [0, 1], the GPU's against the CPU's: the GPU runs every GEMM on f16 operands
 // and keeps the cross caches in f16 (about 5e-4 relative per rounding) and its encoder states
@@ -48,29 +50,6 @@ constexpr double kWeightTolerance = 1e-3;
 constexpr double kOtherHeadsAtLeast = 10 * kWeightTolerance;
 // Logits of the CUDA backend against the CPU's (cuda_backend_test's kLogitsTolerance).
 constexpr double kLogitsTolerance = 1e-2;
-
-std::optional<std::string> cuda_unavailable() {
-    try {
-        earshot::backend::cuda_devices();
-        return std::nullopt;
-    } catch (const CudaError& error) {
-        return std::string(earshot::backend::cuda_error_kind_name(error.kind())) + ": " +
-               error.what();
-    }
-}
-
-// The emulated device's count of CUDA graph launches (nullopt on a real GPU).
-std::optional<size_t> emulator_graph_launches() {
-    const char* module = std::getenv("EARSHOT_CUDA_MODULE");
-    if (module == nullptr) return std::nullopt;
-    void* handle = dlopen(module, RTLD_NOW | RTLD_NOLOAD);
-    if (handle == nullptr) return std::nullopt;
-    using Count = size_t (*)();
-    auto count = reinterpret_cast<Count>(dlsym(handle, "earshot_cuda_emulator_graph_launches"));
-    dlclose(handle);
-    if (count == nullptr) return std::nullopt;
-    return count();
-}
 
 // A random checkpoint small enough for the emulated device, and the heads asked of it.
 struct Case {

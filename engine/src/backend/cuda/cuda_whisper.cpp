@@ -311,13 +311,7 @@ HostTensor CudaWhisper::prefill(const HostTensor& tokens, CrossAttentionRequest*
     const auto& plan = impl_->plan_for("prefill", {{"S", tokens.dim(1)}});
     if (cross_attention == nullptr) return impl_->run(plan, {&tokens}, 0, true);
     const auto& dims = impl_->binding.values.dims;
-    for (const AttentionHead& head : cross_attention->heads) {
-        if (head.layer < 0 || head.layer >= dims.at("DecoderLayers") || head.head < 0 ||
-            head.head >= dims.at("Heads")) {
-            throw std::out_of_range("no decoder head " + std::to_string(head.head) + " in layer " +
-                                    std::to_string(head.layer));
-        }
-    }
+    require_decoder_heads(cross_attention->heads, dims.at("DecoderLayers"), dims.at("Heads"));
     const std::map<int64_t, int64_t> steps = Impl::cross_attention_steps(plan);
     std::vector<cuda::KeptAttention> kept;
     for (const AttentionHead& head : cross_attention->heads) {

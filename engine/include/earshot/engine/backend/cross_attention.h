@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <span>
+#include <stdexcept>
+#include <string>
 
 #include "earshot/engine/backend/host_tensor.h"
 
@@ -23,5 +25,18 @@ struct CrossAttentionRequest {
     std::span<const AttentionHead> heads;
     HostTensor weights;
 };
+
+// Throws std::out_of_range naming the first of `heads` that a decoder of `decoder_layers` layers
+// of `heads_per_layer` heads does not have; every backend checks a request with it.
+inline void require_decoder_heads(std::span<const AttentionHead> heads, int64_t decoder_layers,
+                                  int64_t heads_per_layer) {
+    for (const AttentionHead& head : heads) {
+        if (head.layer < 0 || head.layer >= decoder_layers || head.head < 0 ||
+            head.head >= heads_per_layer) {
+            throw std::out_of_range("no decoder head " + std::to_string(head.head) + " in layer " +
+                                    std::to_string(head.layer));
+        }
+    }
+}
 
 }  // namespace earshot::backend
