@@ -1,5 +1,6 @@
-// CpuWhisper: the weights (f16 matrices stay f16, see cpu_weights.h), f32 caches, one plan per
-// (entry, binding), and the step interpreter that runs a plan's steps on the CPU kernels.
+// CpuWhisper: the weights (f16 matrices stay f16, see cpu_weights.h), f32 caches resident only
+// where written (cpu_cache.h), one plan per (entry, binding), and the step interpreter that runs a
+// plan's steps on the CPU kernels.
 #include "earshot/engine/backend/cpu_whisper.h"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <unordered_map>
 
 #include "../whisper_plans.h"
+#include "cpu_cache.h"
 #include "cpu_gemv_f16.h"
 #include "cpu_kernels.h"
 #include "cpu_weights.h"
@@ -42,12 +44,28 @@ bool reads_half(const PlanStep& step, size_t i) {
 struct CpuWhisper::Impl {
     explicit Impl(const model::WhisperBinding& bound) : binding(bound), plans(bound) {}
 
-    // One decoder cache. The audio caches of a batch expanded from one row (beams over one
-    // window) keep that single row, which every batch row reads (`shared`).
+    // One decoder cache [rows, Heads, Positions, D / Heads]. The audio caches of a batch
+    // expanded from one row (beams over one window) keep that single row, which every batch row
+    // reads (`shared`). Positions at or past `filled` have never been written in any row: they
+    // are zeros, and copies leave them out (so their pages stay unmapped).
     struct State {
-        std::vector<float> values;
-        int64_t row_elements = 0;
+        cpu::CacheBuffer values;
+        int64_t heads = 0;
+        int64_t positions = 0;
+        int64_t dh = 0;
+        int64_t filled = 0;
         bool shared = false;
+
+        int64_t row_elements() const { return heads * positions * dh; }
+        // Row `to` of `into` takes the written positions of row `from` of this cache.
+        void copy_row(int64_t from, cpu::CacheBuffer& into, int64_t to) const {
+            const int64_t row = row_elements();
+            for (int64_t h = 0; h < heads; ++h) {
+                std::memcpy(into.data() + to * row + h * positions * dh,
+                            values.data() + from * row + h * positions * dh,
+                            static_cast<size_t>(filled * dh) * sizeof(float));
+            }
+        }
     };
 
     // What a plan needs resolved once: param pointers, and which of them are f16 matrices.
@@ -67,7 +85,8 @@ struct CpuWhisper::Impl {
     std::unordered_map<const ExecutionPlan*, Prepared> prepared;
     std::vector<float> arena;  // intermediates of the running plan
     std::vector<float> conv_scratch;
-    std::vector<void*> slot_data;  // per slot of the running plan
+    std::vector<void*> slot_data;     // per slot of the running plan
+    std::vector<State*> slot_states;  // per slot of the running plan: its cache, or null
     bool profiling = false;
     std::vector<StepTiming> timings;
 
@@ -121,21 +140,27 @@ struct CpuWhisper::Impl {
         states.clear();
         for (const CacheShape& cache : plans.cache_shapes(batch)) {
             State& state = states[cache.path];
-            state.values.assign(static_cast<size_t>(cache.elements()), 0.0F);
-            state.row_elements = cache.elements() / batch;
+            state.values = cpu::CacheBuffer(static_cast<size_t>(cache.elements()));
+            state.heads = cache.shape.at(1);
+            state.positions = cache.shape.at(2);
+            state.dh = cache.shape.at(3);
         }
     }
 
     // A shared cache gets its own copy of the row for every batch row (before a plan writes it).
     void unshare(State& state) const {
         if (!state.shared) return;
-        std::vector<float> next(static_cast<size_t>(state.row_elements * batch));
-        for (int64_t r = 0; r < batch; ++r) {
-            std::copy(state.values.begin(), state.values.end(),
-                      next.begin() + r * state.row_elements);
-        }
+        cpu::CacheBuffer next(static_cast<size_t>(state.row_elements() * batch));
+        for (int64_t r = 0; r < batch; ++r) state.copy_row(0, next, r);
         state.values = std::move(next);
         state.shared = false;
+    }
+
+    // The encoder's intermediates are the largest by far; a decoder that follows needs a small
+    // part of them, so they go rather than stay resident beside the caches.
+    void release_scratch() {
+        arena = {};
+        conv_scratch = {};
     }
 
     // Every cache becomes `rows` rows, row r copying row source[r] of the current caches. An
@@ -151,20 +176,17 @@ struct CpuWhisper::Impl {
         const bool one_source = std::all_of(source.begin(), source.begin() + rows,
                                             [&](int64_t from) { return from == source[0]; });
         for (auto& [path, state] : states) {
-            const int64_t row = state.row_elements;
             if (state.shared) continue;  // every row is the same row, whatever the order
             if (is_cross_cache(path) && one_source) {
-                std::vector<float> kept(state.values.begin() + source[0] * row,
-                                        state.values.begin() + (source[0] + 1) * row);
+                cpu::CacheBuffer kept(static_cast<size_t>(state.row_elements()));
+                state.copy_row(source[0], kept, 0);
                 state.values = std::move(kept);
                 state.shared = rows > 1;
                 continue;
             }
-            std::vector<float> next(static_cast<size_t>(row * rows));
+            cpu::CacheBuffer next(static_cast<size_t>(state.row_elements() * rows));
             for (int64_t r = 0; r < rows; ++r) {
-                const int64_t from = source[static_cast<size_t>(r)];
-                std::memcpy(next.data() + r * row, state.values.data() + from * row,
-                            static_cast<size_t>(row) * sizeof(float));
+                state.copy_row(source[static_cast<size_t>(r)], next, r);
             }
             state.values = std::move(next);
         }
@@ -185,6 +207,7 @@ struct CpuWhisper::Impl {
         }
         auto* base = reinterpret_cast<std::byte*>(arena.data());
         slot_data.assign(plan.slots.size(), nullptr);
+        slot_states.assign(plan.slots.size(), nullptr);
         std::vector<void*>& ptr = slot_data;
         half_slots = &ready.half;
         for (size_t s = 0; s < plan.slots.size(); ++s) {
@@ -209,9 +232,12 @@ struct CpuWhisper::Impl {
                     // Kernels only read params (see the input case).
                     ptr[s] = const_cast<void*>(ready.params[s]);
                     break;
-                case SlotKind::state:
-                    ptr[s] = states.at(slot.path).values.data();
+                case SlotKind::state: {
+                    State& state = states.at(slot.path);
+                    slot_states[s] = &state;
+                    ptr[s] = state.values.data();
                     break;
+                }
                 case SlotKind::arena:
                     ptr[s] = base + slot.offset_bytes;
                     break;
@@ -442,6 +468,12 @@ struct CpuWhisper::Impl {
                 }
                 const int64_t outer = element_count(ss, 0, axis);
                 const int64_t inner = element_count(ss, axis + 1);
+                if (State* cache = slot_states[static_cast<size_t>(step.output)]) {
+                    // Positions along axis 2 of [rows, Heads, Positions, D / Heads]; a write
+                    // along another axis may touch any position.
+                    cache->filled =
+                        axis == 2 ? std::max(cache->filled, start + vs[axis]) : cache->positions;
+                }
                 auto* state = static_cast<float*>(out_raw);
                 for (int64_t o = 0; o < outer; ++o) {
                     std::memcpy(state + (o * ss[axis] + start) * inner,
@@ -517,7 +549,9 @@ HostTensor CpuWhisper::decode(const HostTensor& tokens, const HostTensor& audio)
 
 HostTensor CpuWhisper::listen(const HostTensor& mel) {
     require_rank(mel, 3, "listen: mel [Batch, Mels, Frames]");
-    return impl_->run(impl_->plan_for("listen", {}), {&mel}, 0);
+    HostTensor audio = impl_->run(impl_->plan_for("listen", {}), {&mel}, 0);
+    impl_->release_scratch();
+    return audio;
 }
 
 HostTensor CpuWhisper::prefill(const HostTensor& tokens, CrossAttentionRequest* cross_attention) {

@@ -1,0 +1,40 @@
+// CacheBuffer: anonymous private mappings. Their pages read as zeros and become resident (and
+// counted) on their first write; reads of a page never written map the kernel's shared zero page.
+#include "cpu_cache.h"
+
+#include <sys/mman.h>
+
+#include <new>
+#include <utility>
+
+namespace earshot::backend::cpu {
+
+CacheBuffer::CacheBuffer(size_t elements) : size_(elements) {
+    if (elements == 0) return;
+    void* mapped = mmap(nullptr, elements * sizeof(float), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED) throw std::bad_alloc();
+    data_ = static_cast<float*>(mapped);
+}
+
+CacheBuffer::~CacheBuffer() { release(); }
+
+CacheBuffer::CacheBuffer(CacheBuffer&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+CacheBuffer& CacheBuffer::operator=(CacheBuffer&& other) noexcept {
+    if (this != &other) {
+        release();
+        data_ = std::exchange(other.data_, nullptr);
+        size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+}
+
+void CacheBuffer::release() noexcept {
+    if (data_ != nullptr) munmap(data_, size_ * sizeof(float));
+    data_ = nullptr;
+    size_ = 0;
+}
+
+}  // namespace earshot::backend::cpu
