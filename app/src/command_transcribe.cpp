@@ -55,6 +55,7 @@ struct TranscribeRequest {
     bool no_timestamps = false;
     std::string formats = "txt,srt,vtt,json";
     bool word_timestamps = false;
+    std::string segment_times = "speech";
     int max_line_words = 0;
     std::string output_dir;
     std::string backend = "auto";
@@ -238,6 +239,7 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
         return fail(e.what());
     }
     apply_model_defaults(*session.loaded, session.options);
+    session.options.snap_times_to_speech = r.segment_times == "speech";
     if (r.word_timestamps) {
         if (!session.loaded->model->keeps_cross_attention()) {
             // The CPU and CUDA backends return them; a backend that does not is refused here.
@@ -328,6 +330,13 @@ ExtraCommand add_transcribe(CLI::App& root) {
     command->add_flag("--word-timestamps", r.word_timestamps,
                       "Time every word (cross-attention alignment): words in JSON, subtitle "
                       "times fitted to the words");
+    command
+        ->add_option("--segment-times", r.segment_times,
+                     "speech: segment starts and ends moved to the edges of the speech they hold "
+                     "(at most 0.6 s into speech, 1 s across silence); model: the model's own "
+                     "timestamps, as openai's transcribe() reports them")
+        ->check(CLI::IsMember({"speech", "model"}))
+        ->capture_default_str();
     command
         ->add_option("--max-line-words", r.max_line_words,
                      "With --word-timestamps: at most N words per SRT/VTT cue, each cue timed "

@@ -10,12 +10,15 @@
 #include <string>
 #include <utility>
 
+#include "earshot/audio/energy_vad.h"
+
 namespace earshot::app {
 
 namespace {
 
 constexpr int64_t kSamplesPerFrame = 160;  // hop (reference §1.1)
 constexpr size_t kChunkSamples = 16000;    // 1 s of audio per read
+constexpr int kSampleRateHz = 16000;
 
 // Pushes `count` zero samples (the silence whole_file_mel() appends) into `stream`.
 void push_silence(audio::LogMelStream& stream, int64_t count, audio::FrameSink sink) {
@@ -43,11 +46,25 @@ std::optional<StreamingMelSource> StreamingMelSource::open(
     auto track = [&max](int64_t /*index*/, std::span<const float> frame) {
         for (float value : frame) max = std::max(max, value);
     };
+    // Speech edges for the segment times: loud hops only, without the detector's hangover.
+    audio::EnergyVadOptions vad_options;
+    vad_options.hangover_s = 0.0;
+    audio::EnergyVad vad(vad_options);
+    source.speech_.hop_s = static_cast<double>(kSamplesPerFrame) / kSampleRateHz;
+    std::vector<float> hop;  // the samples of a hop split across reads
+    hop.reserve(static_cast<size_t>(kSamplesPerFrame));
     std::vector<float> chunk(kChunkSamples);
     for (;;) {
         if (cancel != nullptr && cancel->load()) return std::nullopt;
         const size_t n = decoder.read(chunk);
         stream.push(std::span<const float>(chunk.data(), n), track);
+        for (size_t i = 0; i < n; ++i) {
+            hop.push_back(chunk[i]);
+            if (hop.size() == static_cast<size_t>(kSamplesPerFrame)) {
+                source.speech_.loud.push_back(vad.push_hop(hop) ? 1 : 0);
+                hop.clear();
+            }
+        }
         source.samples_ += static_cast<int64_t>(n);
         if (progress) progress(decoder.progress());
         if (n < chunk.size()) break;

@@ -18,8 +18,9 @@ namespace earshot::app {
 // The windows are exactly those of whole_file_mel() (the samples with `padding_frames` frames of
 // silence appended, normalized over all of it: openai's global max - 8 clamp, reference §1.5,
 // §1.6), bit for bit, in two passes over the file: open() decodes it once to find its length,
-// its damaged spans and the maximum of its raw log-mel; window() decodes it again and computes the
-// normalized frames as the seek loop reaches them, forgetting those before its seek.
+// its damaged spans, where it is speech and the maximum of its raw log-mel; window() decodes it
+// again and computes the normalized frames as the seek loop reaches them, forgetting those before
+// its seek.
 class StreamingMelSource final : public decoding::MelWindowSource {
 public:
     // The first pass. `progress` (may be empty) hears the fraction of the file decoded; a set
@@ -37,6 +38,8 @@ public:
 
     double audio_s() const;
     int64_t samples() const { return samples_; }
+    // Where the first pass heard speech: audio::EnergyVad's loud hops (no hangover), 10 ms each.
+    const decoding::SpeechActivity* speech_activity() const override { return &speech_; }
     // Where the first pass found damaged audio (transcribed as silence).
     const std::vector<audio::DamagedSpan>& damaged_spans() const { return damaged_spans_; }
     // Normalized frames held now ([Frames][Mels]), for the tests of the memory bound.
@@ -54,6 +57,7 @@ private:
     int64_t content_frames_ = 0;
     float clamp_floor_ = 0.0F;  // global max - 8
     std::vector<audio::DamagedSpan> damaged_spans_;
+    decoding::SpeechActivity speech_;  // one byte per 10 ms: 360 kB per hour of audio
 
     // The second pass, started by the first window().
     std::optional<audio::FileDecoder> decoder_;

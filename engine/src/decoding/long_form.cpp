@@ -2,6 +2,7 @@
 #include "earshot/engine/decoding/long_form.h"
 
 #include <algorithm>
+#include <iterator>
 #include <random>
 #include <stdexcept>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include "earshot/engine/decoding/fallback.h"
 #include "earshot/engine/decoding/language_detection.h"
 #include "earshot/engine/decoding/seek_loop.h"
+#include "earshot/engine/decoding/speech_activity.h"
 #include "earshot/engine/decoding/word_alignment.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "python_strip.h"
@@ -69,27 +71,43 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
         return decode_with_fallback(model, tokenizer, window, prompt, {}, decoding, rng);
     };
 
+    // Each window's segments, with their words when asked for and their times snapped to the
+    // speech, go to `on_segments` and into the transcript as they are.
+    std::vector<SpeechRun> runs;
+    if (options.snap_times_to_speech && mel.speech_activity() != nullptr) {
+        runs = speech_runs(*mel.speech_activity(), options.speech_snap.max_gap_s);
+    }
+    double reported_end_s = 0.0;
+    std::vector<Segment> finished;
+    auto finish = [&](std::vector<Segment> segments) {
+        if (!runs.empty()) {
+            reported_end_s =
+                snap_segment_times(segments, runs, options.speech_snap, reported_end_s);
+        }
+        if (on_segments) on_segments(segments);
+        finished.insert(finished.end(), std::make_move_iterator(segments.begin()),
+                        std::make_move_iterator(segments.end()));
+    };
+
     Transcript transcript;
     if (options.word_timestamps) {
-        // Each window's segments get their words as soon as the loop reports them.
         WindowWordAligner aligner(model, tokenizer, mel, decoding.language,
                                   options.alignment_heads);
-        std::vector<Segment> with_words;
         const NewSegmentsFn add_words = [&](std::span<const Segment> added) {
             std::vector<Segment> segments(added.begin(), added.end());
             aligner.add_words(segments);
-            if (on_segments) on_segments(segments);
-            with_words.insert(with_words.end(), segments.begin(), segments.end());
+            finish(std::move(segments));
         };
         transcript.segments = run_seek_loop(aligner.source(), vocabulary, loop, decode_window,
                                             progress, cancel, add_words);
-        if (with_words.size() == transcript.segments.size()) {
-            transcript.segments = std::move(with_words);
-        }
     } else {
+        const NewSegmentsFn add = [&](std::span<const Segment> added) {
+            finish(std::vector<Segment>(added.begin(), added.end()));
+        };
         transcript.segments =
-            run_seek_loop(mel, vocabulary, loop, decode_window, progress, cancel, on_segments);
+            run_seek_loop(mel, vocabulary, loop, decode_window, progress, cancel, add);
     }
+    if (finished.size() == transcript.segments.size()) transcript.segments = std::move(finished);
     transcript.language = decoding.language;
     for (const Segment& segment : transcript.segments) transcript.text += segment.text;
     return transcript;

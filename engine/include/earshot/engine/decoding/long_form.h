@@ -33,6 +33,11 @@ struct TranscribeOptions {
     // default_alignment_heads), and their times fitted to them (word_alignment.h).
     bool word_timestamps = false;
     std::vector<backend::AttentionHead> alignment_heads;
+    // Segment times snapped to the speech in the audio (speech_activity.h), when the mel source
+    // knows where it is; false: the model's timestamps as openai reports them. The seek loop works
+    // from the model's either way, so the text is the same.
+    bool snap_times_to_speech = true;
+    SpeechSnapOptions speech_snap;
 };
 
 // mel [Mels, N]: the file's log-mel with model.frames() frames of silence appended (30 s for the

@@ -11,6 +11,7 @@
 
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/decoding/decoding_options.h"
+#include "earshot/engine/decoding/speech_activity.h"
 #include "earshot/engine/decoding/transcript.h"
 
 namespace earshot::decoding {
@@ -43,6 +44,9 @@ public:
     // Frames [seek, seek + frames) as [1, Mels, frames], 0.0 past the frames the source has.
     // Calls come with `seek` never decreasing (a source may forget frames before the last seek).
     virtual backend::HostTensor window(int64_t seek, int64_t frames) = 0;
+    // Where the file's audio is speech, when the source read its samples (nullptr: not known).
+    // transcribe() snaps segment times to it (speech_activity.h).
+    virtual const SpeechActivity* speech_activity() const { return nullptr; }
 };
 
 // A mel [Mels, N] held in memory (not owned: it outlives the source); content_frames is clamped
