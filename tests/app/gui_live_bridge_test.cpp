@@ -42,11 +42,13 @@ TEST(LiveBridge, ToTextUpdateCarriesTextTimesAndLosses) {
 
     // The tokens of both, committed first, with how sure the decoder was of each.
     EXPECT_TRUE(text.tokens.isEmpty());
+    using decoding::WordTiming;
     update.update.committed_words = {
-        {" And", 0.0, 0.3, {{" And", 0.92, {{" and", 0.05}, {" An", 0.01}}}}},
-        {" so", 0.3, 0.5, {{" so", 0.61, {{" sew", 0.3}}}}}};
-    update.update.tentative_words = {{" my", 0.5, 0.7, {{" my", 0.4, {}}}},
-                                     {" fellow", 0.7, 1.0, {{" fell", 0.3, {}}, {"ow", -1.0, {}}}}};
+        {" And", 0.0, 0.3, WordTiming::aligned, {{" And", 0.92, {{" and", 0.05}, {" An", 0.01}}}}},
+        {" so", 0.3, 0.5, WordTiming::aligned, {{" so", 0.61, {{" sew", 0.3}}}}}};
+    update.update.tentative_words = {
+        {" my", 0.5, 0.7, WordTiming::estimated, {{" my", 0.4, {}}}},
+        {" fellow", 0.7, 1.0, WordTiming::estimated, {{" fell", 0.3, {}}, {"ow", -1.0, {}}}}};
     const ui::LiveTextUpdate tokens = app::to_text_update(update);
     ASSERT_EQ(tokens.tokens.size(), 5);
     EXPECT_EQ(tokens.tokens[0].text, QStringLiteral(" And"));
