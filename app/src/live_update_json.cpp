@@ -10,7 +10,10 @@ namespace {
 nlohmann::ordered_json words_json(const std::vector<decoding::StreamWord>& words) {
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const auto& w : words) {
-        list.push_back({{"text", w.text}, {"start_s", w.start_s}, {"end_s", w.end_s}});
+        list.push_back({{"text", w.text},
+                        {"start_s", w.start_s},
+                        {"end_s", w.end_s},
+                        {"timing", std::string(decoding::to_string(w.timing))}});
     }
     return list;
 }
@@ -30,6 +33,7 @@ std::string live_update_json(const LiveUpdate& live) {
     j["committed_words"] = words_json(u.committed_words);
     j["tentative_text"] = u.tentative_text;
     j["tentative_words"] = words_json(u.tentative_words);
+    j["word_timing"] = std::string(decoding::to_string(u.word_timing));
     j["forced_commit"] = u.forced_commit;
     j["final"] = u.final;
     j["no_speech_prob"] = u.no_speech_prob;

@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "earshot/engine/decoding/word_alignment.h"
+
 namespace earshot::app {
 
 namespace {
@@ -47,6 +49,26 @@ void apply_model_defaults(const LoadedModel& loaded, decoding::TranscribeOptions
     apply_model_defaults(loaded, options.decoding);
     if (loaded.generation.condition_on_prev_tokens)
         options.condition_on_previous_text = *loaded.generation.condition_on_prev_tokens;
+}
+
+void apply_model_defaults(const LoadedModel& loaded, decoding::StreamingOptions& streaming) {
+    apply_model_defaults(loaded, streaming.decoding);
+    const auto& dims = loaded.checkpoint.binding.values.dims;
+    const int64_t layers = dims.at("DecoderLayers");
+    const int64_t heads = dims.at("Heads");
+    streaming.alignment_heads.clear();
+    if (loaded.generation.alignment_heads) {
+        // Heads the model does not have are left out (`earshot transcribe --word-timestamps`
+        // refuses such a checkpoint; dictation keeps running).
+        for (const auto& [layer, head] : *loaded.generation.alignment_heads) {
+            if (layer >= 0 && layer < layers && head >= 0 && head < heads) {
+                streaming.alignment_heads.push_back({layer, head});
+            }
+        }
+    }
+    if (streaming.alignment_heads.empty()) {
+        streaming.alignment_heads = decoding::default_alignment_heads(layers, heads);
+    }
 }
 
 }  // namespace earshot::app

@@ -1,4 +1,5 @@
-// The engine side of live dictation: window, continuation decoding, LocalAgreement-2, window moves.
+// The engine side of live dictation: window, continuation decoding, LocalAgreement-2, window moves,
+// word times.
 #include "earshot/engine/decoding/streaming_transcriber.h"
 
 #include <algorithm>
@@ -11,8 +12,10 @@
 
 #include "earshot/engine/decoding/continuation_decoder.h"
 #include "earshot/engine/decoding/language_detection.h"
+#include "earshot/engine/decoding/logit_filters.h"
 #include "earshot/engine/decoding/timed_words.h"
 #include "earshot/engine/decoding/window_decoder.h"
+#include "earshot/engine/decoding/word_alignment.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 
 namespace earshot::decoding {
@@ -61,6 +64,10 @@ std::string_view to_string(UpdateGate gate) noexcept {
     return "?";
 }
 
+std::string_view to_string(WordTiming timing) noexcept {
+    return timing == WordTiming::aligned ? "aligned" : "estimated";
+}
+
 StreamingTranscriber::StreamingTranscriber(DecoderModel& model,
                                            const tokenizer::Tokenizer& tokenizer,
                                            WindowNormalizer normalize, StreamingOptions options)
@@ -92,6 +99,9 @@ StreamingTranscriber::StreamingTranscriber(DecoderModel& model,
         language_ = std::string(tok_.language_code(language_token_));
     }
     options_.decoding.timestamps = true;
+    if (!options_.alignment_heads.empty() && model_.keeps_cross_attention()) {
+        word_timing_ = WordTiming::aligned;
+    }
     window_.reserve(static_cast<size_t>(frames_ * mels_));
     mel_.resize(static_cast<size_t>(frames_ * mels_));
 }
@@ -140,11 +150,14 @@ std::string StreamingTranscriber::token_text(int32_t token) const {
     return token < tok_.specials().eot ? tok_.decode_text(one) : tok_.token_name(token);
 }
 
-StreamWord StreamingTranscriber::stream_word(
-    const TimedWord& word, std::span<const int32_t> tokens,
-    std::span<const TokenProbability* const> measured) const {
+StreamWord StreamingTranscriber::stream_word(const TimedWord& word, std::span<const int32_t> tokens,
+                                             std::span<const TokenProbability* const> measured,
+                                             double& floor_s) const {
     const double offset_s = seconds(window_start_frame_);
-    StreamWord out{word.text, offset_s + word.start_s, offset_s + word.end_s, {}};
+    const double start_s = std::max(offset_s + word.start_s, floor_s);
+    StreamWord out{
+        word.text, start_s, std::max(offset_s + word.end_s, start_s), update_timing_, {}};
+    floor_s = out.end_s;
     for (size_t i = word.token_begin; i < word.token_end; ++i) {
         StreamToken token{token_text(tokens[i]), -1.0, {}};
         if (const TokenProbability* p = measured[i]; p != nullptr) {
@@ -162,7 +175,7 @@ StreamWord StreamingTranscriber::stream_word(
 void StreamingTranscriber::commit_words(const std::vector<TimedWord>& words, size_t count,
                                         std::span<const int32_t> tokens,
                                         std::span<const TokenProbability* const> measured,
-                                        StreamUpdate& update) {
+                                        double& floor_s, StreamUpdate& update) {
     if (count == 0) return;
     const TimedWord& last = words[count - 1];
     const size_t end = last.closes_segment ? last.closing_index + 1 : last.token_end;
@@ -171,12 +184,64 @@ void StreamingTranscriber::commit_words(const std::vector<TimedWord>& words, siz
                       tokens.begin() + static_cast<std::ptrdiff_t>(end));
     for (size_t i = 0; i < count; ++i) {
         update.committed_text += words[i].text;
-        update.committed_words.push_back(stream_word(words[i], tokens, measured));
+        update.committed_words.push_back(stream_word(words[i], tokens, measured, floor_s));
         remember_committed(update.committed_words.back());
     }
 }
 
+bool StreamingTranscriber::align_times(std::vector<TimedWord>& words,
+                                       std::span<const int32_t> tokens,
+                                       const backend::HostTensor& window_mel,
+                                       int64_t window_frames) {
+    if (words.empty()) return false;
+    // The text of the whole window, its committed words too (the warp spreads all of the
+    // window's text over all of its audio), and where each of `tokens` falls in it.
+    std::vector<int32_t> text;
+    std::vector<size_t> text_index(tokens.size(), 0);
+    for (size_t i = 0; i < tokens.size(); ++i) {
+        text_index[i] = text.size();
+        if (tokens[i] < tok_.specials().eot) text.push_back(tokens[i]);
+    }
+    // SOT, language, task, <|notimestamps|>, the text and EOT must fit the decoder.
+    if (text.empty() || static_cast<int64_t>(text.size()) + 5 > model_.max_tokens()) return false;
+    const std::vector<AlignedWord> aligned = align_words(
+        model_, tok_, window_mel, language_, text, {}, window_frames, options_.alignment_heads);
+    if (aligned.empty()) return false;
+    // aligned[a] holds text tokens [first[a], first[a + 1]). A timed word starts where the
+    // aligned word holding its first text token starts and ends where the one holding its last
+    // ends (the alignment splits punctuation off, the timed words keep it).
+    std::vector<size_t> first;
+    size_t at = 0;
+    for (const AlignedWord& word : aligned) {
+        first.push_back(at);
+        at += word.tokens.size();
+    }
+    auto holding = [&](size_t text_token) -> const AlignedWord& {
+        const auto after = std::upper_bound(first.begin(), first.end(), text_token);
+        return aligned[static_cast<size_t>(after - first.begin()) - 1];
+    };
+    const int32_t ts_begin = tok_.specials().timestamp_begin;
+    for (TimedWord& word : words) {
+        const double start_s = holding(text_index[word.token_begin]).start_s;
+        word.end_s = holding(text_index[word.token_end - 1]).end_s;
+        // The warp starts every window's text at the window's start (openai's alignment does
+        // too, and fixes its first words after the fact), so a word that opens a segment starts
+        // no earlier than the segment's start timestamp, which the model put there.
+        const bool opens_segment = word.token_begin > 0 && tokens[word.token_begin - 1] >= ts_begin;
+        if (opens_segment) {
+            const double segment_start_s =
+                static_cast<double>(tokens[word.token_begin - 1] - ts_begin) * timestamp_step_s;
+            word.start_s =
+                segment_start_s < word.end_s ? std::max(start_s, segment_start_s) : start_s;
+        } else {
+            word.start_s = start_s;
+        }
+    }
+    return true;
+}
+
 void StreamingTranscriber::remember_committed(const StreamWord& word) {
+    committed_end_s_ = std::max(committed_end_s_, word.end_s);
     recent_committed_.push_back(word);
     if (recent_committed_.size() > kMaxRepeatedWords) {
         recent_committed_.erase(recent_committed_.begin());
@@ -261,6 +326,7 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
     StreamUpdate update;
     update.index = updates_++;
     update.final = final;
+    update.word_timing = word_timing_;
     update.window_start_s = seconds(window_start_frame_);
     update.audio_end_s = seconds(total_frames_);
     frames_at_last_update_ = total_frames_;
@@ -311,7 +377,8 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
 
     // [N][Mels] raw -> [1, Mels, Frames] normalized and padded
     normalize_(window_, frames_, mel_);
-    model_.listen(backend::HostTensor::f32({1, mels_, frames_}, mel_));
+    const backend::HostTensor window_mel = backend::HostTensor::f32({1, mels_, frames_}, mel_);
+    model_.listen(window_mel);
     if (language_token_ < 0 && tok_.multilingual()) {
         const LanguageGuess guess = detect_listened_language(model_, tok_);
         language_token_ = guess.token;
@@ -402,13 +469,21 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
         count = std::max(agreed, words.empty() ? size_t{0} : words.size() - 1);
     }
     update.forced_commit = count > agreed;
-    commit_words(words, count, tokens, measured, update);
+    // The words as shown, retimed by alignment; the rules above and below keep the segment-based
+    // times of `words` (a window restarted at a word, a pause the model's end timestamp confirms).
+    std::vector<TimedWord> shown = words;
+    update_timing_ =
+        word_timing_ == WordTiming::aligned && align_times(shown, tokens, window_mel, window_frames)
+            ? WordTiming::aligned
+            : WordTiming::estimated;
+    double floor_s = committed_end_s_;
+    commit_words(shown, count, tokens, measured, floor_s, update);
 
     tentative_words_.clear();
     tentative_text_tokens_.clear();
     for (size_t i = count; i < words.size(); ++i) {
         update.tentative_text += words[i].text;
-        tentative_words_.push_back(stream_word(words[i], tokens, measured));
+        tentative_words_.push_back(stream_word(shown[i], tokens, measured, floor_s));
         tentative_text_tokens_.insert(
             tentative_text_tokens_.end(),
             tokens.begin() + static_cast<std::ptrdiff_t>(words[i].token_begin),

@@ -12,6 +12,7 @@
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/decoding_options.h"
 #include "earshot/engine/decoding/long_form.h"
+#include "earshot/engine/decoding/streaming_transcriber.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 
@@ -43,5 +44,9 @@ void apply_model_defaults(const LoadedModel& loaded, decoding::DecodingOptions& 
 // The same for long-form transcription, and its condition_on_prev_tokens (the micro model was
 // trained with unrelated prompts and transcribes long files better without its previous text).
 void apply_model_defaults(const LoadedModel& loaded, decoding::TranscribeOptions& options);
+// The same for live dictation, and the heads that time its words: the checkpoint's alignment
+// heads, else every head of the last half of the decoder (default_alignment_heads). Words are
+// aligned when the backend returns cross-attention weights (CPU and CUDA do), else estimated.
+void apply_model_defaults(const LoadedModel& loaded, decoding::StreamingOptions& streaming);
 
 }  // namespace earshot::app

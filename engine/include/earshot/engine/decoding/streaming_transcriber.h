@@ -1,7 +1,8 @@
 // StreamingTranscriber: the engine side of live dictation. Raw log-mel frames arrive one by one;
 // every update listens to the current window (at most the model's Frames), decodes from the
 // committed prefix, and splits the result into committed and tentative words with
-// LocalAgreement-2. Single-threaded: the live controller's engine thread drives it.
+// LocalAgreement-2; words are timed by cross-attention alignment where the model allows it.
+// Single-threaded: the live controller's engine thread drives it.
 #pragma once
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "earshot/engine/backend/cross_attention.h"
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/decoding_options.h"
 #include "earshot/engine/decoding/local_agreement.h"
@@ -54,6 +56,10 @@ struct StreamingOptions {
     double new_tokens_per_s = 12.0;  // a window may add at most min_new_tokens + this * its seconds
     int min_new_tokens = 16;  //   (a hallucination loop cannot run to 224 tokens each update)
     bool use_vad = true;      // frames' speech flags gate decoding; off: every frame counts
+    // Word times: these decoder heads' cross-attention over the update's text, warped onto the
+    // window's audio (word_alignment.h: one more prefill per update that has words, no encoder
+    // run). Empty, or a model that returns no cross-attention weights: estimates (WordTiming).
+    std::vector<backend::AttentionHead> alignment_heads;
 };
 
 // engine_time pacing: the interval (frames of new audio) after updates that took engine_ms
@@ -69,12 +75,20 @@ struct StreamToken {
     std::vector<std::pair<std::string, double>> alternatives;  // most probable others first
 };
 
-// A word with times in seconds from the start of the stream (estimates inside a segment; see
-// TimedWord).
+// How a word's times were found.
+enum class WordTiming {
+    aligned,    // cross-attention alignment (DTW) over the window's audio
+    estimated,  // its segment's span shared among its words by length (see TimedWord)
+};
+
+// A word with times in seconds from the start of the stream. Committed words are final; times
+// never go back: each word starts at or after the end of the word before it (committed words
+// first, then tentative ones), and ends at or after its start.
 struct StreamWord {
     std::string text;
     double start_s = 0.0;
     double end_s = 0.0;
+    WordTiming timing = WordTiming::estimated;
     std::vector<StreamToken> tokens;  // its text tokens, in order (texts join to `text`)
 };
 
@@ -102,6 +116,9 @@ struct StreamUpdate {
     bool forced_commit = false;  // committed without agreement: a pause or a full window
     int repeated_words = 0;      // words a restarted window heard again, dropped (see run())
     bool final = false;          // finish(): everything is committed
+    // How this transcriber times words (StreamingTranscriber::word_timing()); a word committed
+    // as it stood in an earlier update keeps its own `timing`.
+    WordTiming word_timing = WordTiming::estimated;
 };
 
 class StreamingTranscriber {
@@ -132,15 +149,25 @@ public:
     int64_t frames_received() const { return total_frames_; }
     const std::string& transcript() const { return transcript_; }  // all committed text
     const std::string& language() const { return language_; }      // "" until known
+    // aligned when options name alignment heads and the model returns cross-attention weights.
+    WordTiming word_timing() const { return word_timing_; }
 
 private:
     StreamUpdate run(bool final, const std::atomic<bool>* cancel);
     // measured[i]: the probability of tokens[i] when this update sampled it, else null.
     void commit_words(const std::vector<TimedWord>& words, size_t count,
                       std::span<const int32_t> tokens,
-                      std::span<const TokenProbability* const> measured, StreamUpdate& update);
+                      std::span<const TokenProbability* const> measured, double& floor_s,
+                      StreamUpdate& update);
+    // `floor_s`: the stream time the word may not start before; advanced to its end.
     StreamWord stream_word(const TimedWord& word, std::span<const int32_t> tokens,
-                           std::span<const TokenProbability* const> measured) const;
+                           std::span<const TokenProbability* const> measured,
+                           double& floor_s) const;
+    // `words` (of `tokens`, window-relative) retimed by cross-attention alignment over
+    // `window_mel` [1, Mels, Frames], the window the model listened to (window_frames of audio);
+    // false (words unchanged) when there is nothing to align.
+    bool align_times(std::vector<TimedWord>& words, std::span<const int32_t> tokens,
+                     const backend::HostTensor& window_mel, int64_t window_frames);
     std::string token_text(int32_t token) const;
     void move_window_past_segments();
     void drop_window(int64_t keep_frames);
@@ -177,8 +204,12 @@ private:
     int32_t language_token_ = -1;
     std::vector<float> mel_;  // [Mels, Frames] scratch
     int64_t updates_ = 0;
+    WordTiming word_timing_ = WordTiming::estimated;
+    WordTiming update_timing_ = WordTiming::estimated;  // the words of the update being built
+    double committed_end_s_ = 0.0;  // the last committed word's end (stream seconds)
 };
 
 std::string_view to_string(UpdateGate gate) noexcept;
+std::string_view to_string(WordTiming timing) noexcept;
 
 }  // namespace earshot::decoding
