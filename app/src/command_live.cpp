@@ -141,7 +141,7 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
     streaming.pause_commit_s = r.pause_ms / 1000.0;
     streaming.use_vad = !r.no_vad;
     options.vad.margin_db = r.vad_margin_db;
-    apply_model_defaults(*loaded, streaming.decoding);
+    apply_model_defaults(*loaded, streaming);  // suppressed tokens, word alignment heads
 
     std::ofstream json;
     if (!r.updates_json.empty()) {
