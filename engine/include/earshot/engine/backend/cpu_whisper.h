@@ -21,10 +21,16 @@ struct WhisperCheckpoint;
 
 namespace earshot::backend {
 
+// How the decoder caches keep keys and values: f32 (the values as computed), or f16 (half the
+// memory; each cached value rounded to half precision, as the CUDA backend keeps them).
+enum class CacheStorage { f32, f16 };
+
 class CpuWhisper {
 public:
-    // `batch` binds the program's Batch (the caches' first dim) for listen, prefill and step.
+    // `batch` binds the program's Batch (the caches' first dim) for listen, prefill and step;
+    // the caches keep f32 values unless `caches` says f16.
     explicit CpuWhisper(const model::WhisperCheckpoint& checkpoint, int64_t batch = 1);
+    CpuWhisper(const model::WhisperCheckpoint& checkpoint, int64_t batch, CacheStorage caches);
     ~CpuWhisper();
     CpuWhisper(CpuWhisper&&) noexcept;
     CpuWhisper& operator=(CpuWhisper&&) noexcept;
@@ -52,6 +58,11 @@ public:
     void expand_batch(int64_t rows);
     // Row i of every cache takes the contents of row source_rows[i] (beam reordering).
     void reorder_batch(std::span<const int64_t> source_rows);
+
+    CacheStorage cache_storage() const;
+    // Bytes the decoder caches hold: every stored row's positions written so far (an audio cache
+    // the rows share counts once). The caches' other positions take no memory (never written).
+    int64_t cache_bytes() const;
 
     // Time spent in each step of the last call, when profiling is on: the op and the call scope
     // it ran in (`encoder_layers.2.forward > self_attn.forward`). Measured, not estimated.
