@@ -9,12 +9,11 @@
 
 namespace earshot::backend::cpu {
 
-CacheBuffer::CacheBuffer(size_t elements) : size_(elements) {
-    if (elements == 0) return;
-    void* mapped = mmap(nullptr, elements * sizeof(float), PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+CacheBuffer::CacheBuffer(size_t bytes) : size_(bytes) {
+    if (bytes == 0) return;
+    void* mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapped == MAP_FAILED) throw std::bad_alloc();
-    data_ = static_cast<float*>(mapped);
+    data_ = static_cast<std::byte*>(mapped);
 }
 
 CacheBuffer::~CacheBuffer() { release(); }
@@ -32,7 +31,7 @@ CacheBuffer& CacheBuffer::operator=(CacheBuffer&& other) noexcept {
 }
 
 void CacheBuffer::release() noexcept {
-    if (data_ != nullptr) munmap(data_, size_ * sizeof(float));
+    if (data_ != nullptr) munmap(data_, size_);
     data_ = nullptr;
     size_ = 0;
 }

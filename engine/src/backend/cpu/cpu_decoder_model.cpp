@@ -1,13 +1,28 @@
-// The CPU backend as decoding's DecoderModel.
+// The CPU backend as decoding's DecoderModel. A checkpoint whose decoder matrices are f16 decodes
+// with f16 caches (half the caches' memory; the values were computed from f16 weights anyway).
 #include "../../decoding/whisper_decoder_model.h"
 #include "earshot/engine/backend/cpu_whisper.h"
+#include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 
 namespace earshot::decoding {
 
+namespace {
+
+// f16 when the decoder's first key projection (what the caches hold) is stored as f16.
+backend::CacheStorage cache_storage_for(const model::WhisperCheckpoint& checkpoint) {
+    const checkpoint::Weight* keys =
+        checkpoint.weights.find("decoder_layers.0.self_attn.k_proj.weight");
+    return keys != nullptr && keys->dtype == checkpoint::WeightDType::f16
+               ? backend::CacheStorage::f16
+               : backend::CacheStorage::f32;
+}
+
+}  // namespace
+
 std::unique_ptr<DecoderModel> make_cpu_decoder_model(const model::WhisperCheckpoint& checkpoint) {
     return std::make_unique<WhisperDecoderModel<backend::CpuWhisper>>(
-        backend::CpuWhisper(checkpoint), "CPU");
+        backend::CpuWhisper(checkpoint, 1, cache_storage_for(checkpoint)), "CPU");
 }
 
 }  // namespace earshot::decoding

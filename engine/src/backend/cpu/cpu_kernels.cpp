@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "cpu_gemv_f16.h"
 #include "cpu_threads.h"
 
 // The elementwise and row loops are compiled twice, for AVX2 and for baseline x86-64, and
@@ -273,6 +274,64 @@ EARSHOT_VECTOR_CLONES void attend_one(const float* q, const float* k, const floa
     }
 }
 
+// q_len query rows of one head: scores [Q, K] = scale * q k^T by sgemm, the rows' softmax on the
+// pool (GEMMs use OpenBLAS's own threads), y [Q, Dh] = p v by sgemm.
+void attend_many(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
+                 float* scores, int64_t q_len, int64_t k_len, int64_t dh, float scale) {
+    const auto Q = static_cast<blasint>(q_len);
+    const auto K = static_cast<blasint>(k_len);
+    const auto D = static_cast<blasint>(dh);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Q, K, D, scale, q, D, k, D, 0.0F, scores,
+                K);
+    ThreadPool::shared().parallel_for(q_len, 16, [&](int64_t begin, int64_t end) {
+        softmax_rows(scores + begin * k_len, mask == nullptr ? nullptr : mask + begin * k_len,
+                     end - begin, k_len);
+    });
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Q, D, K, 1.0F, scores, K, v, D, 0.0F, y,
+                D);
+}
+
+// Positions of f16 keys or values widened at a time (64 x 64 f32: 16 KiB, in L1).
+constexpr int64_t kHalfBlock = 64;
+
+// attend_one over f16 keys and values: each block of positions widened, then the same f32 math.
+// A block of keys no query may see (never written, or past the step's position) is not read:
+// its scores are masked away whatever they are.
+EARSHOT_VECTOR_CLONES void attend_one_f16kv(const float* q, const uint16_t* k, const uint16_t* v,
+                                            const uint8_t* mask, float* y, float* scores,
+                                            float* block, int64_t k_len, int64_t dh, float scale) {
+    for (int64_t j0 = 0; j0 < k_len; j0 += kHalfBlock) {
+        const int64_t n = std::min(kHalfBlock, k_len - j0);
+        if (mask != nullptr &&
+            std::all_of(mask + j0, mask + j0 + n, [](uint8_t m) { return m == 0; })) {
+            std::fill(scores + j0, scores + j0 + n, 0.0F);
+            continue;
+        }
+        widen_f16(k + j0 * dh, block, n * dh);
+        for (int64_t j = 0; j < n; ++j) {
+            const float* kj = block + j * dh;
+            float dot = 0.0F;
+#pragma omp simd reduction(+ : dot)
+            for (int64_t d = 0; d < dh; ++d) dot += q[d] * kj[d];
+            scores[j0 + j] = dot * scale;
+        }
+    }
+    softmax_rows(scores, mask, 1, k_len);
+    for (int64_t d = 0; d < dh; ++d) y[d] = 0.0F;
+    for (int64_t j0 = 0; j0 < k_len; j0 += kHalfBlock) {
+        const int64_t n = std::min(kHalfBlock, k_len - j0);
+        if (std::all_of(scores + j0, scores + j0 + n, [](float p) { return p == 0.0F; })) continue;
+        widen_f16(v + j0 * dh, block, n * dh);
+        for (int64_t j = 0; j < n; ++j) {
+            const float p = scores[j0 + j];
+            if (p == 0.0F) continue;  // masked cache slots
+            const float* vj = block + j * dh;
+#pragma omp simd
+            for (int64_t d = 0; d < dh; ++d) y[d] += p * vj[d];
+        }
+    }
+}
+
 }  // namespace
 
 void attention_weights(const float* q, const float* k, float* p, int64_t q_len, int64_t k_len,
@@ -304,25 +363,40 @@ void attention(const float* q, const float* k, const float* v, const uint8_t* ma
         return;
     }
     std::vector<float> scores(static_cast<size_t>(q_len * k_len));
-    const auto Q = static_cast<blasint>(q_len);
-    const auto K = static_cast<blasint>(k_len);
-    const auto D = static_cast<blasint>(dh);
     for (int64_t bh = 0; bh < batch * heads; ++bh) {
-        const float* qh = q + bh * q_len * dh;
-        const float* kh = k + kv_offset(bh);
-        const float* vh = v + kv_offset(bh);
-        float* yh = y + bh * q_len * dh;
-        // scores [Q, K] = scale * q [Q, Dh] k^T
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Q, K, D, scale, qh, D, kh, D, 0.0F,
-                    scores.data(), K);
-        // Rows are independent: split them over the pool (GEMMs use OpenBLAS's own threads).
-        ThreadPool::shared().parallel_for(q_len, 16, [&](int64_t begin, int64_t end) {
-            softmax_rows(scores.data() + begin * k_len,
-                         mask == nullptr ? nullptr : mask + begin * k_len, end - begin, k_len);
+        attend_many(q + bh * q_len * dh, k + kv_offset(bh), v + kv_offset(bh), mask,
+                    y + bh * q_len * dh, scores.data(), q_len, k_len, dh, scale);
+    }
+}
+
+void attention_f16kv(const float* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
+                     float* y, int64_t batch, int64_t heads, int64_t q_len, int64_t k_len,
+                     int64_t dh, float scale, KvRows kv_rows) {
+    auto kv_offset = [&](int64_t bh) {
+        return (kv_rows == KvRows::shared ? bh % heads : bh) * k_len * dh;
+    };
+    if (q_len == 1) {
+        ThreadPool::shared().parallel_for(batch * heads, 1, [&](int64_t begin, int64_t end) {
+            thread_local std::vector<float> scores;  // grows once per thread, then reused
+            thread_local std::vector<float> block;
+            scores.resize(static_cast<size_t>(k_len));
+            block.resize(static_cast<size_t>(kHalfBlock * dh));
+            for (int64_t bh = begin; bh < end; ++bh) {
+                attend_one_f16kv(q + bh * dh, k + kv_offset(bh), v + kv_offset(bh), mask,
+                                 y + bh * dh, scores.data(), block.data(), k_len, dh, scale);
+            }
         });
-        // y [Q, Dh] = p [Q, K] v [K, Dh]
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Q, D, K, 1.0F, scores.data(), K, vh,
-                    D, 0.0F, yh, D);
+        return;
+    }
+    // Many queries (a prefill): each head's keys and values widened once, then the f32 path.
+    std::vector<float> scores(static_cast<size_t>(q_len * k_len));
+    std::vector<float> keys(static_cast<size_t>(k_len * dh));
+    std::vector<float> values(static_cast<size_t>(k_len * dh));
+    for (int64_t bh = 0; bh < batch * heads; ++bh) {
+        widen_f16(k + kv_offset(bh), keys.data(), k_len * dh);
+        widen_f16(v + kv_offset(bh), values.data(), k_len * dh);
+        attend_many(q + bh * q_len * dh, keys.data(), values.data(), mask, y + bh * q_len * dh,
+                    scores.data(), q_len, k_len, dh, scale);
     }
 }
 

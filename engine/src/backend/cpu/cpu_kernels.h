@@ -47,6 +47,12 @@ void attention(const float* q, const float* k, const float* v, const uint8_t* ma
                int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh, float scale,
                KvRows kv_rows = KvRows::per_batch_row);
 
+// attention with k and v as f16 bits (the f16 decoder caches), widened to f32 as they are read;
+// the arithmetic is attention's. A decoder step skips keys its mask hides from it.
+void attention_f16kv(const float* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
+                     float* y, int64_t batch, int64_t heads, int64_t q_len, int64_t k_len,
+                     int64_t dh, float scale, KvRows kv_rows = KvRows::per_batch_row);
+
 // One head's attention probabilities, the ones `attention` weighs v with (no mask): q [Q, Dh],
 // k [K, Dh] -> p [Q, K] = softmax(q k^T * scale) per row.
 void attention_weights(const float* q, const float* k, float* p, int64_t q_len, int64_t k_len,

@@ -1,6 +1,6 @@
-// CpuWhisper: the weights (f16 matrices stay f16, see cpu_weights.h), f32 caches resident only
-// where written (cpu_cache.h), one plan per (entry, binding), and the step interpreter that runs a
-// plan's steps on the CPU kernels.
+// CpuWhisper: the weights (f16 matrices stay f16, see cpu_weights.h), f32 or f16 caches resident
+// only where written (cpu_cache.h), one plan per (entry, binding), and the step interpreter that
+// runs a plan's steps on the CPU kernels.
 #include "earshot/engine/backend/cpu_whisper.h"
 
 #include <algorithm>
@@ -18,6 +18,7 @@
 #include "cpu_kernels.h"
 #include "cpu_weights.h"
 #include "earshot/engine/backend/plan.h"
+#include "earshot/engine/checkpoint/half_float.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "earshot/engine/model/whisper_model.h"
@@ -44,26 +45,27 @@ bool reads_half(const PlanStep& step, size_t i) {
 struct CpuWhisper::Impl {
     explicit Impl(const model::WhisperBinding& bound) : binding(bound), plans(bound) {}
 
-    // One decoder cache [rows, Heads, Positions, D / Heads]. The audio caches of a batch
-    // expanded from one row (beams over one window) keep that single row, which every batch row
-    // reads (`shared`). Positions at or past `filled` have never been written in any row: they
-    // are zeros, and copies leave them out (so their pages stay unmapped).
+    // One decoder cache [rows, Heads, Positions, D / Heads], f32 or f16 values. The audio
+    // caches of a batch expanded from one row (beams over one window) keep that single row, which
+    // every batch row reads (`shared`). Positions at or past `filled` have never been written in
+    // any row: they are zeros, and copies leave them out (so their pages stay unmapped).
     struct State {
         cpu::CacheBuffer values;
         int64_t heads = 0;
         int64_t positions = 0;
         int64_t dh = 0;
         int64_t filled = 0;
+        int64_t value_bytes = 4;  // 2: f16 bits
         bool shared = false;
 
-        int64_t row_elements() const { return heads * positions * dh; }
+        int64_t row_bytes() const { return heads * positions * dh * value_bytes; }
         // Row `to` of `into` takes the written positions of row `from` of this cache.
         void copy_row(int64_t from, cpu::CacheBuffer& into, int64_t to) const {
-            const int64_t row = row_elements();
+            const int64_t head_bytes = positions * dh * value_bytes;
             for (int64_t h = 0; h < heads; ++h) {
-                std::memcpy(into.data() + to * row + h * positions * dh,
-                            values.data() + from * row + h * positions * dh,
-                            static_cast<size_t>(filled * dh) * sizeof(float));
+                std::memcpy(into.data() + to * row_bytes() + h * head_bytes,
+                            values.data() + from * row_bytes() + h * head_bytes,
+                            static_cast<size_t>(filled * dh * value_bytes));
             }
         }
     };
@@ -75,10 +77,14 @@ struct CpuWhisper::Impl {
         // States the plan writes, or reads other than as attention keys and values: a shared
         // audio cache gets its full rows before the plan runs.
         std::vector<std::string> unshared_states;
+        // Whether a step reads a state other than as attention keys and values or as the cache
+        // a write fills (what f16 caches cannot serve).
+        bool reads_state_values = false;
     };
 
     model::WhisperBinding binding;
     int64_t batch = 1;
+    CacheStorage cache_storage = CacheStorage::f32;
     cpu::CpuWeights weights;
     std::unordered_map<std::string, State> states;
     WhisperPlans plans;
@@ -116,6 +122,11 @@ struct CpuWhisper::Impl {
                 const bool kv = step.kind == OpKind::attention && (i == 1 || i == 2);
                 if (read.kind == SlotKind::state && !kv)
                     result.unshared_states.push_back(read.path);
+                const bool written =
+                    i == 0 && (step.kind == OpKind::write_span || step.kind == OpKind::write_at);
+                if (read.kind == SlotKind::state && !kv && !written) {
+                    result.reads_state_values = true;
+                }
             }
         }
         for (size_t s = 0; s < plan.slots.size(); ++s) {
@@ -140,7 +151,9 @@ struct CpuWhisper::Impl {
         states.clear();
         for (const CacheShape& cache : plans.cache_shapes(batch)) {
             State& state = states[cache.path];
-            state.values = cpu::CacheBuffer(static_cast<size_t>(cache.elements()));
+            state.value_bytes = cache_storage == CacheStorage::f16 ? 2 : 4;
+            state.values =
+                cpu::CacheBuffer(static_cast<size_t>(cache.elements() * state.value_bytes));
             state.heads = cache.shape.at(1);
             state.positions = cache.shape.at(2);
             state.dh = cache.shape.at(3);
@@ -150,7 +163,7 @@ struct CpuWhisper::Impl {
     // A shared cache gets its own copy of the row for every batch row (before a plan writes it).
     void unshare(State& state) const {
         if (!state.shared) return;
-        cpu::CacheBuffer next(static_cast<size_t>(state.row_elements() * batch));
+        cpu::CacheBuffer next(static_cast<size_t>(state.row_bytes() * batch));
         for (int64_t r = 0; r < batch; ++r) state.copy_row(0, next, r);
         state.values = std::move(next);
         state.shared = false;
@@ -178,13 +191,13 @@ struct CpuWhisper::Impl {
         for (auto& [path, state] : states) {
             if (state.shared) continue;  // every row is the same row, whatever the order
             if (is_cross_cache(path) && one_source) {
-                cpu::CacheBuffer kept(static_cast<size_t>(state.row_elements()));
+                cpu::CacheBuffer kept(static_cast<size_t>(state.row_bytes()));
                 state.copy_row(source[0], kept, 0);
                 state.values = std::move(kept);
                 state.shared = rows > 1;
                 continue;
             }
-            cpu::CacheBuffer next(static_cast<size_t>(state.row_elements() * rows));
+            cpu::CacheBuffer next(static_cast<size_t>(state.row_bytes() * rows));
             for (int64_t r = 0; r < rows; ++r) {
                 state.copy_row(source[static_cast<size_t>(r)], next, r);
             }
@@ -201,6 +214,10 @@ struct CpuWhisper::Impl {
                    int32_t pos) {
         check_inputs(plan, inputs);
         const Prepared& ready = prepared.at(&plan);
+        if (ready.reads_state_values && cache_storage == CacheStorage::f16) {
+            throw std::logic_error(plan.entry +
+                                   " reads a decoder cache the f16 caches cannot serve");
+        }
         for (const std::string& path : ready.unshared_states) unshare(states.at(path));
         if (arena.size() < static_cast<size_t>(plan.arena_bytes / 4 + 16)) {
             arena.resize(static_cast<size_t>(plan.arena_bytes / 4 + 16));
@@ -264,6 +281,11 @@ struct CpuWhisper::Impl {
         return result;
     }
 
+    // Whether `slot` is a decoder cache of f16 values.
+    bool half_cache(const Slot& slot) const {
+        return slot.kind == SlotKind::state && cache_storage == CacheStorage::f16;
+    }
+
     // Whether the state at `slot` is an audio cache every batch row shares.
     bool shared_state(const Slot& slot) const {
         if (slot.kind != SlotKind::state) return false;
@@ -275,7 +297,7 @@ struct CpuWhisper::Impl {
 
     // After an attention step over a decoder layer's cross_k cache: the asked heads of that
     // layer get their probabilities. q [B, H, Q, Dh], k [B, H, K, Dh] ([1, ...] when shared).
-    void keep_cross_attention(const Slot& keys, const float* q, const float* k,
+    void keep_cross_attention(const Slot& keys, const float* q, const void* k,
                               const std::vector<int64_t>& qs, int64_t k_len, float scale,
                               bool shared) const {
         static constexpr std::string_view kPrefix = "decoder_layers.";
@@ -295,9 +317,18 @@ struct CpuWhisper::Impl {
             if (head.layer != layer) continue;
             for (int64_t b = 0; b < rows; ++b) {
                 const int64_t bh = b * heads + head.head;
-                cpu::attention_weights(
-                    q + bh * q_len * dh, k + (shared ? head.head : bh) * k_len * dh,
-                    out + (b * wanted + i) * q_len * k_len, q_len, k_len, dh, scale);
+                const int64_t offset = (shared ? head.head : bh) * k_len * dh;
+                const float* head_keys = static_cast<const float*>(k) + offset;
+                std::vector<float> widened;
+                if (cache_storage == CacheStorage::f16) {
+                    widened.resize(static_cast<size_t>(k_len * dh));
+                    cpu::widen_f16(static_cast<const uint16_t*>(k) + offset, widened.data(),
+                                   k_len * dh);
+                    head_keys = widened.data();
+                }
+                cpu::attention_weights(q + bh * q_len * dh, head_keys,
+                                       out + (b * wanted + i) * q_len * k_len, q_len, k_len, dh,
+                                       scale);
             }
         }
     }
@@ -384,10 +415,22 @@ struct CpuWhisper::Impl {
                 if (!shared && (shared_state(slot(1)) || shared_state(slot(2)))) {
                     throw std::logic_error("attention over one shared and one per-row cache");
                 }
-                cpu::attention(in(0), in(1), in(2), mask, out, qs[0], qs[1], qs[2], ks[2], qs[3],
-                               scale, shared ? cpu::KvRows::shared : cpu::KvRows::per_batch_row);
+                const auto rows = shared ? cpu::KvRows::shared : cpu::KvRows::per_batch_row;
+                const void* keys = ptr[static_cast<size_t>(step.inputs.at(1))];
+                const void* values = ptr[static_cast<size_t>(step.inputs.at(2))];
+                if (half_cache(slot(1)) != half_cache(slot(2))) {
+                    throw std::logic_error("attention over one f16 and one f32 cache");
+                }
+                if (half_cache(slot(1))) {
+                    cpu::attention_f16kv(in(0), static_cast<const uint16_t*>(keys),
+                                         static_cast<const uint16_t*>(values), mask, out, qs[0],
+                                         qs[1], qs[2], ks[2], qs[3], scale, rows);
+                } else {
+                    cpu::attention(in(0), in(1), in(2), mask, out, qs[0], qs[1], qs[2], ks[2],
+                                   qs[3], scale, rows);
+                }
                 if (cross_attention != nullptr) {
-                    keep_cross_attention(slot(1), in(0), in(1), qs, ks[2], scale, shared);
+                    keep_cross_attention(slot(1), in(0), keys, qs, ks[2], scale, shared);
                 }
                 return;
             }
@@ -474,6 +517,16 @@ struct CpuWhisper::Impl {
                     cache->filled =
                         axis == 2 ? std::max(cache->filled, start + vs[axis]) : cache->positions;
                 }
+                if (half_cache(out_slot)) {
+                    auto* state = static_cast<uint16_t*>(out_raw);
+                    const int64_t span = vs[axis] * inner;
+                    for (int64_t o = 0; o < outer; ++o) {
+                        uint16_t* to = state + (o * ss[axis] + start) * inner;
+                        const float* from = in(1) + o * span;
+                        for (int64_t i = 0; i < span; ++i) to[i] = checkpoint::f32_to_f16(from[i]);
+                    }
+                    return;
+                }
                 auto* state = static_cast<float*>(out_raw);
                 for (int64_t o = 0; o < outer; ++o) {
                     std::memcpy(state + (o * ss[axis] + start) * inner,
@@ -494,9 +547,14 @@ struct CpuWhisper::Impl {
 };
 
 CpuWhisper::CpuWhisper(const model::WhisperCheckpoint& checkpoint, int64_t batch)
+    : CpuWhisper(checkpoint, batch, CacheStorage::f32) {}
+
+CpuWhisper::CpuWhisper(const model::WhisperCheckpoint& checkpoint, int64_t batch,
+                       CacheStorage caches)
     : impl_(std::make_unique<Impl>(checkpoint.binding)) {
     if (batch < 1) throw std::invalid_argument("batch must be at least 1");
     impl_->batch = batch;
+    impl_->cache_storage = caches;
     impl_->binding.values.dims["Batch"] = batch;
     impl_->weights = cpu::CpuWeights(checkpoint);
     impl_->allocate_states();
@@ -520,6 +578,17 @@ void CpuWhisper::reorder_batch(std::span<const int64_t> source_rows) {
         throw std::invalid_argument("reorder_batch needs one source row per row of the batch");
     }
     impl_->gather_rows(source_rows, impl_->batch);
+}
+
+CacheStorage CpuWhisper::cache_storage() const { return impl_->cache_storage; }
+
+int64_t CpuWhisper::cache_bytes() const {
+    int64_t bytes = 0;
+    for (const auto& [path, state] : impl_->states) {
+        const int64_t rows = state.shared ? 1 : impl_->batch;
+        bytes += rows * state.heads * state.filled * state.dh * state.value_bytes;
+    }
+    return bytes;
 }
 
 CpuWhisper::~CpuWhisper() = default;
