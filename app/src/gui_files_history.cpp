@@ -1,7 +1,8 @@
 // FilesHistory: each result is <folder>/<ms since 1970>-<file name>.json, written through
 // QSaveFile: {"source", "cancelled", "transcript", "tokens"}, the transcript as `earshot
-// transcribe` writes its JSON and "tokens" the listed rows' tokens, one array per row of
-// {"text", "probability"}. The names sort by age, which is what load() and the pruning go by.
+// transcribe` writes its JSON (with each segment's "words" when they were timed) and "tokens"
+// the listed rows' tokens, one array per row of {"text", "probability"}. The names sort by age,
+// which is what load() and the pruning go by.
 #include "gui_files_history.h"
 
 #include <QDateTime>
@@ -56,6 +57,14 @@ decoding::Transcript transcriptFromJson(const QJsonObject& json) {
         segment.no_speech_prob = object.value(QStringLiteral("no_speech_prob")).toDouble();
         segment.temperature = object.value(QStringLiteral("temperature")).toDouble();
         segment.compression_ratio = object.value(QStringLiteral("compression_ratio")).toDouble();
+        // Results kept before word times were have no "words": their segments stay untimed.
+        for (const QJsonValue& item : object.value(QStringLiteral("words")).toArray()) {
+            const QJsonObject word = item.toObject();
+            segment.words.push_back({word.value(QStringLiteral("word")).toString().toStdString(),
+                                     word.value(QStringLiteral("start")).toDouble(),
+                                     word.value(QStringLiteral("end")).toDouble(),
+                                     word.value(QStringLiteral("probability")).toDouble()});
+        }
         transcript.segments.push_back(std::move(segment));
     }
     return transcript;

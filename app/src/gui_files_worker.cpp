@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "earshot/audio/file_decoder.h"
+#include "earshot/engine/decoding/word_alignment.h"
 #include "streaming_mel_source.h"
 #include "transcript_formats.h"
 
@@ -42,6 +43,20 @@ QList<ui::SegmentToken> segment_tokens(const decoding::Segment& segment,
 }
 }  // namespace
 
+namespace {
+QList<ui::TimedWord> segment_words(const decoding::Segment& segment) {
+    QList<ui::TimedWord> words;
+    for (const decoding::Word& word : segment.words) {
+        QString text = QString::fromStdString(word.text).trimmed();
+        if (!text.isEmpty()) {
+            words.append({std::move(text), word.start_s, word.end_s,
+                          word.probability > 0.0 ? word.probability : -1.0});
+        }
+    }
+    return words;
+}
+}  // namespace
+
 QList<ui::SegmentRow> segment_rows(std::span<const decoding::Segment> segments,
                                    const tokenizer::Tokenizer* tokenizer) {
     QList<ui::SegmentRow> rows;
@@ -50,10 +65,39 @@ QList<ui::SegmentRow> segment_rows(std::span<const decoding::Segment> segments,
         if (!text.isEmpty()) {
             rows.append({segment.start_s, segment.end_s, std::move(text),
                          tokenizer != nullptr ? segment_tokens(segment, *tokenizer)
-                                              : QList<ui::SegmentToken>()});
+                                              : QList<ui::SegmentToken>(),
+                         segment_words(segment)});
         }
     }
     return rows;
+}
+
+decoding::TranscribeOptions with_word_times(decoding::TranscribeOptions options,
+                                            const LoadedModel& model) {
+    if (!model.model->keeps_cross_attention() || !options.decoding.timestamps) {
+        options.word_timestamps = false;
+        return options;
+    }
+    options.word_timestamps = true;
+    if (!options.alignment_heads.empty()) {
+        return options;
+    }
+    // As `earshot transcribe --word-timestamps`: the checkpoint's alignment heads that the model
+    // has, else every head of the last half of the decoder.
+    const auto& dims = model.checkpoint.binding.values.dims;
+    const int64_t layers = dims.at("DecoderLayers");
+    const int64_t heads = dims.at("Heads");
+    if (model.generation.alignment_heads) {
+        for (const auto& [layer, head] : *model.generation.alignment_heads) {
+            if (layer < layers && head < heads) {
+                options.alignment_heads.push_back({layer, head});
+            }
+        }
+    }
+    if (options.alignment_heads.empty()) {
+        options.alignment_heads = decoding::default_alignment_heads(layers, heads);
+    }
+    return options;
 }
 
 QList<ui::SegmentRow> segment_rows(const decoding::Transcript& transcript,
@@ -222,7 +266,8 @@ void FilesWorker::startNext() {
     m_cancel.store(false);
     emit busyChanged(true);
     emit jobStarted(id);
-    m_thread = std::thread([this, id, path, model = m_model, options = m_options] {
+    m_thread = std::thread([this, id, path, model = m_model,
+                            options = with_word_times(m_options, *m_model)] {
         auto outcome = std::make_shared<Outcome>();
         outcome->id = id;
         auto progress = [this, id](double fraction) {

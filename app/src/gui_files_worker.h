@@ -1,5 +1,6 @@
 // FilesWorker: the Files page's queue run off the UI thread. One file at a time goes through
-// decode -> whole-file log-mel -> decoding::transcribe on a worker thread, with progress, each
+// decode -> whole-file log-mel -> decoding::transcribe (with word times where the backend can)
+// on a worker thread, with progress, each
 // window's new segments and cancel; results come back to the UI thread as queued signals carrying
 // value types. It also writes the results out (one file, or all of them into a folder).
 #pragma once
@@ -29,11 +30,19 @@ namespace earshot::app {
 // The segments as the Files page lists them: texts stripped, and without the segments whose text
 // is blank (silent windows, zero-length segments), which TXT, SRT and VTT leave out too. With a
 // tokenizer, each row also holds its text tokens (each decoded alone) and their probabilities,
-// exp(Segment::token_logprobs), -1 where the decode measured none.
+// exp(Segment::token_logprobs), -1 where the decode measured none. Each row holds its segment's
+// words (Segment::words, stripped) when the transcription timed them.
 QList<ui::SegmentRow> segment_rows(std::span<const decoding::Segment> segments,
                                    const tokenizer::Tokenizer* tokenizer = nullptr);
 QList<ui::SegmentRow> segment_rows(const decoding::Transcript& transcript,
                                    const tokenizer::Tokenizer* tokenizer = nullptr);
+
+// `options` with word times asked for, the way `earshot transcribe --word-timestamps` asks: the
+// checkpoint's alignment heads (those the model has), else default_alignment_heads. Unchanged but
+// for word_timestamps = false where the model's backend does not return cross-attention weights
+// (keeps_cross_attention()) or the options leave timestamps out: such results carry no words.
+decoding::TranscribeOptions with_word_times(decoding::TranscribeOptions options,
+                                            const LoadedModel& model);
 
 // What "Export all" did: how many files were written of how many, and each failure as
 // "<file name>: <reason>".

@@ -227,7 +227,11 @@ double OutputPlayer::position_s() const {
         return 0.0;
     }
     const std::int64_t frame = impl_->started ? impl_->heard() : impl_->stopped_frame;
-    return static_cast<double>(frame) / impl_->rate_hz;
+    // At the end: the source's own length (resampling may add or drop a few frames).
+    if (frame >= static_cast<std::int64_t>(impl_->samples.size())) {
+        return duration_s();
+    }
+    return std::min(static_cast<double>(frame) / impl_->rate_hz, duration_s());
 }
 
 double OutputPlayer::duration_s() const {

@@ -1,6 +1,6 @@
-// FilesPanel: the queue table (file, progress bar, status), the result of the selected job (a
-// segment table, filled while the job runs, and the clicked segment's times and tokens) and the
-// dialogs that add, export and export all files.
+// FilesPanel: the queue table (file, progress bar, status), the result of the selected job (its
+// timed words with Play, a segment table, filled while the job runs, and the clicked segment's
+// times and tokens) and the dialogs that add, export and export all files.
 #include "earshot/ui/files/files_panel.h"
 
 #include <QDir>
@@ -17,6 +17,7 @@
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTimer>
 #include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -25,6 +26,7 @@
 #include "earshot/ui/files/export_all_dialog.h"
 #include "earshot/ui/files/export_targets.h"
 #include "earshot/ui/files/segment_tokens_view.h"
+#include "earshot/ui/files/transcript_words_view.h"
 
 namespace earshot::ui {
 
@@ -148,11 +150,38 @@ FilesPanel::FilesPanel(QWidget* parent) : QWidget(parent) {
     m_tokens = new SegmentTokensView(this);
     m_tokens->clear(tokensHint());
 
+    m_words = new TranscriptWordsView(this);
+    connect(m_words, &TranscriptWordsView::wordClicked, this,
+            [this](int index) { playFrom(m_words->word(index).startS); });
+    m_play = new QPushButton(tr("&Play"), this);
+    m_play->setObjectName(QStringLiteral("playButton"));
+    m_play->setToolTip(
+        tr("Plays the file; the word being heard is highlighted. Click a word to "
+           "play from it."));
+    connect(m_play, &QPushButton::clicked, this, &FilesPanel::togglePlayback);
+    m_playback = new QLabel(this);
+    m_playback->setObjectName(QStringLiteral("playbackTime"));
+    m_playback->setWordWrap(true);
+    m_playback->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_playTimer = new QTimer(this);
+    m_playTimer->setInterval(kPlaybackTickMs);
+    connect(m_playTimer, &QTimer::timeout, this, &FilesPanel::updatePlayback);
+    auto* transport = new QHBoxLayout;
+    transport->addWidget(m_play);
+    transport->addWidget(m_playback, 1);
+
     auto* result = new QWidget(this);
     auto* resultLayout = new QVBoxLayout(result);
     resultLayout->setContentsMargins(0, 0, 0, 0);
     resultLayout->addWidget(m_resultTitle);
-    resultLayout->addWidget(m_segments, 1);
+    resultLayout->addLayout(transport);
+    auto* texts = new QSplitter(Qt::Vertical, result);
+    texts->setChildrenCollapsible(false);
+    texts->addWidget(m_words);
+    texts->addWidget(m_segments);
+    texts->setStretchFactor(0, 1);
+    texts->setStretchFactor(1, 1);
+    resultLayout->addWidget(texts, 1);
     resultLayout->addWidget(m_segmentTime);
     resultLayout->addWidget(m_tokens);
 
@@ -166,6 +195,18 @@ FilesPanel::FilesPanel(QWidget* parent) : QWidget(parent) {
     layout->addLayout(buttons);
     layout->addWidget(splitter, 1);
     updateButtons();
+}
+
+FilesPanel::~FilesPanel() {
+    if (m_player) {
+        m_player->pause();
+    }
+}
+
+void FilesPanel::setPlayer(std::unique_ptr<TranscriptPlayer> player) {
+    stopPlayback();
+    m_player = std::move(player);
+    showPlaybackState();
 }
 
 QString FilesPanel::audioFileFilter() {
@@ -272,6 +313,9 @@ void FilesPanel::appendJobSegments(int id, const QList<SegmentRow>& segments) {
         for (const SegmentRow& segment : segments) {
             appendSegmentRow(segment);
         }
+        const int highlighted = m_words->highlightedWord();
+        m_words->setSegments(it->segments, wordsPlaceholder(*it));
+        m_words->setHighlightedWord(highlighted);
     }
 }
 
@@ -355,6 +399,9 @@ void FilesPanel::removeJobs(const QList<int>& ids) {
             if (row < 0) {
                 continue;
             }
+            if (id == m_playedJob) {
+                stopPlayback();
+            }
             m_order.removeAt(row);
             m_jobs.remove(id);
             m_queue->removeRow(row);
@@ -387,6 +434,9 @@ void FilesPanel::selectJob(int id) {
 
 void FilesPanel::showNothing() {
     m_shown = -1;
+    stopPlayback();
+    m_words->clear();
+    showPlaybackState();
     m_segments->setRowCount(0);
     m_segmentTime->clear();
     m_tokens->clear(tokensHint());
@@ -403,9 +453,14 @@ void FilesPanel::appendSegmentRow(const SegmentRow& segment) {
 }
 
 void FilesPanel::showResult(int id) {
+    if (id != m_playedJob) {
+        stopPlayback();  // another file: what played stops
+    }
     m_shown = id;
     const Job& job = m_jobs[id];
     const QString name = QFileInfo(job.path).fileName();
+    m_words->setSegments(job.segments, wordsPlaceholder(job));
+    showPlaybackState();
     m_segments->setRowCount(0);
     m_segmentTime->clear();
     m_tokens->clear(tokensHint());
@@ -451,6 +506,106 @@ void FilesPanel::selectSegment(int row) {
             .arg(formatSegmentTime(segment.startS), formatSegmentTime(segment.endS))
             .arg(segment.endS - segment.startS, 0, 'f', 2));
     m_tokens->setTokens(segment.tokens, tr("The tokens of this segment were not kept."));
+}
+
+QString FilesPanel::wordsPlaceholder(const Job& job) const {
+    switch (job.state) {
+        case FileJobState::queued:
+            return tr("The words appear here with their times once the file is transcribed.");
+        case FileJobState::running:
+            return job.segments.isEmpty()
+                       ? tr("The words appear here with their times as they are transcribed.")
+                       : tr("No word times: this backend does not return the cross-attention "
+                            "weights they are aligned on (the CPU and CUDA backends do).");
+        case FileJobState::failed:
+            return {};
+        case FileJobState::done:
+        case FileJobState::cancelled:
+            break;
+    }
+    return job.segments.isEmpty()
+               ? tr("No words were transcribed.")
+               : tr("No word times for this result: it was transcribed on a backend that does "
+                    "not return the cross-attention weights they are aligned on (the CPU and CUDA "
+                    "backends do), or kept before word times were. Play still plays the file.");
+}
+
+void FilesPanel::stopPlayback() {
+    m_playTimer->stop();
+    if (m_player && m_playedJob >= 0) {
+        m_player->pause();
+    }
+    m_playedJob = -1;
+    m_words->setHighlightedWord(-1);
+}
+
+void FilesPanel::showPlaybackState() {
+    const bool shown = m_shown >= 0 && m_jobs.value(m_shown).state != FileJobState::failed;
+    m_play->setEnabled(shown);
+    const bool playing = m_player && m_playedJob >= 0 && m_player->isPlaying();
+    m_play->setText(playing ? tr("&Pause") : tr("&Play"));
+    if (!shown) {
+        m_playback->clear();
+    } else if (m_playedJob < 0 || !m_player) {
+        m_playback->setText(m_words->wordCount() > 0 ? tr("Click a word to play from it.")
+                                                     : QString());
+    } else {
+        const double duration = m_player->durationS();
+        m_playback->setText(duration > 0.0
+                                ? tr("%1 / %2").arg(formatSegmentTime(m_player->positionS()),
+                                                    formatSegmentTime(duration))
+                                : formatSegmentTime(m_player->positionS()));
+    }
+}
+
+void FilesPanel::playFrom(double seconds) {
+    if (m_shown < 0) {
+        return;
+    }
+    if (!m_player) {
+        m_playback->setText(tr("Playing is not available here."));
+        return;
+    }
+    const QString error = m_player->play(m_jobs[m_shown].path, std::max(0.0, seconds));
+    if (!error.isEmpty()) {
+        stopPlayback();
+        showPlaybackState();
+        m_playback->setText(tr("Cannot play: %1").arg(error));
+        return;
+    }
+    m_playedJob = m_shown;
+    m_playTimer->start();
+    updatePlayback();
+}
+
+void FilesPanel::togglePlayback() {
+    if (m_player && m_playedJob >= 0 && m_player->isPlaying()) {
+        m_playTimer->stop();
+        m_player->pause();
+        updatePlayback();
+        return;
+    }
+    double from = 0.0;
+    if (m_player && m_playedJob == m_shown) {
+        from = m_player->positionS();
+        const double duration = m_player->durationS();
+        if (duration > 0.0 && from >= duration - 0.01) {
+            from = 0.0;  // it ended: again from the start
+        }
+    }
+    playFrom(from);
+}
+
+void FilesPanel::updatePlayback() {
+    if (!m_player || m_playedJob < 0) {
+        m_playTimer->stop();
+        return;
+    }
+    m_words->highlightAt(m_player->positionS());
+    if (!m_player->isPlaying()) {
+        m_playTimer->stop();
+    }
+    showPlaybackState();
 }
 
 void FilesPanel::updateButtons() {

@@ -1,5 +1,5 @@
 // Plain data of file transcription as the Files page shows it: a job's state, the timed segments
-// of its result and the files "Export all" writes.
+// (and words) of its result and the files "Export all" writes.
 #pragma once
 
 #include <QList>
@@ -16,11 +16,20 @@ struct SegmentToken {
     double probability = -1.0;  // how sure the decoder was (0..1); -1: not measured
 };
 
+// One word of a segment with its time, from cross-attention alignment.
+struct TimedWord {
+    QString text;         // stripped of its leading space, punctuation kept ("Hello,")
+    double startS = 0.0;  // from the start of the file; the word is [startS, endS)
+    double endS = 0.0;
+    double probability = -1.0;  // mean P of its tokens (0..1); -1: not measured
+};
+
 struct SegmentRow {
     double startS = 0.0;  // from the start of the file
     double endS = 0.0;
     QString text;                // stripped
     QList<SegmentToken> tokens;  // its text tokens in order (timestamps left out); may be empty
+    QList<TimedWord> words{};    // its words with their times; empty: not timed
 };
 
 // One file that "Export all" writes: job `id`'s transcript as `format` ("txt", "srt", "vtt",

@@ -1,8 +1,10 @@
 // FilesPanel: the file transcription page. Files come in by dialog or drag and drop and wait in a
 // queue with a progress bar each; a file's segments are listed with their times as they are
 // transcribed, and its transcript can be exported as TXT, SRT, VTT or JSON, alone or with all the
-// others. Rows can be removed, finished ones all at once. The app does the work: the panel
-// announces jobs and requests, and shows what the app reports.
+// others. Rows can be removed, finished ones all at once. A result's text is also shown as its
+// timed words: Play plays the file (through the TranscriptPlayer the app gives) with the word being
+// heard highlighted, and clicking a word plays from its start onward. The app does the work: the
+// panel announces jobs and requests, and shows what the app reports.
 #pragma once
 
 #include <QHash>
@@ -10,23 +12,32 @@
 #include <QString>
 #include <QStringList>
 #include <QWidget>
+#include <memory>
 
 #include "earshot/ui/files/file_job.h"
+#include "earshot/ui/files/transcript_player.h"
 
 class QLabel;
 class QProgressBar;
 class QPushButton;
 class QTableWidget;
+class QTimer;
 
 namespace earshot::ui {
 
 class SegmentTokensView;
+class TranscriptWordsView;
 
 class FilesPanel : public QWidget {
     Q_OBJECT
 
 public:
     explicit FilesPanel(QWidget* parent = nullptr);
+    ~FilesPanel() override;
+
+    // Who plays the files' audio (none: Play says so).
+    void setPlayer(std::unique_ptr<TranscriptPlayer> player);
+    TranscriptPlayer* player() const { return m_player.get(); }
 
     // Queues each file (emits jobQueued per file) and returns the new jobs' ids, in order.
     QList<int> addFiles(const QStringList& paths);
@@ -72,6 +83,12 @@ public:
     SegmentTokensView* segmentTokens() const { return m_tokens; }
     QProgressBar* progressBar(int id) const;
     QLabel* resultTitle() const { return m_resultTitle; }
+    TranscriptWordsView* transcriptWords() const { return m_words; }
+    QPushButton* playButton() const { return m_play; }
+    // The playback time ("00:03.200 / 00:12.000"), or why nothing plays.
+    QLabel* playbackLabel() const { return m_playback; }
+    // How often, while playing, the position is read and the highlight moved.
+    static constexpr int kPlaybackTickMs = 30;
 
     // The file-type filter of the open dialog.
     static QString audioFileFilter();
@@ -83,6 +100,13 @@ public slots:
     void clearFinished();   // removes every done, failed and cancelled row
     void exportSelected(const QString& format);  // "txt", "srt", "vtt" or "json": save dialog
     void exportAll();  // ExportAllDialog, then exportAllRequested with exportTargets' names
+    // Play/Pause: plays the shown file from where it paused (from the start when it ended or
+    // another file played), or pauses it.
+    void togglePlayback();
+    // Plays the shown file from `seconds` onward.
+    void playFrom(double seconds);
+    // Reads the player's position: highlights the word heard, shows the time, and notices the end.
+    void updatePlayback();
 
 signals:
     void jobQueued(int id, const QString& path);
@@ -115,12 +139,21 @@ private:
     void showNothing();
     void appendSegmentRow(const SegmentRow& segment);
     void updateButtons();
+    void stopPlayback();  // pauses and forgets which file played
+    void showPlaybackState();
+    QString wordsPlaceholder(const Job& job) const;
 
     QTableWidget* m_queue = nullptr;
     QTableWidget* m_segments = nullptr;
     QLabel* m_resultTitle = nullptr;
     QLabel* m_segmentTime = nullptr;
     SegmentTokensView* m_tokens = nullptr;
+    TranscriptWordsView* m_words = nullptr;
+    QPushButton* m_play = nullptr;
+    QLabel* m_playback = nullptr;
+    QTimer* m_playTimer = nullptr;
+    std::unique_ptr<TranscriptPlayer> m_player;
+    int m_playedJob = -1;  // the job whose file the player holds (-1: none)
     QPushButton* m_add = nullptr;
     QPushButton* m_cancel = nullptr;
     QPushButton* m_remove = nullptr;
