@@ -33,6 +33,7 @@
 #include "gui_controller.h"
 #include "gui_cuda.h"
 #include "gui_files_history.h"
+#include "gui_files_player.h"
 #include "gui_files_worker.h"
 #include "gui_instance.h"
 #include "gui_live_bridge.h"
@@ -448,6 +449,7 @@ void GuiController::connectLive() {
 
 void GuiController::connectFiles() {
     ui::FilesPanel* panel = m_window.filesPanel();
+    panel->setPlayer(std::make_unique<FilesPlayer>());  // Play and word clicks: the output device
     connect(panel, &ui::FilesPanel::jobQueued, m_files, &FilesWorker::enqueue);
     connect(panel, &ui::FilesPanel::cancelRequested, m_files, &FilesWorker::cancel);
     connect(panel, &ui::FilesPanel::exportRequested, this,
