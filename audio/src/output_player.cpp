@@ -226,6 +226,10 @@ double OutputPlayer::position_s() const {
     if (impl_->rate_hz <= 0) {
         return 0.0;
     }
+    if (impl_->started && !playing() &&
+        impl_->state.next_frame.load(std::memory_order_relaxed) >= impl_->state.total_frames) {
+        return duration_s();  // it played to the end and the stream finished
+    }
     const std::int64_t frame = impl_->started ? impl_->heard() : impl_->stopped_frame;
     // At the end: the source's own length (resampling may add or drop a few frames).
     if (frame >= static_cast<std::int64_t>(impl_->samples.size())) {
