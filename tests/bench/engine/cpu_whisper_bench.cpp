@@ -3,7 +3,9 @@
 // process: the machine's sgemm rate, the encoder's own GEMMs run alone through OpenBLAS, and for
 // the step its memory floor: the bytes a step must read (f16 weights and f16 caches, what
 // whisper.cpp reads) over the machine's read rate measured just before, with as many threads as
-// the CPU backend uses. A step reports its wall time over its CPU time (1.0: no thread waits).
+// the CPU backend uses. A step reports its wall time over its CPU time (1.0: no thread waits)
+// and the bytes its caches hold; steps run with f32 caches and with f16 ones (what decoding an
+// f16 checkpoint uses).
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <sys/resource.h>
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <random>
@@ -25,6 +28,7 @@
 
 namespace {
 
+using earshot::backend::CacheStorage;
 using earshot::backend::CpuWhisper;
 using earshot::backend::HostTensor;
 
@@ -99,11 +103,12 @@ double read_rate_bytes_per_s(int threads) {
     return best;
 }
 
-// One loaded model per shape for the whole process (writing and loading takes seconds).
-CpuWhisper& model(const Shape& shape) {
-    static std::map<const Shape*, std::unique_ptr<CpuWhisper>> models;
+// One loaded model per shape and cache storage for the whole process (writing and loading takes
+// seconds).
+CpuWhisper& model(const Shape& shape, CacheStorage caches = CacheStorage::f32) {
+    static std::map<std::pair<const Shape*, CacheStorage>, std::unique_ptr<CpuWhisper>> models;
     static earshot::test::TempDir dir("earshot-bench");
-    auto& slot = models[&shape];
+    auto& slot = models[{&shape, caches}];
     if (!slot) {
         earshot::model::RandomCheckpointOptions options;
         options.d = shape.d;
@@ -112,8 +117,9 @@ CpuWhisper& model(const Shape& shape) {
         options.dec_layers = shape.layers;
         options.dtype = "f16";
         const auto path = dir.path() / shape.name;
-        earshot::model::write_random_checkpoint(path, options);
-        slot = std::make_unique<CpuWhisper>(earshot::model::load_whisper_checkpoint(path));
+        if (!std::filesystem::exists(path)) earshot::model::write_random_checkpoint(path, options);
+        slot =
+            std::make_unique<CpuWhisper>(earshot::model::load_whisper_checkpoint(path), 1, caches);
     }
     return *slot;
 }
@@ -215,8 +221,9 @@ double step_bytes(const Shape& s, int64_t pos) {
     return 2.0 * (weights + caches);
 }
 
-void step(benchmark::State& state, const Shape& shape) {
-    CpuWhisper& whisper = model(shape);
+// A decoder step with the caches in `caches` (the transcriber uses f16 ones for f16 weights).
+void step_with(benchmark::State& state, const Shape& shape, CacheStorage caches) {
+    CpuWhisper& whisper = model(shape, caches);
     const auto pos = static_cast<int32_t>(state.range(0));
     benchmark::DoNotOptimize(whisper.listen(random_mel()));
     const HostTensor token = HostTensor::i32({1, 1}, 50364);
@@ -241,6 +248,15 @@ void step(benchmark::State& state, const Shape& shape) {
     state.counters["all_cpu_ms"] = 1e3 * process_s / steps;
     state.counters["threads"] = backend_threads();
     state.counters["peak_rss_MiB"] = peak_rss_mib();
+    state.counters["cache_MiB"] = double(whisper.cache_bytes()) / double(1 << 20);
+}
+
+void step(benchmark::State& state, const Shape& shape) {
+    step_with(state, shape, CacheStorage::f32);
+}
+
+void step_f16_caches(benchmark::State& state, const Shape& shape) {
+    step_with(state, shape, CacheStorage::f16);
 }
 
 BENCHMARK_CAPTURE(encoder_gemms_alone, tiny, kTiny)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -250,9 +266,20 @@ BENCHMARK_CAPTURE(step, tiny, kTiny)
     ->Arg(200)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK_CAPTURE(step_f16_caches, tiny, kTiny)
+    ->Arg(8)
+    ->Arg(200)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(encoder_gemms_alone, base, kBase)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(encode, base, kBase)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(step, base, kBase)
+    ->Arg(8)
+    ->Arg(200)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+BENCHMARK_CAPTURE(step_f16_caches, base, kBase)
     ->Arg(8)
     ->Arg(200)
     ->Unit(benchmark::kMillisecond)
