@@ -7,6 +7,7 @@
 // backend without cross-attention weights gives) is measurably worse. Times never go back: each
 // word starts at or after the end of the committed word before it and ends at or after its start,
 // inside the audio heard, so no later word, committed or tentative, claims a committed span.
+// A model that returns no cross-attention weights gives the estimate, its words marked so.
 // EARSHOT_LIVE_TRACE=1 prints every committed word's error.
 #include <gtest/gtest.h>
 
@@ -87,6 +88,29 @@ std::vector<long> equal_matches(const std::vector<std::string>& said,
     return match;
 }
 
+// The CPU model without its cross-attention weights: a backend that cannot return them.
+class WithoutCrossAttention final : public decoding::DecoderModel {
+public:
+    explicit WithoutCrossAttention(decoding::DecoderModel& inner) : inner_(inner) {}
+    int64_t vocab() const override { return inner_.vocab(); }
+    int64_t max_tokens() const override { return inner_.max_tokens(); }
+    int64_t mels() const override { return inner_.mels(); }
+    int64_t frames() const override { return inner_.frames(); }
+    void listen(const backend::HostTensor& mel) override { inner_.listen(mel); }
+    void expand(int64_t rows) override { inner_.expand(rows); }
+    int64_t rows() const override { return inner_.rows(); }
+    backend::HostTensor prefill(const backend::HostTensor& tokens) override {
+        return inner_.prefill(tokens);
+    }
+    backend::HostTensor step(const backend::HostTensor& tokens, int32_t pos) override {
+        return inner_.step(tokens, pos);
+    }
+    void reorder(std::span<const int64_t> source_rows) override { inner_.reorder(source_rows); }
+
+private:
+    decoding::DecoderModel& inner_;
+};
+
 struct RunResult {
     std::vector<decoding::StreamUpdate> updates;
     std::vector<decoding::StreamWord> committed;  // every committed word, in order
@@ -152,7 +176,9 @@ protected:
     // transcriber on this thread, paced by the stream's clock: an update after every
     // `update_frames` of audio, as the live controller runs them when the engine keeps up. The
     // same input gives the same updates, whatever the machine's load.
-    static RunResult run_paced(bool aligned, int64_t update_frames) {
+    static RunResult run_paced(bool aligned, int64_t update_frames,
+                               decoding::DecoderModel* model = nullptr) {
+        if (model == nullptr) model = loaded_->model.get();
         decoding::StreamingOptions options;
         options.decoding.language = "en";
         app::apply_model_defaults(*loaded_, options);
@@ -166,7 +192,7 @@ protected:
         front.push(spoken_->samples);
         front.finish();
         decoding::StreamingTranscriber transcriber(
-            *loaded_->model, loaded_->tokenizer,
+            *model, loaded_->tokenizer,
             [mels](std::span<const float> raw, int64_t window_frames, std::span<float> out) {
                 const audio::LogMel window = audio::normalize_window(raw, mels, window_frames);
                 std::copy(window.values.begin(), window.values.end(), out.begin());
@@ -182,7 +208,9 @@ protected:
         EXPECT_EQ(queue.size_frames(), 0u) << "frames left unheard";
         result.updates.push_back(transcriber.finish());
         const std::string what = "paced every " + std::to_string(update_frames * 10) + " ms, " +
-                                 (aligned ? "aligned" : "estimated");
+                                 (model != loaded_->model.get() ? "a model without cross-attention"
+                                  : aligned                     ? "aligned"
+                                                                : "estimated");
         measure(result, what.c_str());
         return result;
     }
@@ -312,6 +340,21 @@ TEST_F(LiveWordTimes, TimesNeverGoBackAndCommittedSpansAreNeverClaimedAgain) {
         expect_monotone(run_once(WordTiming::aligned, frames), WordTiming::aligned);
     }
     expect_monotone(run_once(WordTiming::estimated, kLongestUpdateFrames), WordTiming::estimated);
+}
+
+TEST_F(LiveWordTimes, AModelWithoutCrossAttentionKeepsTheEstimateAndSaysSo) {
+    WithoutCrossAttention model(*loaded_->model);
+    // Asked to align (the heads are set), it cannot: the words are the estimate's, marked so.
+    const RunResult fallback = run_paced(true, kLongestUpdateFrames, &model);
+    const RunResult& estimated = run_once(WordTiming::estimated, kLongestUpdateFrames);
+    expect_monotone(fallback, WordTiming::estimated);
+    ASSERT_EQ(fallback.committed.size(), estimated.committed.size());
+    ASSERT_FALSE(fallback.committed.empty());
+    for (size_t i = 0; i < fallback.committed.size(); ++i) {
+        EXPECT_EQ(fallback.committed[i].text, estimated.committed[i].text) << i;
+        EXPECT_EQ(fallback.committed[i].start_s, estimated.committed[i].start_s) << i;
+        EXPECT_EQ(fallback.committed[i].end_s, estimated.committed[i].end_s) << i;
+    }
 }
 
 }  // namespace
