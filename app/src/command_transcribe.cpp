@@ -333,7 +333,7 @@ ExtraCommand add_transcribe(CLI::App& root) {
     command
         ->add_option("--segment-times", r.segment_times,
                      "speech: segment starts and ends moved to the edges of the speech they hold "
-                     "(at most 0.6 s into speech, 1 s across silence); model: the model's own "
+                     "(at most 1 s into speech, 1.5 s across silence); model: the model's own "
                      "timestamps, as openai's transcribe() reports them")
         ->check(CLI::IsMember({"speech", "model"}))
         ->capture_default_str();

@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "earshot/audio/energy_vad.h"
+#include "earshot/audio/file_speech_detector.h"
 
 namespace earshot::app {
 
@@ -18,7 +18,6 @@ namespace {
 
 constexpr int64_t kSamplesPerFrame = 160;  // hop (reference §1.1)
 constexpr size_t kChunkSamples = 16000;    // 1 s of audio per read
-constexpr int kSampleRateHz = 16000;
 
 // Pushes `count` zero samples (the silence whole_file_mel() appends) into `stream`.
 void push_silence(audio::LogMelStream& stream, int64_t count, audio::FrameSink sink) {
@@ -46,25 +45,14 @@ std::optional<StreamingMelSource> StreamingMelSource::open(
     auto track = [&max](int64_t /*index*/, std::span<const float> frame) {
         for (float value : frame) max = std::max(max, value);
     };
-    // Speech edges for the segment times: loud hops only, without the detector's hangover.
-    audio::EnergyVadOptions vad_options;
-    vad_options.hangover_s = 0.0;
-    audio::EnergyVad vad(vad_options);
-    source.speech_.hop_s = static_cast<double>(kSamplesPerFrame) / kSampleRateHz;
-    std::vector<float> hop;  // the samples of a hop split across reads
-    hop.reserve(static_cast<size_t>(kSamplesPerFrame));
+    // Speech edges for the segment times.
+    audio::FileSpeechDetector speech;
     std::vector<float> chunk(kChunkSamples);
     for (;;) {
         if (cancel != nullptr && cancel->load()) return std::nullopt;
         const size_t n = decoder.read(chunk);
         stream.push(std::span<const float>(chunk.data(), n), track);
-        for (size_t i = 0; i < n; ++i) {
-            hop.push_back(chunk[i]);
-            if (hop.size() == static_cast<size_t>(kSamplesPerFrame)) {
-                source.speech_.loud.push_back(vad.push_hop(hop) ? 1 : 0);
-                hop.clear();
-            }
-        }
+        speech.push(std::span<const float>(chunk.data(), n));
         source.samples_ += static_cast<int64_t>(n);
         if (progress) progress(decoder.progress());
         if (n < chunk.size()) break;
@@ -74,6 +62,8 @@ std::optional<StreamingMelSource> StreamingMelSource::open(
     source.content_frames_ = source.samples_ / kSamplesPerFrame;
     source.clamp_floor_ = max - 8.0F;  // as audio::normalize_window (reference §1.5)
     source.damaged_spans_ = decoder.damaged_spans();
+    source.speech_.hop_s = speech.hop_s();
+    source.speech_.loud = speech.finish();
     return source;
 }
 

@@ -38,7 +38,7 @@ public:
 
     double audio_s() const;
     int64_t samples() const { return samples_; }
-    // Where the first pass heard speech: audio::EnergyVad's loud hops (no hangover), 10 ms each.
+    // Where the first pass heard speech: audio::FileSpeechDetector's loud hops, 10 ms each.
     const decoding::SpeechActivity* speech_activity() const override { return &speech_; }
     // Where the first pass found damaged audio (transcribed as silence).
     const std::vector<audio::DamagedSpan>& damaged_spans() const { return damaged_spans_; }

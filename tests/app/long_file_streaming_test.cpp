@@ -4,6 +4,7 @@
 // while the source holds about one window of frames.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -13,6 +14,7 @@
 #include "earshot/audio/file_decoder.h"
 #include "earshot/engine/decoding/long_form.h"
 #include "earshot/engine/decoding/seek_loop.h"
+#include "earshot/engine/decoding/speech_activity.h"
 #include "micro_speech_file.h"
 #include "streaming_mel_source.h"
 #include "temp_dir.h"
@@ -86,6 +88,8 @@ TEST_F(LongFileStreamingMicro, TranscriptIsTheWholeFileOne) {
     const std::unique_ptr<app::LoadedModel> loaded = app::load_model(micro_model_dir(), {});
     decoding::TranscribeOptions options;
     app::apply_model_defaults(*loaded, options);
+    // The whole-file mel knows no speech activity: compare the model's own times.
+    options.snap_times_to_speech = false;
     const auto mels = static_cast<int>(loaded->model->mels());
     const int64_t frames = loaded->model->frames();
 
@@ -118,6 +122,40 @@ TEST_F(LongFileStreamingMicro, TranscriptIsTheWholeFileOne) {
     EXPECT_EQ(streaming_progress, whole_progress);
     ASSERT_FALSE(streaming_progress.empty());
     EXPECT_EQ(streaming_progress.back(), 1.0);
+}
+
+// The first pass marks where the file is speech (the segment times snap to it): one run per
+// sentence, on the sentence's sound, and nothing in the 1 s pauses or the silence around them.
+TEST(LongFileStreamingSpeech, SpeechActivityHasOneRunPerSentenceOnItsSound) {
+    SpeechOptions speech;
+    speech.whole_sentences = true;
+    speech.sentence_gap_s = 1.0;
+    speech.lead_s = 0.7;
+    speech.tail_s = 0.9;
+    std::string why;
+    const auto audio = speak_sentences(micro_heldout_words(3), speech, &why);
+    ASSERT_TRUE(audio) << why;
+    TempDir dir("earshot-speech-activity");
+    const fs::path wav = dir.path() / "three.wav";
+    write_wav_pcm16(wav, audio->samples);
+
+    std::optional<app::StreamingMelSource> source =
+        app::StreamingMelSource::open(wav, 80, 600, {}, nullptr);
+    ASSERT_TRUE(source.has_value());
+    const decoding::SpeechActivity* activity = source->speech_activity();
+    ASSERT_NE(activity, nullptr);
+    EXPECT_DOUBLE_EQ(activity->hop_s, 0.01);
+    EXPECT_EQ(static_cast<int64_t>(activity->loud.size()), (source->samples() + 159) / 160)
+        << "one per 10 ms hop, a last partial one included";
+    const std::vector<decoding::SpeechRun> runs = decoding::speech_runs(*activity, 0.3);
+    ASSERT_EQ(runs.size(), audio->sentences.size());
+    for (size_t i = 0; i < runs.size(); ++i) {
+        const auto [from_s, to_s] = audio->sentences[i];
+        std::printf("sentence %zu: %.2f-%.2f s, speech run %.2f-%.2f s\n", i, from_s, to_s,
+                    runs[i].start_s, runs[i].end_s);
+        EXPECT_NEAR(runs[i].start_s, from_s, 0.1) << "sentence " << i;
+        EXPECT_NEAR(runs[i].end_s, to_s, 0.1) << "sentence " << i;
+    }
 }
 
 }  // namespace

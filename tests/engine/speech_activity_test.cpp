@@ -71,23 +71,23 @@ TEST(SnapSegmentTimes, ALateEndInSilenceMovesBackToTheSpeech) {
     std::vector<Segment> segments = {segment(1.0, 3.8)};
     snap_segment_times(segments, runs, {});
     EXPECT_NEAR(segments[0].end_s, 3.0, 1e-9);
-    // Beyond the trim bound it stays.
-    segments = {segment(1.0, 4.2)};
+    // Beyond the trim bound (1.5 s) it stays.
+    segments = {segment(1.0, 4.8)};
     snap_segment_times(segments, runs, {});
-    EXPECT_NEAR(segments[0].end_s, 4.2, 1e-9);
+    EXPECT_NEAR(segments[0].end_s, 4.8, 1e-9);
 }
 
 TEST(SnapSegmentTimes, StartsMoveToTheOnsetFromSilenceAndFromInsideSpeech) {
-    const auto runs = speech_runs(activity_of(10.0, {{1.0, 3.0}, {5.0, 7.0}}), 0.3);
+    const auto runs = speech_runs(activity_of(10.0, {{1.0, 3.0}, {5.0, 8.0}}), 0.3);
     // Early, in silence: forward to the onset. Late, inside speech: back to it.
-    std::vector<Segment> segments = {segment(0.4, 3.0), segment(5.34, 7.0)};
+    std::vector<Segment> segments = {segment(0.4, 3.0), segment(5.34, 8.0)};
     snap_segment_times(segments, runs, {});
     EXPECT_NEAR(segments[0].start_s, 1.0, 1e-9);
     EXPECT_NEAR(segments[1].start_s, 5.0, 1e-9);
-    // Further inside speech than max_extend_s: the model's start stays.
-    segments = {segment(5.8, 7.0)};
+    // Further inside speech than max_extend_s (1 s): the model's start stays.
+    segments = {segment(6.2, 8.0)};
     snap_segment_times(segments, runs, {});
-    EXPECT_NEAR(segments[0].start_s, 5.8, 1e-9);
+    EXPECT_NEAR(segments[0].start_s, 6.2, 1e-9);
 }
 
 TEST(SnapSegmentTimes, EdgesInsideOneStretchOfSpeechStayBetweenTheNeighbours) {
@@ -105,6 +105,22 @@ TEST(SnapSegmentTimes, EdgesInsideOneStretchOfSpeechStayBetweenTheNeighbours) {
     snap_segment_times(later, runs, {}, 2.9, 4.9);
     EXPECT_NEAR(later[0].start_s, 3.0, 1e-9);
     EXPECT_NEAR(later[0].end_s, 4.8, 1e-9);
+}
+
+TEST(SnapSegmentTimes, AnEndJustPastTheNextSpeechOnsetIsLate) {
+    // The model ended the first sentence 0.2 s into the second one's sound, and started the
+    // second there: the end goes back to the first sentence's sound, the start to its onset.
+    const auto runs = speech_runs(activity_of(10.0, {{1.0, 3.0}, {4.0, 6.0}}), 0.3);
+    std::vector<Segment> segments = {segment(1.0, 4.2), segment(4.2, 6.0)};
+    snap_segment_times(segments, runs, {});
+    EXPECT_NEAR(segments[0].end_s, 3.0, 1e-9);
+    EXPECT_NEAR(segments[1].start_s, 4.0, 1e-9);
+    // Further past the onset than onset_slack_s (0.3 s), the segment may hold the second
+    // sentence's first words: the end stays (it cannot extend into the next segment either).
+    segments = {segment(1.0, 4.5), segment(4.6, 6.0)};
+    snap_segment_times(segments, runs, {});
+    EXPECT_NEAR(segments[0].end_s, 4.5, 1e-9);
+    EXPECT_NEAR(segments[1].start_s, 4.6, 1e-9);
 }
 
 TEST(SnapSegmentTimes, BlankSegmentsWordsAndNoSpeechAtAll) {

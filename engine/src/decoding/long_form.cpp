@@ -72,21 +72,55 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
     };
 
     // Each window's segments, with their words when asked for and their times snapped to the
-    // speech, go to `on_segments` and into the transcript as they are.
+    // speech, go to `on_segments` and into the transcript as they are. With snapping, the last
+    // segment with text of a window waits for the next window: where its end may move depends on
+    // where the next segment starts.
     std::vector<SpeechRun> runs;
     if (options.snap_times_to_speech && mel.speech_activity() != nullptr) {
         runs = speech_runs(*mel.speech_activity(), options.speech_snap.max_gap_s);
     }
-    double reported_end_s = 0.0;
+    double reported_end_s = 0.0;   // of the last reported segment with text
+    std::vector<Segment> waiting;  // not yet reported, unsnapped
     std::vector<Segment> finished;
-    auto finish = [&](std::vector<Segment> segments) {
-        if (!runs.empty()) {
-            reported_end_s =
-                snap_segment_times(segments, runs, options.speech_snap, reported_end_s);
+    auto report = [&](std::vector<Segment> segments) {
+        for (const Segment& segment : segments) {
+            if (!python_strip(segment.text).empty() && segment.end_s > segment.start_s) {
+                reported_end_s = segment.end_s;
+            }
         }
+        if (segments.empty()) return;
         if (on_segments) on_segments(segments);
         finished.insert(finished.end(), std::make_move_iterator(segments.begin()),
                         std::make_move_iterator(segments.end()));
+    };
+    auto finish = [&](std::vector<Segment> segments) {
+        if (runs.empty()) {
+            report(std::move(segments));
+            return;
+        }
+        waiting.insert(waiting.end(), std::make_move_iterator(segments.begin()),
+                       std::make_move_iterator(segments.end()));
+        size_t hold = waiting.size();  // the last segment with text, and what follows it
+        while (hold > 0 && (python_strip(waiting[hold - 1].text).empty() ||
+                            waiting[hold - 1].end_s <= waiting[hold - 1].start_s)) {
+            --hold;
+        }
+        if (hold == 0) {  // only blank segments, which keep their times
+            report(std::move(waiting));
+            waiting.clear();
+            return;
+        }
+        --hold;
+        std::vector<Segment> snapped = waiting;
+        snap_segment_times(snapped, runs, options.speech_snap, reported_end_s);
+        snapped.resize(hold);
+        waiting.erase(waiting.begin(), waiting.begin() + static_cast<std::ptrdiff_t>(hold));
+        report(std::move(snapped));
+    };
+    auto flush = [&] {
+        snap_segment_times(waiting, runs, options.speech_snap, reported_end_s);
+        report(std::move(waiting));
+        waiting.clear();
     };
 
     Transcript transcript;
@@ -107,6 +141,7 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
         transcript.segments =
             run_seek_loop(mel, vocabulary, loop, decode_window, progress, cancel, add);
     }
+    flush();
     if (finished.size() == transcript.segments.size()) transcript.segments = std::move(finished);
     transcript.language = decoding.language;
     for (const Segment& segment : transcript.segments) transcript.text += segment.text;

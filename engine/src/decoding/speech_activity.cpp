@@ -80,18 +80,28 @@ double snap_segment_times(std::span<Segment> segments, std::span<const SpeechRun
                 start_s = after->start_s;
             }
         }
-        if (const SpeechRun* run = run_at(runs, end_s)) {
-            if (run->end_s - end_s <= options.max_extend_s && run->end_s <= next_s + kSlackS) {
-                end_s = std::max(end_s, run->end_s);
+        const SpeechRun* end_run = run_at(runs, end_s);
+        double silent_end_s = end_s;  // where the end is taken to be in silence
+        if (end_run != nullptr && end_run->start_s > start_s + kSlackS &&
+            end_s - end_run->start_s <= options.onset_slack_s) {
+            // Just past the onset of speech the segment does not start in: a late end timestamp
+            // (the next segment's speech), taken as the silence before that onset.
+            silent_end_s = end_run->start_s;
+            end_run = nullptr;
+        }
+        if (end_run != nullptr) {
+            if (end_run->end_s - end_s <= options.max_extend_s &&
+                end_run->end_s <= next_s + kSlackS) {
+                end_s = std::max(end_s, end_run->end_s);
             }
         } else {
             // In silence: the end of the last speech before it, if inside the segment and near.
             auto after =
-                std::upper_bound(runs.begin(), runs.end(), end_s,
+                std::upper_bound(runs.begin(), runs.end(), silent_end_s - kSlackS,
                                  [](double x, const SpeechRun& r) { return x < r.start_s; });
             if (after != runs.begin()) {
                 const SpeechRun& before = *(after - 1);
-                if (before.end_s > start_s && end_s - before.end_s <= options.max_trim_s) {
+                if (before.end_s > start_s && silent_end_s - before.end_s <= options.max_trim_s) {
                     end_s = before.end_s;
                 }
             }

@@ -40,10 +40,13 @@ struct SpeechSnapOptions {
     double max_gap_s = 0.3;
     // An end inside speech moves to the run's end, and a start inside speech to the run's start,
     // when that is at most this far.
-    double max_extend_s = 0.6;
+    double max_extend_s = 1.0;
     // An end in silence moves back to the speech before it, and a start in silence forward to the
     // speech after it, when that is at most this far and inside the segment.
-    double max_trim_s = 1.0;
+    double max_trim_s = 1.5;
+    // An end at most this far past the onset of speech that its segment does not start in is
+    // late (that speech is the next segment's) and is taken as in the silence before the onset.
+    double onset_slack_s = 0.3;
 };
 
 // The runs of `activity`, in order. Throws std::invalid_argument for hop_s <= 0 or a negative gap.
