@@ -65,7 +65,7 @@ std::string pa_text(PaError status) { return Pa_GetErrorText(status); }
 struct OutputPlayer::Impl {
     std::vector<float> source;  // as set_audio gave it
     int source_rate_hz = 0;
-    std::vector<float> samples;  // at rate_hz: what the stream plays
+    std::vector<float> resampled;  // at rate_hz when the device does not take source_rate_hz
     int rate_hz = 0;
     std::optional<PortAudioSession> session;
     PaStream* stream = nullptr;
@@ -97,8 +97,7 @@ struct OutputPlayer::Impl {
             return start_frame;
         }
         const PaTime now = Pa_GetStreamTime(stream);
-        return std::min(heard_frame(stamp, now, rate_hz, start_frame),
-                        static_cast<std::int64_t>(samples.size()));
+        return std::min(heard_frame(stamp, now, rate_hz, start_frame), state.total_frames);
     }
 
     void open() {
@@ -153,18 +152,22 @@ struct OutputPlayer::Impl {
     }
 
     // The samples at the stream's rate (resampled once, not in the callback).
+    // The source itself when the rates agree (no copy: an hour at 16 kHz is 230 MB).
     void prepare_samples() {
+        resampled.clear();
+        resampled.shrink_to_fit();
         if (rate_hz == source_rate_hz || source.empty()) {
-            samples = source;
-        } else {
-            StreamResampler resampler(source_rate_hz, rate_hz);
-            const std::span<const float> converted = resampler.push(source);
-            samples.assign(converted.begin(), converted.end());
-            const std::span<const float> tail = resampler.finish();
-            samples.insert(samples.end(), tail.begin(), tail.end());
+            state.samples = source.data();
+            state.total_frames = static_cast<std::int64_t>(source.size());
+            return;
         }
-        state.samples = samples.data();
-        state.total_frames = static_cast<std::int64_t>(samples.size());
+        StreamResampler resampler(source_rate_hz, rate_hz);
+        const std::span<const float> converted = resampler.push(source);
+        resampled.assign(converted.begin(), converted.end());
+        const std::span<const float> tail = resampler.finish();
+        resampled.insert(resampled.end(), tail.begin(), tail.end());
+        state.samples = resampled.data();
+        state.total_frames = static_cast<std::int64_t>(resampled.size());
     }
 };
 
@@ -190,7 +193,7 @@ void OutputPlayer::play(double start_s) {
         impl_->open();
     }
     impl_->stop_stream();
-    const auto total = static_cast<std::int64_t>(impl_->samples.size());
+    const std::int64_t total = impl_->state.total_frames;
     const auto start = std::clamp<std::int64_t>(
         static_cast<std::int64_t>(std::llround(std::max(0.0, start_s) * impl_->rate_hz)), 0, total);
     impl_->start_frame = start;
@@ -232,7 +235,7 @@ double OutputPlayer::position_s() const {
     }
     const std::int64_t frame = impl_->started ? impl_->heard() : impl_->stopped_frame;
     // At the end: the source's own length (resampling may add or drop a few frames).
-    if (frame >= static_cast<std::int64_t>(impl_->samples.size())) {
+    if (frame >= impl_->state.total_frames) {
         return duration_s();
     }
     return std::min(static_cast<double>(frame) / impl_->rate_hz, duration_s());

@@ -566,6 +566,11 @@ void FilesPanel::playFrom(double seconds) {
         m_playback->setText(tr("Playing is not available here."));
         return;
     }
+    if (m_playedJob != m_shown) {
+        // The player reads the whole file first: say so while it does.
+        m_playback->setText(tr("Reading the audio…"));
+        m_playback->repaint();
+    }
     const QString error = m_player->play(m_jobs[m_shown].path, std::max(0.0, seconds));
     if (!error.isEmpty()) {
         stopPlayback();
