@@ -31,8 +31,9 @@ TEST(DesktopTray, MenuAndIconFollowIdleAndListening) {
     earshot::ui::TrayIcon tray(&window);
     EXPECT_FALSE(tray.isListening());
     EXPECT_EQ(menuTexts(*tray.menu()),
-              (QStringList{QStringLiteral("Start dictation"), QStringLiteral("Show Earshot"),
-                           QStringLiteral("Quit")}));
+              (QStringList{QStringLiteral("Idle"), QStringLiteral("Start dictation"),
+                           QStringLiteral("Show Earshot"), QStringLiteral("Quit")}));
+    EXPECT_FALSE(tray.statusAction()->isEnabled());  // it says, it does nothing
     const QImage idle = tray.currentIcon().pixmap(32, 32).toImage();
     tray.setListening(true);
     EXPECT_EQ(tray.toggleAction()->text(), QStringLiteral("Stop dictation"));

@@ -1,15 +1,18 @@
-// TrayIcon: Earshot in the desktop's tray (where there is one): idle or listening at a glance,
-// a menu to start or stop dictation, show the window and quit.
+// TrayIcon: Earshot in the desktop's tray (where there is one): idle, idle with the microphone
+// open for the pre-roll, or listening at a glance, in words atop a menu to start or stop
+// dictation, show the window and quit.
 #include "earshot/ui/tray/tray_icon.h"
 
 #include <QAction>
 #include <QCloseEvent>
 #include <QMenu>
 #include <QPainter>
+#include <QPen>
 #include <QPixmap>
 #include <QRectF>
 #include <QSystemTrayIcon>
 #include <QWidget>
+#include <algorithm>
 
 #include "earshot/ui/app_icon.h"
 
@@ -21,6 +24,9 @@ TrayIcon::TrayIcon(QWidget* window, QObject* parent)
       m_menu(new QMenu(window)),
       m_tray(new QSystemTrayIcon(this)) {
     m_menu->setObjectName(QStringLiteral("trayMenu"));
+    m_status = m_menu->addAction(QString());  // what the icon shows, in words
+    m_status->setEnabled(false);
+    m_menu->addSeparator();
     m_toggle = m_menu->addAction(tr("Start dictation"));
     connect(m_toggle, &QAction::triggered, this, &TrayIcon::toggleRequested);
     QAction* show = m_menu->addAction(tr("Show Earshot"));
@@ -43,18 +49,26 @@ TrayIcon::TrayIcon(QWidget* window, QObject* parent)
 
 TrayIcon::~TrayIcon() = default;
 
-QIcon TrayIcon::stateIcon(bool listening) {
+QIcon TrayIcon::stateIcon(TrayState state) {
     const QIcon base = appIcon();
-    if (!listening) return base;
+    if (state == TrayState::idle) return base;
     QIcon icon;
     for (int size : {16, 22, 24, 32, 48, 64}) {
         QPixmap pixmap = base.pixmap(size, size);
         QPainter painter(&pixmap);
         painter.setRenderHint(QPainter::Antialiasing);
-        painter.setPen(Qt::NoPen);
-        painter.setBrush(QColor(220, 40, 40));
         const double dot = size * 0.45;
-        painter.drawEllipse(QRectF(size - dot, size - dot, dot, dot));
+        const QRectF corner(size - dot, size - dot, dot, dot);
+        if (state == TrayState::listening) {  // a red dot
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(QColor(220, 40, 40));
+            painter.drawEllipse(corner);
+        } else {  // an amber ring: the microphone is open, nothing is transcribed
+            const double pen = std::max(1.5, size * 0.09);
+            painter.setPen(QPen(QColor(240, 160, 20), pen));
+            painter.setBrush(Qt::NoBrush);
+            painter.drawEllipse(corner.adjusted(pen / 2, pen / 2, -pen / 2, -pen / 2));
+        }
         painter.end();
         icon.addPixmap(pixmap);
     }
@@ -63,12 +77,43 @@ QIcon TrayIcon::stateIcon(bool listening) {
 
 QIcon TrayIcon::currentIcon() const { return m_tray->icon(); }
 
+TrayState TrayIcon::state() const {
+    if (m_listening) return TrayState::listening;
+    return m_microphoneOpen ? TrayState::microphoneOpen : TrayState::idle;
+}
+
+QString TrayIcon::toolTip() const { return m_tray->toolTip(); }
+
 void TrayIcon::setListening(bool listening) {
     m_listening = listening;
-    m_tray->setIcon(stateIcon(listening));
-    m_tray->setToolTip(listening ? tr("Earshot: listening") : tr("Earshot: idle"));
-    m_toggle->setText(listening ? tr("Stop dictation") : tr("Start dictation"));
-    m_toggle->setIcon(stateIcon(!listening));
+    update();
+}
+
+void TrayIcon::setMicrophoneOpen(bool open) {
+    m_microphoneOpen = open;
+    update();
+}
+
+void TrayIcon::update() {
+    const TrayState now = state();
+    m_tray->setIcon(stateIcon(now));
+    QString words;
+    switch (now) {
+        case TrayState::idle:
+            words = tr("Idle");
+            break;
+        case TrayState::microphoneOpen:
+            words = tr("Idle, microphone open (pre-roll)");
+            break;
+        case TrayState::listening:
+            words = tr("Listening");
+            break;
+    }
+    m_tray->setToolTip(tr("Earshot: %1").arg(words.toLower()));
+    m_status->setText(words);
+    m_status->setIcon(stateIcon(now));
+    m_toggle->setText(m_listening ? tr("Stop dictation") : tr("Start dictation"));
+    m_toggle->setIcon(stateIcon(m_listening ? TrayState::idle : TrayState::listening));
 }
 
 bool TrayIcon::showIfAvailable() {

@@ -1,6 +1,7 @@
-// TrayIcon: Earshot in the desktop's tray (where there is one): idle or listening at a glance,
-// a menu to start or stop dictation, show the window and quit; while dictation runs, closing the
-// window hides it to the tray instead of quitting.
+// TrayIcon: Earshot in the desktop's tray (where there is one): idle, idle with the microphone
+// open for the pre-roll, or listening at a glance, in words atop a menu to start or stop
+// dictation, show the window and quit; while dictation runs, closing the window hides it to the
+// tray instead of quitting.
 #pragma once
 
 #include <QIcon>
@@ -13,6 +14,10 @@ class QWidget;
 
 namespace earshot::ui {
 
+// What the tray shows: idle (the microphone closed), the microphone open while idle (the
+// pre-roll keeps the last seconds), or listening.
+enum class TrayState { idle, microphoneOpen, listening };
+
 class TrayIcon : public QObject {
     Q_OBJECT
 
@@ -24,15 +29,20 @@ public:
     // Idle or listening: the icon, its tooltip and the menu's first entry follow.
     void setListening(bool listening);
     bool isListening() const { return m_listening; }
+    // The microphone is open while idle (the pre-roll); shown while not listening.
+    void setMicrophoneOpen(bool open);
+    TrayState state() const;
+    QString toolTip() const;
     // Shows it when the desktop has a tray; false otherwise.
     bool showIfAvailable();
 
     QMenu* menu() const { return m_menu; }
     QAction* toggleAction() const { return m_toggle; }
+    QAction* statusAction() const { return m_status; }  // the state in words (disabled)
     QIcon currentIcon() const;
 
-    // The app icon with a red dot (listening) or as it is (idle).
-    static QIcon stateIcon(bool listening);
+    // The app icon as it is (idle), with an amber ring (microphone open) or a red dot (listening).
+    static QIcon stateIcon(TrayState state);
 
 signals:
     void toggleRequested();
@@ -44,9 +54,13 @@ protected:
 private:
     QWidget* m_window;
     QMenu* m_menu;
+    QAction* m_status;
     QAction* m_toggle;
     QSystemTrayIcon* m_tray;
     bool m_listening = false;
+    bool m_microphoneOpen = false;
+
+    void update();
 };
 
 }  // namespace earshot::ui
