@@ -38,6 +38,8 @@ packages=(
     xauth
     # tests: presses the global shortcut under Xvfb (XTest), as a user's keyboard would
     xdotool
+    # tests: a private session bus for the stand-in desktop portal (dbus-daemon --session)
+    dbus-daemon
     # CPU backend: BLAS (the pthread build runs sgemm on every core)
     libopenblas-dev
     libopenblas0-pthread

@@ -1,6 +1,6 @@
 // FocusedWindowTyper: sends dictated text to the application that has the keyboard focus, by
-// simulated typing (X11 XTest; Wayland's wtype or ydotool) or through the clipboard and the paste
-// shortcut (restoring the clipboard afterwards).
+// simulated typing (X11 XTest; on Wayland the desktop portal's remote-desktop keyboard, else wtype
+// or ydotool) or through the clipboard and the paste shortcut (restoring the clipboard afterwards).
 #include "focused_window_typer.h"
 
 #include <QClipboard>
@@ -14,6 +14,8 @@
 #include <string>
 #include <utility>
 
+#include "portal_keyboard.h"
+#include "portal_request.h"
 #include "x11_keyboard.h"
 
 namespace earshot::app {
@@ -59,7 +61,7 @@ FocusedWindowTyper::FocusedWindowTyper(QObject* parent)
         if (!m_queuedText.isEmpty()) {  // what came while the last paste was pending
             const QString next = std::exchange(m_queuedText, QString());
             const QString error = paste(next);
-            if (!error.isEmpty()) emit pasteFailed(error);
+            if (!error.isEmpty()) emit sendFailed(error);
             return;
         }
         if (!m_clipboardSaved) return;
@@ -75,6 +77,45 @@ bool FocusedWindowTyper::onX11() const {
     return QGuiApplication::platformName() != QLatin1String("wayland") &&
            !qEnvironmentVariableIsEmpty("DISPLAY") &&
            qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+}
+
+bool FocusedWindowTyper::onWayland() const { return !onX11() && wayland_desktop(); }
+
+PortalKeyboard* FocusedWindowTyper::portalKeyboard() {
+    if (m_portal != nullptr || m_portalChecked || m_portalRefused || !onWayland()) {
+        return m_portalRefused ? nullptr : m_portal;
+    }
+    m_portalChecked = true;
+    const QDBusConnection bus = m_portalBus.value_or(QDBusConnection::sessionBus());
+    if (!portal_on_bus(bus)) return nullptr;
+    m_portal = new PortalKeyboard(bus, this);
+    connect(m_portal, &PortalKeyboard::failed, this, &FocusedWindowTyper::portalFailed);
+    return m_portal;
+}
+
+void FocusedWindowTyper::portalFailed(const QString& why, const QString& untyped) {
+    const bool first = !m_portalRefused;
+    m_portalRefused = true;
+    if (untyped.isEmpty()) return;
+    // What was waiting for the portal goes the next way.
+    QString error = sendKeys(untyped);
+    if (!error.isEmpty() && m_method == TypingMethod::automatic) error = sendClipboard(untyped);
+    if (!first && error.isEmpty()) return;
+    emit sendFailed(error.isEmpty() ? tr("%1; typing with %2 instead").arg(why, wayInUse())
+                                    : tr("%1; %2").arg(why, error));
+}
+
+QString FocusedWindowTyper::wayInUse() {
+    const QString clipboard = tr("the clipboard and the paste shortcut");
+    if (m_method == TypingMethod::clipboard) return clipboard;
+    if (onX11()) return tr("XTest keys");
+    if (portalKeyboard() != nullptr) return tr("the desktop portal's remote-desktop keyboard");
+    for (const char* helper : {"wtype", "ydotool"}) {
+        if (!QStandardPaths::findExecutable(QLatin1String(helper)).isEmpty()) {
+            return QLatin1String(helper);
+        }
+    }
+    return m_method == TypingMethod::automatic ? clipboard : tr("nothing (no wtype or ydotool)");
 }
 
 QString FocusedWindowTyper::x11Keyboard(X11Keyboard*& keyboard) {
@@ -116,6 +157,10 @@ QString FocusedWindowTyper::runHelper(const QStringList& wtypeArgs,
 
 QString FocusedWindowTyper::sendKeys(const QString& text) {
     if (!onX11()) {
+        if (PortalKeyboard* portal = portalKeyboard()) {
+            portal->type(text);
+            return {};
+        }
         return runHelper({QStringLiteral("--"), text},
                          {QStringLiteral("type"), QStringLiteral("--"), text});
     }

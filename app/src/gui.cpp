@@ -175,7 +175,7 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
     FocusedWindowTyper typer;
     ui::DictationTarget target;
     connect_dictation_target(window, controller, typer, target);
-    QObject::connect(&typer, &FocusedWindowTyper::pasteFailed, &target,
+    QObject::connect(&typer, &FocusedWindowTyper::sendFailed, &target,
                      &ui::DictationTarget::failed);
     // The tray: idle or listening, start/stop, show, quit (where the desktop has a tray).
     ui::TrayIcon tray(&window);
