@@ -9,6 +9,7 @@
 #include <QTimer>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <ostream>
 
 #include "earshot/app/cli.h"
@@ -27,6 +28,9 @@
 #include "gui_live_bridge.h"
 #include "gui_model_downloads.h"
 #include "gui_session.h"
+#include "gui_tray.h"
+#include "portal_global_shortcut.h"
+#include "portal_request.h"
 
 namespace earshot::app {
 
@@ -63,6 +67,15 @@ void connect_dictation_target(ui::MainWindow& window, GuiController& controller,
     QCheckBox* box = window.livePanel()->typeIntoFocusedWindowBox();
     box->setChecked(controller.settings().typeIntoFocusedWindow);
     target.setEnabled(box->isChecked());
+    // The box's tooltip says which way the text goes (the automatic choice or the setting's).
+    const QString tip = box->toolTip();
+    auto showWay = [box, tip, &typer](const ui::Settings& settings) {
+        typer.setMethod(typing_method_from_setting(settings.typingMethod));
+        box->setToolTip(tip + QStringLiteral("\n") +
+                        QObject::tr("Sent with %1.").arg(typer.wayInUse()));
+    };
+    showWay(controller.settings());
+    QObject::connect(&window, &ui::MainWindow::settingsChanged, box, showWay);
     target.setSink([&typer, &controller](const QString& text) {
         // Earshot's own window has the focus: the transcript already shows the text, and keys
         // sent here would land in its own controls.
@@ -177,13 +190,18 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
     connect_dictation_target(window, controller, typer, target);
     QObject::connect(&typer, &FocusedWindowTyper::sendFailed, &target,
                      &ui::DictationTarget::failed);
-    // The tray: idle or listening, start/stop, show, quit (where the desktop has a tray).
+    // The tray: idle, microphone open or listening, start/stop, show, quit (where the desktop
+    // has a tray).
     ui::TrayIcon tray(&window);
-    QObject::connect(&tray, &ui::TrayIcon::toggleRequested, window.livePanel(),
-                     &ui::LivePanel::toggle);
+    connect_tray(tray, window, controller);
     QObject::connect(&tray, &ui::TrayIcon::quitRequested, &application, &QApplication::quit);
-    QObject::connect(window.toggleDictationAction(), &QAction::changed, &tray,
-                     [&tray, &window] { tray.setListening(window.livePanel()->isRunning()); });
+    // On Wayland the desktop's GlobalShortcuts portal takes the global shortcut (the controller
+    // grabs it on X11).
+    std::unique_ptr<PortalGlobalShortcut> portalShortcut;
+    if (!screenshot && wayland_desktop() && portal_on_bus(QDBusConnection::sessionBus())) {
+        portalShortcut = std::make_unique<PortalGlobalShortcut>(QDBusConnection::sessionBus());
+        connect_portal_shortcut(*portalShortcut, window, controller);
+    }
     if (!request.backend.empty()) {
         controller.overrideBackend(QString::fromStdString(request.backend));
     }
