@@ -29,36 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Word-level alignment: for each heard word, the index of the said word it was matched to (equal
-// or substituted), or -1 for an insertion.
-std::vector<long> align_heard(const std::vector<std::string>& said,
-                              const std::vector<std::string>& heard) {
-    const size_t n = said.size();
-    const size_t m = heard.size();
-    std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
-    for (size_t i = 0; i <= n; ++i) d[i][0] = i;
-    for (size_t j = 0; j <= m; ++j) d[0][j] = j;
-    for (size_t i = 1; i <= n; ++i) {
-        for (size_t j = 1; j <= m; ++j) {
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
-                                d[i - 1][j - 1] + (said[i - 1] == heard[j - 1] ? 0 : 1)});
-        }
-    }
-    std::vector<long> match(m, -1);
-    size_t i = n;
-    size_t j = m;
-    while (i > 0 && j > 0) {
-        if (d[i][j] == d[i - 1][j - 1] + (said[i - 1] == heard[j - 1] ? 0 : 1)) {
-            match[--j] = static_cast<long>(--i);
-        } else if (d[i][j] == d[i - 1][j] + 1) {
-            --i;
-        } else {
-            --j;
-        }
-    }
-    return match;
-}
-
 class MicroLongForm : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -159,7 +129,7 @@ TEST_F(MicroLongForm, LongFormIsAsGoodAsSentencesOneByOne) {
             }
         }
         result.wer = double(word_edits(said, heard)) / double(said.size());
-        const std::vector<long> match = align_heard(said, heard);
+        const std::vector<long> match = match_words(said, heard, WordMatch::or_substituted);
         for (size_t s = 0; s < segments.size(); ++s) {
             size_t first = sentences.size();
             size_t last = 0;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -20,6 +21,7 @@
 #include "run_process.h"
 #include "spoken_words.h"
 #include "temp_dir.h"
+#include "word_edits.h"
 
 namespace earshot::test {
 namespace {
@@ -34,38 +36,6 @@ struct HeardWord {
     double start_s = 0.0;
     double end_s = 0.0;
 };
-
-// For each heard word, the said word it equals on a minimal-edit alignment, or -1.
-std::vector<long> equal_matches(const std::vector<std::string>& said,
-                                const std::vector<std::string>& heard) {
-    const size_t n = said.size();
-    const size_t m = heard.size();
-    std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
-    for (size_t i = 0; i <= n; ++i) d[i][0] = i;
-    for (size_t j = 0; j <= m; ++j) d[0][j] = j;
-    for (size_t i = 1; i <= n; ++i) {
-        for (size_t j = 1; j <= m; ++j) {
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
-                                d[i - 1][j - 1] + (said[i - 1] == heard[j - 1] ? 0 : 1)});
-        }
-    }
-    std::vector<long> match(m, -1);
-    size_t i = n;
-    size_t j = m;
-    while (i > 0 && j > 0) {
-        const size_t substitution = said[i - 1] == heard[j - 1] ? 0 : 1;
-        if (d[i][j] == d[i - 1][j - 1] + substitution) {
-            --i;
-            --j;
-            if (substitution == 0) match[j] = static_cast<long>(i);
-        } else if (d[i][j] == d[i - 1][j] + 1) {
-            --i;
-        } else {
-            --j;
-        }
-    }
-    return match;
-}
 
 std::vector<HeardWord> words_of(const nlohmann::json& transcript) {
     std::vector<HeardWord> words;
@@ -127,7 +97,7 @@ TEST_F(WordTimestamps, MedianStartErrorOnHeldOutSentencesSpokenWordByWordIsAtMos
         for (const SpokenWord& w : said[i]) said_plain.push_back(plain_word(w.text));
         std::vector<std::string> heard_plain;
         for (const HeardWord& w : heard) heard_plain.push_back(w.word);
-        const std::vector<long> match = equal_matches(said_plain, heard_plain);
+        const std::vector<long> match = match_words(said_plain, heard_plain, WordMatch::equal);
         for (size_t j = 0; j < heard.size(); ++j) {
             // Every word's times are ordered and inside the file.
             EXPECT_LE(heard[j].start_s, heard[j].end_s) << "file " << i << " word " << j;
@@ -149,6 +119,61 @@ TEST_F(WordTimestamps, MedianStartErrorOnHeldOutSentencesSpokenWordByWordIsAtMos
         "median %.0f ms, 90th percentile %.0f ms; median of heard - said %.0f ms\n",
         errors_s.size(), said_count, heard_count, median_s * 1000.0, p90_s * 1000.0,
         signed_median_s * 1000.0);
+    EXPECT_LE(median_s, kMedianStartErrorLimitS);
+}
+
+// `earshot live` times its committed words by the same alignment (the live JSON says "aligned"
+// for each), on held-out sentences spoken word by word and played as a microphone would at 4x.
+TEST_F(WordTimestamps, LiveCommandCommitsAlignedWordTimesWithin80Ms) {
+    const std::vector<std::vector<std::string>> sentences = micro_heldout_words(8);
+    SpeechOptions speech;  // word by word
+    speech.sentence_gap_s = 1.0;
+    std::string why;
+    const auto audio = speak_sentences(sentences, speech, &why);
+    ASSERT_TRUE(audio) << why;
+    const fs::path wav = dir_.path() / "live.wav";
+    write_wav_pcm16(wav, audio->samples);
+    const fs::path updates = dir_.path() / "updates.jsonl";
+    const ProcessResult run = run_earshot(
+        "live --model " + shell_quote(micro_model_dir().string()) + " --backend cpu --input " +
+        shell_quote(wav.string()) + " --speed 4 --updates-json " + shell_quote(updates.string()));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+
+    std::vector<HeardWord> heard;
+    std::ifstream lines(updates);
+    std::string line;
+    size_t aligned = 0;
+    while (std::getline(lines, line)) {
+        const auto update = nlohmann::json::parse(line);
+        for (const auto& w : update.at("committed_words")) {
+            if (w.at("timing").get<std::string>() == "aligned") ++aligned;
+            const std::string plain = plain_word(w.at("text").get<std::string>());
+            if (plain.empty()) continue;
+            heard.push_back({plain, w.at("start_s").get<double>(), w.at("end_s").get<double>()});
+        }
+    }
+    ASSERT_FALSE(heard.empty());
+    EXPECT_EQ(aligned, heard.size()) << "every committed word timed by alignment";
+    std::vector<std::string> said_plain;
+    for (const SpokenWord& w : audio->words) said_plain.push_back(plain_word(w.text));
+    std::vector<std::string> heard_plain;
+    for (const HeardWord& w : heard) heard_plain.push_back(w.word);
+    const std::vector<long> match = match_words(said_plain, heard_plain, WordMatch::equal);
+    std::vector<double> errors_s;
+    for (size_t j = 0; j < heard.size(); ++j) {
+        if (j > 0) {
+            EXPECT_GE(heard[j].start_s, heard[j - 1].start_s) << "word " << j;
+        }
+        if (match[j] < 0) continue;
+        errors_s.push_back(
+            std::abs(heard[j].start_s - audio->words[static_cast<size_t>(match[j])].start_s));
+    }
+    ASSERT_GE(errors_s.size(), audio->words.size() / 2) << "too few words heard right to measure";
+    std::sort(errors_s.begin(), errors_s.end());
+    const double median_s = errors_s[errors_s.size() / 2];
+    std::printf(
+        "earshot live: %zu of %zu said words committed right; |start error| median %.0f ms\n",
+        errors_s.size(), audio->words.size(), median_s * 1000.0);
     EXPECT_LE(median_s, kMedianStartErrorLimitS);
 }
 

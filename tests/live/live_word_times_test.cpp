@@ -34,6 +34,7 @@
 #include "plain_words.h"
 #include "spoken_words.h"
 #include "temp_dir.h"
+#include "word_edits.h"
 
 namespace earshot::test {
 namespace {
@@ -55,38 +56,6 @@ constexpr int64_t kLiveController = 0;
 // The estimate must be worse than the alignment by at least this factor of its median error.
 constexpr double kEstimateWorseFactor = 1.5;
 constexpr double kSlackS = 1e-9;
-
-// For each heard word, the said word it equals on a minimal-edit alignment, or -1.
-std::vector<long> equal_matches(const std::vector<std::string>& said,
-                                const std::vector<std::string>& heard) {
-    const size_t n = said.size();
-    const size_t m = heard.size();
-    std::vector<std::vector<size_t>> d(n + 1, std::vector<size_t>(m + 1));
-    for (size_t i = 0; i <= n; ++i) d[i][0] = i;
-    for (size_t j = 0; j <= m; ++j) d[0][j] = j;
-    for (size_t i = 1; i <= n; ++i) {
-        for (size_t j = 1; j <= m; ++j) {
-            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
-                                d[i - 1][j - 1] + (said[i - 1] == heard[j - 1] ? 0 : 1)});
-        }
-    }
-    std::vector<long> match(m, -1);
-    size_t i = n;
-    size_t j = m;
-    while (i > 0 && j > 0) {
-        const size_t substitution = said[i - 1] == heard[j - 1] ? 0 : 1;
-        if (d[i][j] == d[i - 1][j - 1] + substitution) {
-            --i;
-            --j;
-            if (substitution == 0) match[j] = static_cast<long>(i);
-        } else if (d[i][j] == d[i - 1][j] + 1) {
-            --i;
-        } else {
-            --j;
-        }
-    }
-    return match;
-}
 
 // The CPU model without its cross-attention weights: a backend that cannot return them.
 class WithoutCrossAttention final : public decoding::DecoderModel {
@@ -229,7 +198,7 @@ protected:
         for (const SpokenWord& w : spoken_->words) said.push_back(plain_word(w.text));
         std::vector<std::string> heard;
         for (const auto& w : result.committed) heard.push_back(plain_word(w.text));
-        const std::vector<long> match = equal_matches(said, heard);
+        const std::vector<long> match = match_words(said, heard, WordMatch::equal);
         std::vector<double> errors_s;
         for (size_t j = 0; j < heard.size(); ++j) {
             if (match[j] < 0) continue;
