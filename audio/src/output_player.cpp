@@ -112,7 +112,10 @@ struct OutputPlayer::Impl {
         PaStreamParameters parameters{};
         parameters.device = device;
         parameters.sampleFormat = paFloat32;
-        parameters.suggestedLatency = info->defaultLowOutputLatency;
+        // Playback needs no low latency (the position comes from the DAC times), and a small
+        // buffer starves on a busy machine: with the low latency, PulseAudio's ALSA plugin stalled
+        // playback for good while two other processes kept the cores busy.
+        parameters.suggestedLatency = std::max(info->defaultHighOutputLatency, 0.1);
         // The samples' own rate when the device takes it, else the device's.
         double rate = source_rate_hz;
         int channels = 0;
