@@ -17,6 +17,7 @@
 #include "earshot/ui/files/export_targets.h"
 #include "earshot/ui/files/files_panel.h"
 #include "earshot/ui/main_window.h"
+#include "files_gui_paths.h"
 #include "gui_controller.h"
 #include "gui_files_history.h"
 #include "gui_files_worker.h"
@@ -134,15 +135,6 @@ TEST(FilesWorker, RemoveForgetsQueuedJobsAndResultsWithoutSignals) {
     EXPECT_EQ(worker.transcript(5), nullptr);
 }
 
-app::GuiPaths pathsIn(const TempDir& dir) {
-    app::GuiPaths paths;
-    paths.settingsFile = q(dir.path() / "settings.ini");
-    paths.journalFile = q(dir.path() / "journal.txt");
-    paths.filesHistoryDir = q(dir.path() / "results");
-    paths.listDevices = false;
-    return paths;
-}
-
 QStringList listedNames(const ui::MainWindow& window) {
     QStringList names;
     const QTableWidget* queue = window.filesPanel()->queueTable();
@@ -155,7 +147,7 @@ TEST(GuiFilesResults, RemovedResultsDoNotComeBackAfterARestart) {
     ensure_gui_application();
     const TempDir dir("earshot-files-remove");
     {
-        app::FilesHistory history(pathsIn(dir).filesHistoryDir);
+        app::FilesHistory history(files_gui_paths(dir).filesHistoryDir);
         for (const char* name : {"/in/one.wav", "/in/two.wav", "/in/three.wav"}) {
             ASSERT_EQ(history.save(QString::fromLatin1(name), withSilentWindows(), false),
                       QString());
@@ -163,7 +155,7 @@ TEST(GuiFilesResults, RemovedResultsDoNotComeBackAfterARestart) {
     }
     {
         ui::MainWindow window;
-        app::GuiController controller(window, pathsIn(dir));
+        app::GuiController controller(window, files_gui_paths(dir));
         ASSERT_EQ(listedNames(window),
                   (QStringList{QStringLiteral("one.wav"), QStringLiteral("two.wav"),
                                QStringLiteral("three.wav")}));
@@ -178,10 +170,10 @@ TEST(GuiFilesResults, RemovedResultsDoNotComeBackAfterARestart) {
                   (QStringList{QStringLiteral("one.wav"), QStringLiteral("three.wav")}));
         EXPECT_EQ(controller.files().transcript(window.filesPanel()->jobIds()[0]) != nullptr, true);
     }
-    EXPECT_EQ(app::FilesHistory(pathsIn(dir).filesHistoryDir).load().size(), 2u);
+    EXPECT_EQ(app::FilesHistory(files_gui_paths(dir).filesHistoryDir).load().size(), 2u);
     {
         ui::MainWindow window;
-        app::GuiController controller(window, pathsIn(dir));
+        app::GuiController controller(window, files_gui_paths(dir));
         ASSERT_EQ(listedNames(window),
                   (QStringList{QStringLiteral("one.wav"), QStringLiteral("three.wav")}));
         auto* clear =
@@ -191,9 +183,9 @@ TEST(GuiFilesResults, RemovedResultsDoNotComeBackAfterARestart) {
         EXPECT_TRUE(listedNames(window).isEmpty());
     }
     ui::MainWindow window;
-    app::GuiController controller(window, pathsIn(dir));
+    app::GuiController controller(window, files_gui_paths(dir));
     EXPECT_TRUE(listedNames(window).isEmpty());
-    EXPECT_TRUE(app::FilesHistory(pathsIn(dir).filesHistoryDir).load().empty());
+    EXPECT_TRUE(app::FilesHistory(files_gui_paths(dir).filesHistoryDir).load().empty());
 }
 
 // Export all through the window: one status message for the whole folder.
@@ -201,12 +193,12 @@ TEST(GuiFilesResults, ExportAllSaysOnceHowItWent) {
     ensure_gui_application();
     const TempDir dir("earshot-files-export-window");
     {
-        app::FilesHistory history(pathsIn(dir).filesHistoryDir);
+        app::FilesHistory history(files_gui_paths(dir).filesHistoryDir);
         ASSERT_EQ(history.save(QStringLiteral("/in/a.mp3"), withSilentWindows(), false), QString());
         ASSERT_EQ(history.save(QStringLiteral("/in/a.ogg"), withSilentWindows(), false), QString());
     }
     ui::MainWindow window;
-    app::GuiController controller(window, pathsIn(dir));
+    app::GuiController controller(window, files_gui_paths(dir));
     const QList<int> ids = window.filesPanel()->jobIds();
     ASSERT_EQ(ids.size(), 2);
     const QString folder = q(dir.path() / "exported");
@@ -227,7 +219,7 @@ TEST(GuiFilesResults, RemovingTheRunningFileCancelsItAndKeepsNothing) {
     ensure_gui_application();
     const TempDir dir("earshot-files-remove-running");
     ui::MainWindow window;
-    app::GuiController controller(window, pathsIn(dir));
+    app::GuiController controller(window, files_gui_paths(dir));
     ASSERT_TRUE(controller.openModel(q(gui_random_checkpoint()), q(gui_vocab()),
                                      app::GuiController::Remember::no));
     controller.files().setOptions(fast_file_options());
@@ -246,9 +238,9 @@ TEST(GuiFilesResults, RemovingTheRunningFileCancelsItAndKeepsNothing) {
     EXPECT_EQ(controller.files().transcript(ids[0]), nullptr);
     // Only the second file's result is kept.
     const std::vector<app::FilesHistoryEntry> kept =
-        app::FilesHistory(pathsIn(dir).filesHistoryDir).load();
+        app::FilesHistory(files_gui_paths(dir).filesHistoryDir).load();
     ASSERT_EQ(kept.size(), 1u);
-    EXPECT_EQ(QDir(pathsIn(dir).filesHistoryDir).entryList(QDir::Files).size(), 1);
+    EXPECT_EQ(QDir(files_gui_paths(dir).filesHistoryDir).entryList(QDir::Files).size(), 1);
 }
 
 // The micro model on three spoken sentences (more than one of its 6 s windows): the page lists
@@ -262,7 +254,7 @@ TEST(GuiFilesResults, SegmentsAppearWhileTheFileIsTranscribed) {
     ASSERT_FALSE(wav.empty()) << why;
 
     ui::MainWindow window;
-    app::GuiPaths paths = pathsIn(dir);
+    app::GuiPaths paths = files_gui_paths(dir);
     paths.journal = false;
     app::GuiController controller(window, paths);
     ASSERT_TRUE(

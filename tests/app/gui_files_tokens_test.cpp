@@ -15,6 +15,7 @@
 #include "earshot/ui/files/segment_tokens_view.h"
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/tokens/token_confidence.h"
+#include "files_gui_paths.h"
 #include "gui_controller.h"
 #include "gui_files_worker.h"
 #include "gui_fixture.h"
@@ -28,16 +29,6 @@ namespace {
 namespace fs = std::filesystem;
 
 QString q(const fs::path& path) { return QString::fromStdString(path.string()); }
-
-app::GuiPaths tokens_paths(const TempDir& dir) {
-    app::GuiPaths paths;
-    paths.settingsFile = q(dir.path() / "settings.ini");
-    paths.journalFile = q(dir.path() / "journal.txt");
-    paths.filesHistoryDir = q(dir.path() / "results");
-    paths.listDevices = false;
-    paths.keepLayout = false;
-    return paths;
-}
 
 // One shown segment as the decode gave it: its text tokens' texts and probabilities.
 struct ExpectedRow {
@@ -135,7 +126,7 @@ TEST(GuiFilesTokens, SegmentsShowTheDecodesTokenProbabilitiesAlsoAfterARestart) 
     {
         ui::MainWindow window;
         window.resize(1100, 800);
-        app::GuiController controller(window, tokens_paths(dir));
+        app::GuiController controller(window, files_gui_paths(dir));
         ASSERT_TRUE(controller.openModel(q(micro_model_dir()), QString(),
                                          app::GuiController::Remember::no));
         controller.files().setOptions(options);
@@ -149,7 +140,7 @@ TEST(GuiFilesTokens, SegmentsShowTheDecodesTokenProbabilitiesAlsoAfterARestart) 
     // A restart: no model is needed to see the kept result and its tokens.
     ui::MainWindow window;
     window.resize(1100, 800);
-    app::GuiController controller(window, tokens_paths(dir));
+    app::GuiController controller(window, files_gui_paths(dir));
     const QList<int> ids = window.filesPanel()->jobIds();
     ASSERT_EQ(ids.size(), 1);
     window.filesPanel()->selectJob(ids[0]);

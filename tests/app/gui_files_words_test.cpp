@@ -22,6 +22,7 @@
 #include "earshot/ui/files/transcript_player.h"
 #include "earshot/ui/files/transcript_words_view.h"
 #include "earshot/ui/main_window.h"
+#include "files_gui_paths.h"
 #include "gui_controller.h"
 #include "gui_files_history.h"
 #include "gui_files_player.h"
@@ -265,16 +266,6 @@ TEST(GuiFilesWords, HistoryWithoutWordsStillLoads) {
     EXPECT_TRUE(loaded[0].rows[0].words.isEmpty());
 }
 
-app::GuiPaths words_paths(const TempDir& dir) {
-    app::GuiPaths paths;
-    paths.settingsFile = q(dir.path() / "settings.ini");
-    paths.journalFile = q(dir.path() / "journal.txt");
-    paths.filesHistoryDir = q(dir.path() / "results");
-    paths.listDevices = false;
-    paths.keepLayout = false;
-    return paths;
-}
-
 // The words of every row, in order.
 QList<ui::TimedWord> all_words(const QList<ui::SegmentRow>& rows) {
     QList<ui::TimedWord> words;
@@ -296,7 +287,7 @@ TEST(GuiFilesWords, TheMicroModelsWordsShowAndSurviveARestart) {
     {
         ui::MainWindow window;
         window.resize(1100, 800);
-        app::GuiController controller(window, words_paths(dir));
+        app::GuiController controller(window, files_gui_paths(dir));
         ASSERT_TRUE(controller.openModel(q(micro_model_dir()), QString(),
                                          app::GuiController::Remember::no));
         const int id = window.filesPanel()->addFiles({q(wav)}).first();
@@ -326,7 +317,7 @@ TEST(GuiFilesWords, TheMicroModelsWordsShowAndSurviveARestart) {
 
     ui::MainWindow window;
     window.resize(1100, 800);
-    app::GuiController controller(window, words_paths(dir));
+    app::GuiController controller(window, files_gui_paths(dir));
     const QList<int> ids = window.filesPanel()->jobIds();
     ASSERT_EQ(ids.size(), 1);
     const QList<ui::TimedWord> after = all_words(window.filesPanel()->jobSegments(ids[0]));

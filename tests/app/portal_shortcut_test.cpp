@@ -23,6 +23,7 @@
 #include "gui_live_bridge.h"
 #include "micro_model.h"
 #include "portal_global_shortcut.h"
+#include "qt_wait.h"
 #include "source_paths.h"
 #include "temp_dir.h"
 
@@ -33,16 +34,8 @@ using earshot::app::PortalGlobalShortcut;
 using earshot::test::FakePortal;
 using earshot::test::PortalCall;
 using earshot::test::PrivateBus;
+using earshot::test::spin_until;
 using earshot::test::TempDir;
-
-bool spin_until(const std::function<bool()>& done, int timeout_ms) {
-    QElapsedTimer clock;
-    clock.start();
-    while (!done() && clock.elapsed() < timeout_ms) {
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
-    }
-    return done();
-}
 
 TEST(PortalTrigger, WritesTheXdgShortcutsSpelling) {
     using earshot::app::portal_trigger;

@@ -20,6 +20,7 @@
 #include "focused_window_typer.h"
 #include "gui_fixture.h"
 #include "portal_keyboard.h"
+#include "qt_wait.h"
 #include "temp_dir.h"
 
 namespace {
@@ -29,16 +30,8 @@ using earshot::app::FocusedWindowTyper;
 using earshot::test::FakePortal;
 using earshot::test::PortalCall;
 using earshot::test::PrivateBus;
+using earshot::test::spin_until;
 using earshot::test::TempDir;
-
-bool spin_until(const std::function<bool()>& done, int timeout_ms) {
-    QElapsedTimer clock;
-    clock.start();
-    while (!done() && clock.elapsed() < timeout_ms) {
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
-    }
-    return done();
-}
 
 // Sets an environment variable for one test and puts the old value back.
 class ScopedEnv {
