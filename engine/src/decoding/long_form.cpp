@@ -84,7 +84,7 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
     std::vector<Segment> finished;
     auto report = [&](std::vector<Segment> segments) {
         for (const Segment& segment : segments) {
-            if (!python_strip(segment.text).empty() && segment.end_s > segment.start_s) {
+            if (!is_blank_segment(segment)) {
                 reported_end_s = segment.end_s;
             }
         }
@@ -101,8 +101,7 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
         waiting.insert(waiting.end(), std::make_move_iterator(segments.begin()),
                        std::make_move_iterator(segments.end()));
         size_t hold = waiting.size();  // the last segment with text, and what follows it
-        while (hold > 0 && (python_strip(waiting[hold - 1].text).empty() ||
-                            waiting[hold - 1].end_s <= waiting[hold - 1].start_s)) {
+        while (hold > 0 && is_blank_segment(waiting[hold - 1])) {
             --hold;
         }
         if (hold == 0) {  // only blank segments, which keep their times

@@ -18,11 +18,11 @@ const SpeechRun* run_at(std::span<const SpeechRun> runs, double t) {
     return t <= run.end_s ? &run : nullptr;
 }
 
-bool is_blank(const Segment& segment) {
+}  // namespace
+
+bool is_blank_segment(const Segment& segment) {
     return python_strip(segment.text).empty() || segment.end_s <= segment.start_s;
 }
-
-}  // namespace
 
 std::vector<SpeechRun> speech_runs(const SpeechActivity& activity, double max_gap_s) {
     if (!(activity.hop_s > 0.0)) throw std::invalid_argument("speech_runs: hop_s must be > 0");
@@ -55,10 +55,10 @@ double snap_segment_times(std::span<Segment> segments, std::span<const SpeechRun
     constexpr double kSlackS = 1e-6;
     for (size_t i = 0; i < segments.size(); ++i) {
         Segment& segment = segments[i];
-        if (is_blank(segment)) continue;
+        if (is_blank_segment(segment)) continue;
         double next_s = next_start_s;
         for (size_t j = i + 1; j < segments.size(); ++j) {
-            if (!is_blank(segments[j])) {
+            if (!is_blank_segment(segments[j])) {
                 next_s = segments[j].start_s;
                 break;
             }

@@ -49,6 +49,9 @@ struct SpeechSnapOptions {
     double onset_slack_s = 0.3;
 };
 
+// True for a segment snapping leaves alone: no text to Python's str.strip(), or no duration.
+bool is_blank_segment(const Segment& segment);
+
 // The runs of `activity`, in order. Throws std::invalid_argument for hop_s <= 0 or a negative gap.
 std::vector<SpeechRun> speech_runs(const SpeechActivity& activity, double max_gap_s);
 
