@@ -84,7 +84,9 @@ void ThreadPool::work() {
 void ThreadPool::parallel_for(int64_t n, int64_t grain,
                               const std::function<void(int64_t, int64_t)>& body) {
     grain = std::max<int64_t>(grain, 1);
-    if (workers_.empty() || n < 2 * grain) {
+    // A second caller while a call runs (two models decoding on two threads) does its own work
+    // alone rather than share, or wait for, the workers.
+    if (workers_.empty() || n < 2 * grain || busy_.exchange(true, std::memory_order_acquire)) {
         if (n > 0) body(0, n);
         return;
     }
@@ -105,6 +107,7 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
         active_.wait(inside);
         inside = active_.load();
     }
+    busy_.store(false, std::memory_order_release);
 }
 
 }  // namespace earshot::backend::cpu

@@ -24,7 +24,8 @@ public:
 
     int size() const { return static_cast<int>(workers_.size()) + 1; }
     // Runs body(begin, end) over disjoint ranges covering [0, n), possibly several per thread;
-    // ranges under `grain` items are not split. Not reentrant: one call at a time.
+    // ranges under `grain` items are not split. Callers on several threads may call at once: one
+    // call at a time has the workers, any other runs on its caller alone.
     void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body);
 
     // One pool per process: EARSHOT_CPU_THREADS threads when set (a positive number), else one
@@ -45,6 +46,7 @@ private:
     std::atomic<uint32_t> closed_{0};             // the last generation no worker may join any more
     alignas(64) std::atomic<int32_t> active_{0};  // workers inside the current call
     std::atomic<bool> stop_{false};
+    alignas(64) std::atomic<bool> busy_{false};  // a call has the workers
 };
 
 }  // namespace earshot::backend::cpu
