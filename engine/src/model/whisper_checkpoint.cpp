@@ -2,6 +2,7 @@
 // generics by the root's; check_weights compares a WeightSet with them.
 #include "earshot/engine/model/whisper_checkpoint.h"
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
@@ -64,26 +65,41 @@ std::string origin(const checkpoint::Weight& weight) {
     return weight.source_name + " in " + weight.file.filename().string();
 }
 
+// Index of the first element of `count` whose exponent bits are all set (a NaN or an
+// infinity), or -1. Blocks are first tested without an early exit, which the compiler
+// vectorizes: a large-v3 checkpoint's 1.5 G values are read at memory speed.
+template <typename Bits>
+int64_t first_all_ones_exponent(const std::byte* data, int64_t count, Bits mask) {
+    constexpr int64_t kBlock = 4096;
+    for (int64_t start = 0; start < count; start += kBlock) {
+        const int64_t end = std::min(count, start + kBlock);
+        Bits hits = 0;
+        for (int64_t i = start; i < end; ++i) {
+            Bits bits = 0;
+            std::memcpy(&bits, data + sizeof(Bits) * static_cast<size_t>(i), sizeof(bits));
+            hits |= static_cast<Bits>((bits & mask) == mask);
+        }
+        if (hits == 0) continue;
+        for (int64_t i = start; i < end; ++i) {
+            Bits bits = 0;
+            std::memcpy(&bits, data + sizeof(Bits) * static_cast<size_t>(i), sizeof(bits));
+            if ((bits & mask) == mask) return i;
+        }
+    }
+    return -1;
+}
+
 // Index of the first NaN or infinity, or -1. Reads the exponent bits of each element.
 int64_t first_non_finite(const checkpoint::Weight& weight) {
     const std::byte* data = weight.bytes.data();
     const auto count = static_cast<int64_t>(weight.element_count());
     if (weight.dtype == checkpoint::WeightDType::f32) {
-        for (int64_t i = 0; i < count; ++i) {
-            uint32_t bits = 0;
-            std::memcpy(&bits, data + 4 * i, sizeof(bits));
-            if ((bits & 0x7f800000u) == 0x7f800000u) return i;
-        }
-        return -1;
+        return first_all_ones_exponent<uint32_t>(data, count, 0x7f800000U);
     }
     // f16: 5 exponent bits 0x7c00; bf16: 8 exponent bits 0x7f80.
-    const uint16_t mask = weight.dtype == checkpoint::WeightDType::f16 ? 0x7c00 : 0x7f80;
-    for (int64_t i = 0; i < count; ++i) {
-        uint16_t bits = 0;
-        std::memcpy(&bits, data + 2 * i, sizeof(bits));
-        if ((bits & mask) == mask) return i;
-    }
-    return -1;
+    const auto mask =
+        static_cast<uint16_t>(weight.dtype == checkpoint::WeightDType::f16 ? 0x7c00 : 0x7f80);
+    return first_all_ones_exponent<uint16_t>(data, count, mask);
 }
 
 }  // namespace

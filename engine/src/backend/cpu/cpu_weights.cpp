@@ -2,18 +2,22 @@
 // so that no mapping of a model file outlives the load (a file truncated or replaced later cannot
 // fault this process). Each matrix's pages of the checkpoint's mapping are dropped from this
 // process once copied (MADV_DONTNEED on a read-only file mapping only unmaps them: the bytes stay
-// in the page cache), so the model's bytes are resident about once while loading.
+// in the page cache), so the model's bytes are resident about once while loading. The copy runs on
+// several threads.
 #include "cpu_weights.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <new>
+#include <thread>
 #include <utility>
 
 #include "cpu_gemv_f16.h"
+#include "cpu_threads.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 
@@ -22,6 +26,32 @@ namespace earshot::backend::cpu {
 namespace {
 
 constexpr size_t kAlignElements = 32;  // 64-byte aligned rows of every copied matrix
+// The copy's unit of work, and how many bytes are copied before their file pages are dropped.
+constexpr size_t kPieceBytes = size_t{1} << 20;
+constexpr size_t kBatchBytes = size_t{64} << 20;
+
+struct Piece {
+    std::byte* target;
+    const std::byte* source;
+    size_t bytes;
+};
+
+// Copies the pieces on as many threads as the CPU kernels use, started for this batch (not the
+// shared pool: a model may load while another one decodes on it).
+void copy_pieces(const std::vector<Piece>& pieces) {
+    std::atomic<size_t> next{0};
+    const auto copy = [&] {
+        for (size_t i = next.fetch_add(1); i < pieces.size(); i = next.fetch_add(1)) {
+            std::memcpy(pieces[i].target, pieces[i].source, pieces[i].bytes);
+        }
+    };
+    const auto threads =
+        std::min<size_t>(static_cast<size_t>(ThreadPool::shared_threads()), pieces.size());
+    std::vector<std::thread> helpers;
+    for (size_t t = 1; t < threads; ++t) helpers.emplace_back(copy);
+    copy();
+    for (auto& helper : helpers) helper.join();
+}
 
 bool is_half_matrix(const checkpoint::Weight& weight) {
     return weight.dtype == checkpoint::WeightDType::f16 && weight.shape.size() == 2;
@@ -74,14 +104,39 @@ CpuWeights::CpuWeights(const model::WhisperCheckpoint& checkpoint) {
     if (region == MAP_FAILED) throw std::bad_alloc();
     madvise(region, region_bytes_, MADV_HUGEPAGE);  // fewer faults and TLB misses
     region_ = static_cast<uint16_t*>(region);
+    // Batches of matrices are copied in pieces by several threads (the kernel zeroes each
+    // new page of the region as it is first written, and that runs on every core too); after each
+    // batch its file pages are dropped, so at most one batch is resident twice.
+    std::vector<Piece> batch;
+    std::vector<const checkpoint::Weight*> batch_weights;
+    size_t batch_bytes = 0;
+    const auto flush = [&] {
+        copy_pieces(batch);
+        for (const checkpoint::Weight* weight : batch_weights) {
+            if (in_file(weight->bytes, checkpoint.weights.files())) {
+                release_file_pages(weight->bytes);
+            }
+        }
+        batch.clear();
+        batch_weights.clear();
+        batch_bytes = 0;
+    };
     size_t offset = 0;
     for (const checkpoint::Weight* weight : copied) {
-        std::memcpy(region_ + offset, weight->bytes.data(), weight->bytes.size());
-        if (in_file(weight->bytes, checkpoint.weights.files())) release_file_pages(weight->bytes);
+        // At most max(kBatchBytes, the largest matrix) copied bytes still have their file pages.
+        if (batch_bytes > 0 && batch_bytes + weight->bytes.size() > kBatchBytes) flush();
+        auto* target = reinterpret_cast<std::byte*>(region_ + offset);
+        for (size_t done = 0; done < weight->bytes.size(); done += kPieceBytes) {
+            batch.push_back({target + done, weight->bytes.data() + done,
+                             std::min(kPieceBytes, weight->bytes.size() - done)});
+        }
+        batch_weights.push_back(weight);
+        batch_bytes += weight->bytes.size();
         half_.emplace(weight->path,
                       Half{region_ + offset, static_cast<int64_t>(weight->element_count())});
         offset += aligned_elements(weight->element_count());
     }
+    flush();
 }
 
 CpuWeights::~CpuWeights() { release(); }
