@@ -120,6 +120,31 @@ TEST(CpuKernels, HalfWeightProductEqualsTheF32Product) {
     }
 }
 
+TEST(CpuKernels, StreamedHalfWeightProductEqualsTheCachedOne) {
+    // A matrix at or over the streaming size is read with non-temporal prefetches; the
+    // arithmetic is the same, so every value is too (tails of rows and of columns included).
+    const int64_t m = 1, k = 392, n = 1203;
+    auto x = random_values(size_t(m * k), 7);
+    auto w = random_values(size_t(n * k), 8, 0.1F);
+    std::vector<uint16_t> w16(w.size());
+    for (size_t i = 0; i < w.size(); ++i) w16[i] = earshot::checkpoint::f32_to_f16(w[i]);
+    const int64_t matrix_bytes = n * k * 2;
+    ASSERT_GT(cpu::streamed_matrix_bytes(), 0);
+    std::vector<float> cached(static_cast<size_t>(n)), streamed(static_cast<size_t>(n));
+    cpu::set_streamed_matrix_bytes(matrix_bytes + 1);
+    cpu::linear_f16(x.data(), w16.data(), nullptr, cached.data(), m, k, n);
+    cpu::set_streamed_matrix_bytes(matrix_bytes);
+    EXPECT_EQ(cpu::streamed_matrix_bytes(), matrix_bytes);
+    cpu::linear_f16(x.data(), w16.data(), nullptr, streamed.data(), m, k, n);
+    cpu::set_streamed_matrix_bytes(-1);
+    EXPECT_GT(cpu::streamed_matrix_bytes(), 0);
+    EXPECT_NE(cpu::streamed_matrix_bytes(), matrix_bytes);
+    EXPECT_EQ(streamed, cached);
+    double length = 0.0;
+    for (float v : cached) length += double(v) * double(v);
+    EXPECT_GT(length, 1.0);  // the product is not all zeros
+}
+
 TEST(CpuKernels, Conv1dPadsWithZerosAndStrides) {
     // One channel in and out, kernel [1, 2, 3] on a ramp 1..5, stride 2, padding 1:
     // outputs at t = 0, 1, 2 read x[-1..1], x[1..3], x[3..5].

@@ -5,7 +5,8 @@
 // whisper.cpp reads) over the machine's read rate measured just before, with as many threads as
 // the CPU backend uses. A step reports its wall time over its CPU time (1.0: no thread waits)
 // and the bytes its caches hold; steps run with f32 caches and with f16 ones (what decoding an
-// f16 checkpoint uses).
+// f16 checkpoint uses), and the step with its vocabulary head streamed past the caches runs
+// against the same step without streaming.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <sys/resource.h>
@@ -21,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "backend/cpu/cpu_gemv_f16.h"
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
@@ -251,6 +253,35 @@ void step_with(benchmark::State& state, const Shape& shape, CacheStorage caches)
     state.counters["cache_MiB"] = double(whisper.cache_bytes()) / double(1 << 20);
 }
 
+// The step with f16 caches, its vocabulary head streamed past the caches (the default) against
+// the same step with every matrix read through them, in alternating blocks of steps so both see
+// the same machine: x_cached is the step's time over the baseline's.
+void step_streamed_head(benchmark::State& state, const Shape& shape) {
+    namespace cpu = earshot::backend::cpu;
+    CpuWhisper& whisper = model(shape, CacheStorage::f16);
+    const auto pos = static_cast<int32_t>(state.range(0));
+    benchmark::DoNotOptimize(whisper.listen(random_mel()));
+    const HostTensor token = HostTensor::i32({1, 1}, 50364);
+    const int64_t streamed = cpu::streamed_matrix_bytes();
+    constexpr int kBlock = 16;
+    std::chrono::duration<double> timed[2] = {};
+    for (auto _ : state) {
+        for (int variant = 0; variant < 2; ++variant) {
+            cpu::set_streamed_matrix_bytes(variant == 0 ? streamed : INT64_MAX);
+            benchmark::DoNotOptimize(whisper.step(token, pos));  // the caches settle
+            const auto start = std::chrono::steady_clock::now();
+            for (int i = 0; i < kBlock; ++i) benchmark::DoNotOptimize(whisper.step(token, pos));
+            timed[variant] += std::chrono::steady_clock::now() - start;
+        }
+    }
+    cpu::set_streamed_matrix_bytes(-1);
+    const double steps = double(state.iterations()) * kBlock;
+    state.counters["streamed_ms"] = 1e3 * timed[0].count() / steps;
+    state.counters["cached_ms"] = 1e3 * timed[1].count() / steps;
+    state.counters["x_cached"] = timed[0].count() / timed[1].count();
+    state.counters["streamed_MiB"] = double(streamed) / double(1 << 20);
+}
+
 void step(benchmark::State& state, const Shape& shape) {
     step_with(state, shape, CacheStorage::f32);
 }
@@ -271,6 +302,7 @@ BENCHMARK_CAPTURE(step_f16_caches, tiny, kTiny)
     ->Arg(200)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK_CAPTURE(step_streamed_head, tiny, kTiny)->Arg(200)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(encoder_gemms_alone, base, kBase)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(encode, base, kBase)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(step, base, kBase)
@@ -284,5 +316,6 @@ BENCHMARK_CAPTURE(step_f16_caches, base, kBase)
     ->Arg(200)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK_CAPTURE(step_streamed_head, base, kBase)->Arg(200)->Unit(benchmark::kMillisecond);
 
 }  // namespace

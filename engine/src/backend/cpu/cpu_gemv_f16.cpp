@@ -7,6 +7,8 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <atomic>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,6 +25,39 @@ namespace {
 constexpr int64_t kPanelBytes = 2 << 20;
 // GEMV rows per claimed chunk at least (4 KiB+ of weights per row block keeps claims rare).
 constexpr int64_t kGemvGrain = 64;
+
+// The L3 one core shares, in bytes, from sysfs (sysconf can report every L3 of the package
+// together: 256 MiB for eight 32 MiB slices of an EPYC); 0 when unknown.
+int64_t shared_l3_bytes() {
+    for (int index = 0; index < 8; ++index) {
+        const std::string dir =
+            "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+        std::ifstream level_file(dir + "level");
+        int level = 0;
+        if (!(level_file >> level)) break;
+        if (level != 3) continue;
+        std::ifstream size_file(dir + "size");
+        int64_t size = 0;
+        std::string unit;
+        if (!(size_file >> size)) return 0;
+        size_file >> unit;  // "32768K"
+        if (!unit.empty() && unit[0] == 'K') return size << 10;
+        if (!unit.empty() && unit[0] == 'M') return size << 20;
+        return size;
+    }
+    return 0;
+}
+
+// Half the L3 one core shares, else 8 MiB when the system does not say.
+int64_t default_streamed_matrix_bytes() {
+    const int64_t l3_bytes = shared_l3_bytes();
+    return l3_bytes > 0 ? l3_bytes / 2 : int64_t{8} << 20;
+}
+
+std::atomic<int64_t>& streamed_bytes_setting() {
+    static std::atomic<int64_t> bytes{default_streamed_matrix_bytes()};
+    return bytes;
+}
 
 float dot_portable(const float* x, const uint16_t* w, int64_t k) {
     float sum = 0.0F;
@@ -62,7 +97,11 @@ EARSHOT_F16C float dot_f16c(const float* x, const uint16_t* w, int64_t k) {
 }
 
 // y[0..4) = x . w[r] for the four rows r of w (row stride k): x is loaded once per block and
-// eight independent FMA chains keep the loads in flight.
+// eight independent FMA chains keep the loads in flight. kStream: the next four rows (the same
+// 8k bytes, two lines per iteration) are prefetched non-temporally, so a matrix read once per
+// step passes through the caches without evicting what stays there between steps. At the end of
+// a range the prefetch touches rows past it; a prefetch never faults.
+template <bool kStream>
 EARSHOT_F16C void dot4_f16c(const float* x, const uint16_t* w, int64_t k, float* y) {
     const uint16_t* w0 = w;
     const uint16_t* w1 = w + k;
@@ -74,6 +113,11 @@ EARSHOT_F16C void dot4_f16c(const float* x, const uint16_t* w, int64_t k, float*
     __m256 a3 = _mm256_setzero_ps(), b3 = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 16 <= k; i += 16) {
+        if constexpr (kStream) {
+            const char* next = reinterpret_cast<const char*>(w + 4 * k) + i * 8;
+            _mm_prefetch(next, _MM_HINT_NTA);
+            _mm_prefetch(next + 64, _MM_HINT_NTA);
+        }
         const __m256 xa = _mm256_loadu_ps(x + i);
         const __m256 xb = _mm256_loadu_ps(x + i + 8);
         a0 = _mm256_fmadd_ps(xa, load_half8(w0 + i), a0);
@@ -113,6 +157,7 @@ bool has_f16c() {
 #else
 bool has_f16c() { return false; }
 float dot_f16c(const float* x, const uint16_t* w, int64_t k) { return dot_portable(x, w, k); }
+template <bool kStream>
 void dot4_f16c(const float* x, const uint16_t* w, int64_t k, float* y) {
     for (int r = 0; r < 4; ++r) y[r] = dot_portable(x, w + r * k, k);
 }
@@ -128,7 +173,11 @@ void gemv_rows(const float* x, const uint16_t* w, const float* bias, float* y, i
                int64_t n, int64_t begin, int64_t end) {
     if (m == 1 && has_f16c()) {
         int64_t j = begin;
-        for (; j + 4 <= end; j += 4) dot4_f16c(x, w + j * k, k, y + j);
+        if (n * k * int64_t{sizeof(uint16_t)} >= streamed_matrix_bytes()) {
+            for (; j + 4 <= end; j += 4) dot4_f16c<true>(x, w + j * k, k, y + j);
+        } else {
+            for (; j + 4 <= end; j += 4) dot4_f16c<false>(x, w + j * k, k, y + j);
+        }
         for (; j < end; ++j) y[j] = dot_f16c(x, w + j * k, k);
     } else {
         // Each weight row is read from memory once and reused from L1 for every row of x.
@@ -143,6 +192,13 @@ void gemv_rows(const float* x, const uint16_t* w, const float* bias, float* y, i
 }
 
 }  // namespace
+
+int64_t streamed_matrix_bytes() { return streamed_bytes_setting().load(std::memory_order_relaxed); }
+
+void set_streamed_matrix_bytes(int64_t bytes) {
+    streamed_bytes_setting().store(bytes < 0 ? default_streamed_matrix_bytes() : bytes,
+                                   std::memory_order_relaxed);
+}
 
 void widen_f16(const uint16_t* bits, float* out, int64_t n) {
     if (has_f16c()) {

@@ -12,6 +12,15 @@ namespace earshot::backend::cpu {
 // larger ones widen panels for sgemm.
 inline constexpr int64_t kHalfGemvRows = 8;
 
+// One-row products read a weight matrix of at least this many bytes with non-temporal
+// prefetches. Such a matrix (the vocabulary head: 40 MB at tiny's shape) cannot stay in the
+// last-level cache between decoder steps, and streaming it through the cache would evict the
+// layers' weights and caches, which can. Default: half the L3 that one core shares (sysfs),
+// else 8 MiB. set_streamed_matrix_bytes (benchmarks and tests) sets it; a negative value restores
+// the default. INT64_MAX turns streaming off.
+int64_t streamed_matrix_bytes();
+void set_streamed_matrix_bytes(int64_t bytes);
+
 // y [m, n] = x [m, k] * w^T (w [n, k] f16 bits) (+ bias [n] when not null).
 void linear_f16(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m,
                 int64_t k, int64_t n);
