@@ -76,7 +76,10 @@ void ThreadPool::work() {
         seen = now;
         if (stop_.load(std::memory_order_acquire)) return;
         active_.fetch_add(1);
-        if (closed_.load() != now) run_chunks();
+        // Only while the call it woke for is open: a worker the OS delayed past that call's end,
+        // and past the start of the next, would otherwise read the next call's range as the
+        // caller writes it. Generations wrap; their difference does not.
+        if (static_cast<int32_t>(closed_.load() - now) < 0) run_chunks();
         if (active_.fetch_sub(1) == 1) active_.notify_one();
     }
 }
