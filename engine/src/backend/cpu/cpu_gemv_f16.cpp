@@ -114,9 +114,10 @@ EARSHOT_F16C void dot4_f16c(const float* x, const uint16_t* w, int64_t k, float*
     int64_t i = 0;
     for (; i + 16 <= k; i += 16) {
         if constexpr (kStream) {
-            const char* next = reinterpret_cast<const char*>(w + 4 * k) + i * 8;
-            _mm_prefetch(next, _MM_HINT_NTA);
-            _mm_prefetch(next + 64, _MM_HINT_NTA);
+            // An address, not a pointer into w: past the last rows it points at no object.
+            const uintptr_t next = reinterpret_cast<uintptr_t>(w) + uintptr_t(8 * k + 8 * i);
+            _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_NTA);
+            _mm_prefetch(reinterpret_cast<const char*>(next + 64), _MM_HINT_NTA);
         }
         const __m256 xa = _mm256_loadu_ps(x + i);
         const __m256 xb = _mm256_loadu_ps(x + i + 8);
