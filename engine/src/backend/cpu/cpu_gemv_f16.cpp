@@ -169,12 +169,12 @@ float dot(const float* x, const uint16_t* w, int64_t k) {
     return has_f16c() ? dot_f16c(x, w, k) : dot_portable(x, w, k);
 }
 
-// Rows [begin, end) of y for every row of x.
+// Rows [begin, end) of y for every row of x; `stream`: prefetch w non-temporally (one row of x).
 void gemv_rows(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m, int64_t k,
-               int64_t n, int64_t begin, int64_t end) {
+               int64_t n, int64_t begin, int64_t end, bool stream) {
     if (m == 1 && has_f16c()) {
         int64_t j = begin;
-        if (n * k * int64_t{sizeof(uint16_t)} >= streamed_matrix_bytes()) {
+        if (stream) {
             for (; j + 4 <= end; j += 4) dot4_f16c<true>(x, w + j * k, k, y + j);
         } else {
             for (; j + 4 <= end; j += 4) dot4_f16c<false>(x, w + j * k, k, y + j);
@@ -212,8 +212,9 @@ void widen_f16(const uint16_t* bits, float* out, int64_t n) {
 void linear_f16(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m,
                 int64_t k, int64_t n) {
     if (m <= kHalfGemvRows) {
+        const bool stream = n * k * int64_t{sizeof(uint16_t)} >= streamed_matrix_bytes();
         ThreadPool::shared().parallel_for(n, kGemvGrain, [&](int64_t begin, int64_t end) {
-            gemv_rows(x, w, bias, y, m, k, n, begin, end);
+            gemv_rows(x, w, bias, y, m, k, n, begin, end, stream);
         });
         return;
     }
