@@ -23,6 +23,9 @@ namespace {
 // Bytes of f32 panel handed to one sgemm call: a few row blocks of OpenBLAS's packing, small
 // enough to stay in L2/L3 while it is packed.
 constexpr int64_t kPanelBytes = 2 << 20;
+// Bytes a GEMV or attention kernel prefetches ahead of the row it reads, at least: about a DRAM
+// miss's latency at the rate one core reads rows from L2.
+constexpr uintptr_t kPrefetchBytes = 2048;
 // GEMV rows per claimed chunk at least (4 KiB+ of weights per row block keeps claims rare).
 constexpr int64_t kGemvGrain = 64;
 
@@ -97,12 +100,16 @@ EARSHOT_F16C float dot_f16c(const float* x, const uint16_t* w, int64_t k) {
 }
 
 // y[0..4) = x . w[r] for the four rows r of w (row stride k): x is loaded once per block and
-// eight independent FMA chains keep the loads in flight. kStream: the next four rows (the same
-// 8k bytes, two lines per iteration) are prefetched non-temporally, so a matrix read once per
-// step passes through the caches without evicting what stays there between steps. At the end of
-// a range the prefetch touches rows past it; a prefetch never faults.
+// eight independent FMA chains keep the loads in flight. Every block prefetches the rows `ahead`
+// bytes past its own (two lines per iteration, so a block covers a block's worth): this
+// machine's hardware prefetchers barely follow a GEMV's four streams, and without it a matrix
+// out of L1 reads at a third of the rate. kStream: non-temporal prefetches, so a matrix read once
+// per step passes through the caches without evicting what stays there between steps;
+// otherwise into all levels. At the end of a range the prefetch touches rows past it; a prefetch
+// never faults.
 template <bool kStream>
-EARSHOT_F16C void dot4_f16c(const float* x, const uint16_t* w, int64_t k, float* y) {
+EARSHOT_F16C void dot4_f16c(const float* x, const uint16_t* w, int64_t k, uintptr_t ahead,
+                            float* y) {
     const uint16_t* w0 = w;
     const uint16_t* w1 = w + k;
     const uint16_t* w2 = w + 2 * k;
@@ -113,11 +120,14 @@ EARSHOT_F16C void dot4_f16c(const float* x, const uint16_t* w, int64_t k, float*
     __m256 a3 = _mm256_setzero_ps(), b3 = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 16 <= k; i += 16) {
+        // An address, not a pointer into w: past the last rows it points at no object.
+        const uintptr_t next = reinterpret_cast<uintptr_t>(w) + ahead + uintptr_t(8 * i);
         if constexpr (kStream) {
-            // An address, not a pointer into w: past the last rows it points at no object.
-            const uintptr_t next = reinterpret_cast<uintptr_t>(w) + uintptr_t(8 * k + 8 * i);
             _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_NTA);
             _mm_prefetch(reinterpret_cast<const char*>(next + 64), _MM_HINT_NTA);
+        } else {
+            _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char*>(next + 64), _MM_HINT_T0);
         }
         const __m256 xa = _mm256_loadu_ps(x + i);
         const __m256 xb = _mm256_loadu_ps(x + i + 8);
@@ -144,6 +154,28 @@ EARSHOT_F16C void dot4_f16c(const float* x, const uint16_t* w, int64_t k, float*
     }
 }
 
+// y[0, 8B) += p[j] * v[j] for the rows j of v (row stride 8B) with p[j] != 0, in row order: the
+// B accumulators stay in registers, and the row `ahead` bytes on is prefetched.
+template <int kBlocks>
+EARSHOT_F16C void accumulate_rows_f16c(const float* p, const uint16_t* v, int64_t rows,
+                                       uintptr_t ahead, float* y) {
+    constexpr int64_t k = 8 * kBlocks;
+    __m256 acc[static_cast<size_t>(kBlocks)];
+    for (int b = 0; b < kBlocks; ++b) acc[b] = _mm256_loadu_ps(y + 8 * b);
+    for (int64_t j = 0; j < rows; ++j) {
+        const uintptr_t next = reinterpret_cast<uintptr_t>(v + j * k) + ahead;
+        for (uintptr_t line = 0; line < uintptr_t(2 * k); line += 64) {
+            _mm_prefetch(reinterpret_cast<const char*>(next + line), _MM_HINT_T0);
+        }
+        if (p[j] == 0.0F) continue;  // masked cache slots
+        const __m256 pj = _mm256_set1_ps(p[j]);
+        for (int b = 0; b < kBlocks; ++b) {
+            acc[b] = _mm256_fmadd_ps(pj, load_half8(v + j * k + 8 * b), acc[b]);
+        }
+    }
+    for (int b = 0; b < kBlocks; ++b) _mm256_storeu_ps(y + 8 * b, acc[b]);
+}
+
 EARSHOT_F16C void widen_f16c(const uint16_t* bits, float* out, int64_t n) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, load_half8(bits + i));
@@ -159,11 +191,28 @@ bool has_f16c() {
 bool has_f16c() { return false; }
 float dot_f16c(const float* x, const uint16_t* w, int64_t k) { return dot_portable(x, w, k); }
 template <bool kStream>
-void dot4_f16c(const float* x, const uint16_t* w, int64_t k, float* y) {
+void dot4_f16c(const float* x, const uint16_t* w, int64_t k, uintptr_t /*ahead*/, float* y) {
     for (int r = 0; r < 4; ++r) y[r] = dot_portable(x, w + r * k, k);
 }
 void widen_f16c(const uint16_t* bits, float* out, int64_t n) { widen_portable(bits, out, n); }
+template <int kBlocks>
+void accumulate_rows_f16c(const float* p, const uint16_t* v, int64_t rows, uintptr_t /*ahead*/,
+                          float* y) {
+    for (int64_t j = 0; j < rows; ++j) {
+        if (p[j] == 0.0F) continue;
+        for (int64_t d = 0; d < 8 * kBlocks; ++d) {
+            y[d] += p[j] * checkpoint::f16_to_f32(v[j * 8 * kBlocks + d]);
+        }
+    }
+}
 #endif
+
+// How far ahead dot4_f16c prefetches, in bytes: whole four-row blocks of k f16 values, at least
+// kPrefetchBytes (a short row's next block alone would arrive too late).
+uintptr_t prefetch_ahead_bytes(int64_t k) {
+    const auto block = static_cast<uintptr_t>(8 * std::max<int64_t>(k, 1));
+    return block * ((kPrefetchBytes + block - 1) / block);
+}
 
 float dot(const float* x, const uint16_t* w, int64_t k) {
     return has_f16c() ? dot_f16c(x, w, k) : dot_portable(x, w, k);
@@ -174,10 +223,11 @@ void gemv_rows(const float* x, const uint16_t* w, const float* bias, float* y, i
                int64_t n, int64_t begin, int64_t end, bool stream) {
     if (m == 1 && has_f16c()) {
         int64_t j = begin;
+        const uintptr_t ahead = prefetch_ahead_bytes(k);
         if (stream) {
-            for (; j + 4 <= end; j += 4) dot4_f16c<true>(x, w + j * k, k, y + j);
+            for (; j + 4 <= end; j += 4) dot4_f16c<true>(x, w + j * k, k, ahead, y + j);
         } else {
-            for (; j + 4 <= end; j += 4) dot4_f16c<false>(x, w + j * k, k, y + j);
+            for (; j + 4 <= end; j += 4) dot4_f16c<false>(x, w + j * k, k, ahead, y + j);
         }
         for (; j < end; ++j) y[j] = dot_f16c(x, w + j * k, k);
     } else {
@@ -206,6 +256,40 @@ void widen_f16(const uint16_t* bits, float* out, int64_t n) {
         widen_f16c(bits, out, n);
     } else {
         widen_portable(bits, out, n);
+    }
+}
+
+void dot_rows_f16(const float* x, const uint16_t* w, int64_t rows, int64_t k, float* y) {
+    gemv_rows(x, w, nullptr, y, 1, k, rows, 0, rows, false);
+}
+
+void accumulate_rows_f16(const float* p, const uint16_t* v, int64_t rows, int64_t k, float* y) {
+    const uintptr_t ahead = kPrefetchBytes;
+    if (has_f16c() && k % 8 == 0 && k <= 64) {
+        switch (k / 8) {
+            case 1:
+                return accumulate_rows_f16c<1>(p, v, rows, ahead, y);
+            case 2:
+                return accumulate_rows_f16c<2>(p, v, rows, ahead, y);
+            case 3:
+                return accumulate_rows_f16c<3>(p, v, rows, ahead, y);
+            case 4:
+                return accumulate_rows_f16c<4>(p, v, rows, ahead, y);
+            case 5:
+                return accumulate_rows_f16c<5>(p, v, rows, ahead, y);
+            case 6:
+                return accumulate_rows_f16c<6>(p, v, rows, ahead, y);
+            case 7:
+                return accumulate_rows_f16c<7>(p, v, rows, ahead, y);
+            case 8:
+                return accumulate_rows_f16c<8>(p, v, rows, ahead, y);
+            default:
+                break;
+        }
+    }
+    for (int64_t j = 0; j < rows; ++j) {
+        if (p[j] == 0.0F) continue;  // masked cache slots
+        for (int64_t d = 0; d < k; ++d) y[d] += p[j] * checkpoint::f16_to_f32(v[j * k + d]);
     }
 }
 

@@ -25,6 +25,14 @@ void set_streamed_matrix_bytes(int64_t bytes);
 void linear_f16(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m,
                 int64_t k, int64_t n);
 
+// On the calling thread: y [rows] = x [k] * w^T (w [rows, k] f16 bits): attention's scores
+// against f16 keys.
+void dot_rows_f16(const float* x, const uint16_t* w, int64_t rows, int64_t k, float* y);
+
+// On the calling thread: y [k] += p[j] * v[j] over the rows j of v [rows, k] (f16 bits) with
+// p[j] != 0, in row order: attention's weighted sum of f16 values.
+void accumulate_rows_f16(const float* p, const uint16_t* v, int64_t rows, int64_t k, float* y);
+
 // out [n] = the f16 values bits [n] widened exactly.
 void widen_f16(const uint16_t* bits, float* out, int64_t n);
 

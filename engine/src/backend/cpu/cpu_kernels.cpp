@@ -291,15 +291,15 @@ void attend_many(const float* q, const float* k, const float* v, const uint8_t* 
                 D);
 }
 
-// Positions of f16 keys or values widened at a time (64 x 64 f32: 16 KiB, in L1).
+// Positions of f16 keys checked against the mask at a time.
 constexpr int64_t kHalfBlock = 64;
 
-// attend_one over f16 keys and values: each block of positions widened, then the same f32 math.
-// A block of keys no query may see (never written, or past the step's position) is not read:
-// its scores are masked away whatever they are.
-EARSHOT_VECTOR_CLONES void attend_one_f16kv(const float* q, const uint16_t* k, const uint16_t* v,
-                                            const uint8_t* mask, float* y, float* scores,
-                                            float* block, int64_t k_len, int64_t dh, float scale) {
+// attend_one over f16 keys and values, read directly (F16C where the CPU has it, with
+// prefetching: the cross-attention caches of a step do not stay in the caches). A block of keys
+// no query may see (never written, or past the step's position) is not read: its scores are
+// masked away whatever they are.
+void attend_one_f16kv(const float* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
+                      float* y, float* scores, int64_t k_len, int64_t dh, float scale) {
     for (int64_t j0 = 0; j0 < k_len; j0 += kHalfBlock) {
         const int64_t n = std::min(kHalfBlock, k_len - j0);
         if (mask != nullptr &&
@@ -307,29 +307,12 @@ EARSHOT_VECTOR_CLONES void attend_one_f16kv(const float* q, const uint16_t* k, c
             std::fill(scores + j0, scores + j0 + n, 0.0F);
             continue;
         }
-        widen_f16(k + j0 * dh, block, n * dh);
-        for (int64_t j = 0; j < n; ++j) {
-            const float* kj = block + j * dh;
-            float dot = 0.0F;
-#pragma omp simd reduction(+ : dot)
-            for (int64_t d = 0; d < dh; ++d) dot += q[d] * kj[d];
-            scores[j0 + j] = dot * scale;
-        }
+        dot_rows_f16(q, k + j0 * dh, n, dh, scores + j0);
+        for (int64_t j = j0; j < j0 + n; ++j) scores[j] *= scale;
     }
     softmax_rows(scores, mask, 1, k_len);
-    for (int64_t d = 0; d < dh; ++d) y[d] = 0.0F;
-    for (int64_t j0 = 0; j0 < k_len; j0 += kHalfBlock) {
-        const int64_t n = std::min(kHalfBlock, k_len - j0);
-        if (std::all_of(scores + j0, scores + j0 + n, [](float p) { return p == 0.0F; })) continue;
-        widen_f16(v + j0 * dh, block, n * dh);
-        for (int64_t j = 0; j < n; ++j) {
-            const float p = scores[j0 + j];
-            if (p == 0.0F) continue;  // masked cache slots
-            const float* vj = block + j * dh;
-#pragma omp simd
-            for (int64_t d = 0; d < dh; ++d) y[d] += p * vj[d];
-        }
-    }
+    std::fill(y, y + dh, 0.0F);
+    accumulate_rows_f16(scores, v, k_len, dh, y);
 }
 
 }  // namespace
@@ -378,12 +361,10 @@ void attention_f16kv(const float* q, const uint16_t* k, const uint16_t* v, const
     if (q_len == 1) {
         ThreadPool::shared().parallel_for(batch * heads, 1, [&](int64_t begin, int64_t end) {
             thread_local std::vector<float> scores;  // grows once per thread, then reused
-            thread_local std::vector<float> block;
             scores.resize(static_cast<size_t>(k_len));
-            block.resize(static_cast<size_t>(kHalfBlock * dh));
             for (int64_t bh = begin; bh < end; ++bh) {
                 attend_one_f16kv(q + bh * dh, k + kv_offset(bh), v + kv_offset(bh), mask,
-                                 y + bh * dh, scores.data(), block.data(), k_len, dh, scale);
+                                 y + bh * dh, scores.data(), k_len, dh, scale);
             }
         });
         return;
