@@ -139,18 +139,27 @@ inline std::vector<BadFile> bad_models() {
              f.header["model.decoder.layer_norm.bias"]["shape"] = {2, 32};
          }),
          {"model.safetensors", "model.decoder.layer_norm.bias", "expects [64]", "found [2, 32]"}});
+    const auto nan_weights = [](Safetensors& f) {
+        const auto& offsets = f.header["model.encoder.layer_norm.weight"]["data_offsets"];
+        const auto begin = offsets[0].get<size_t>();
+        const auto end = offsets[1].get<size_t>();
+        for (size_t i = begin; i + 1 < end; i += 2) {
+            f.data[i] = '\x00';  // f16 quiet NaN 0x7e00, little-endian
+            f.data[i + 1] = '\x7e';
+        }
+    };
     rows.push_back({"NanWeights",
-                    with_safetensors([](Safetensors& f) {
-                        const auto& offsets =
-                            f.header["model.encoder.layer_norm.weight"]["data_offsets"];
-                        const auto begin = offsets[0].get<size_t>();
-                        const auto end = offsets[1].get<size_t>();
-                        for (size_t i = begin; i + 1 < end; i += 2) {
-                            f.data[i] = '\x00';  // f16 quiet NaN 0x7e00, little-endian
-                            f.data[i + 1] = '\x7e';
-                        }
-                    }),
+                    with_safetensors(nan_weights),
                     {"model.safetensors", "model.encoder.layer_norm.weight", "non-finite value"}});
+    // The tokenizer is looked for before the weights are read (a large model's weights take
+    // seconds and gigabytes): a folder without one is refused for that, whatever its weights hold.
+    rows.push_back({"ModelFolderWithoutVocabularyIsRefusedBeforeItsWeightsAreRead",
+                    [nan_weights](const fs::path& dir) {
+                        const fs::path model = with_safetensors(nan_weights)(dir);
+                        fs::remove(model / "vocab.json");
+                        return model;
+                    },
+                    {"model", "neither tokenizer.json nor vocab.json"}});
     rows.push_back({"UnknownDtype",
                     with_safetensors([](Safetensors& f) {
                         f.header["model.decoder.layer_norm.bias"]["dtype"] = "Q7";

@@ -23,12 +23,16 @@ std::string model_name(const std::filesystem::path& model_path) {
 std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model_path,
                                         const std::filesystem::path& vocab_path,
                                         backend::BackendChoice backend) {
-    model::WhisperCheckpoint checkpoint = model::load_whisper_checkpoint(model_path);
-    const int64_t n_vocab = checkpoint.binding.values.dims.at("Vocab");
+    // The configuration, the tokenizer and the generation settings before the weights: a model
+    // without its tokenizer is refused at once, not after reading gigabytes.
+    model::WhisperBinding binding =
+        model::bind_whisper(checkpoint::read_whisper_config(model_path));
+    const int64_t n_vocab = binding.values.dims.at("Vocab");
     tokenizer::Tokenizer tok =
         tokenizer::Tokenizer::load(vocab_path.empty() ? model_path : vocab_path, n_vocab);
     checkpoint::GenerationConfig generation =
         checkpoint::read_generation_config(model_path, n_vocab);
+    model::WhisperCheckpoint checkpoint = model::load_whisper_checkpoint(std::move(binding));
     auto loaded = std::unique_ptr<LoadedModel>(
         new LoadedModel{std::move(checkpoint), std::move(tok), nullptr, std::move(generation), {}});
     decoding::ChosenDecoderModel chosen =

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <set>
+#include <utility>
 
 #include "earshot/engine/model/whisper_model.h"
 
@@ -160,8 +161,12 @@ void check_weights(const checkpoint::WeightSet& weights, const WhisperBinding& b
 }
 
 WhisperCheckpoint load_whisper_checkpoint(const std::filesystem::path& path) {
+    return load_whisper_checkpoint(bind_whisper(checkpoint::read_whisper_config(path)));
+}
+
+WhisperCheckpoint load_whisper_checkpoint(WhisperBinding binding) {
     WhisperCheckpoint checkpoint;
-    checkpoint.binding = bind_whisper(checkpoint::read_whisper_config(path));
+    checkpoint.binding = std::move(binding);
     checkpoint.weights = checkpoint::read_weights(checkpoint.binding.config);
     check_weights(checkpoint.weights, checkpoint.binding);
     return checkpoint;

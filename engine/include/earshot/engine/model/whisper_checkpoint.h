@@ -47,6 +47,9 @@ struct WhisperCheckpoint {
 // read_whisper_config + bind_whisper + read_weights + check_weights. Throws CheckpointError
 // (format), BindingError (constraints) or LoadError (weights).
 WhisperCheckpoint load_whisper_checkpoint(const std::filesystem::path& path);
+// The same for a configuration already read and bound (a caller that checks what else the model
+// needs, its tokenizer, before reading gigabytes of weights): read_weights + check_weights.
+WhisperCheckpoint load_whisper_checkpoint(WhisperBinding binding);
 
 // Throws LoadError on the first problem, in this order: per parameter in program order a missing
 // non-optional tensor or a wrong shape; then a tensor that is no parameter; then a non-finite value
