@@ -282,6 +282,32 @@ void step_streamed_head(benchmark::State& state, const Shape& shape) {
     state.counters["streamed_MiB"] = double(streamed) / double(1 << 20);
 }
 
+// A step of a beam of 5 (what `earshot transcribe` decodes files with), f16 caches, the audio
+// caches shared by the rows: its time per row, and over the one-row step measured in the same
+// process just before (x_one_row_step: the rows' share of the weights' reads).
+void step_beam5(benchmark::State& state, const Shape& shape) {
+    constexpr int64_t kRows = 5;
+    CpuWhisper& whisper = model(shape, CacheStorage::f16);
+    const auto pos = static_cast<int32_t>(state.range(0));
+    benchmark::DoNotOptimize(whisper.listen(random_mel()));
+    const HostTensor one = HostTensor::i32({1, 1}, 50364);
+    benchmark::DoNotOptimize(whisper.step(one, pos));
+    constexpr int kOneRowSteps = 64;
+    const auto one_start = std::chrono::steady_clock::now();
+    for (int i = 0; i < kOneRowSteps; ++i) benchmark::DoNotOptimize(whisper.step(one, pos));
+    const std::chrono::duration<double> one_row = std::chrono::steady_clock::now() - one_start;
+    whisper.expand_batch(kRows);
+    const HostTensor tokens = HostTensor::i32({kRows, 1}, std::vector<int32_t>(kRows, 50364));
+    benchmark::DoNotOptimize(whisper.step(tokens, pos));
+    const auto start = std::chrono::steady_clock::now();
+    for (auto _ : state) benchmark::DoNotOptimize(whisper.step(tokens, pos));
+    const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
+    whisper.resize_batch(1);
+    const double step_s = wall.count() / double(state.iterations());
+    state.counters["ms_per_row"] = 1e3 * step_s / double(kRows);
+    state.counters["x_one_row_step"] = step_s / (one_row.count() / kOneRowSteps);
+}
+
 void step(benchmark::State& state, const Shape& shape) {
     step_with(state, shape, CacheStorage::f32);
 }
@@ -303,6 +329,7 @@ BENCHMARK_CAPTURE(step_f16_caches, tiny, kTiny)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_CAPTURE(step_streamed_head, tiny, kTiny)->Arg(200)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(step_beam5, tiny, kTiny)->Arg(200)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(encoder_gemms_alone, base, kBase)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(encode, base, kBase)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(step, base, kBase)
@@ -317,5 +344,6 @@ BENCHMARK_CAPTURE(step_f16_caches, base, kBase)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_CAPTURE(step_streamed_head, base, kBase)->Arg(200)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(step_beam5, base, kBase)->Arg(200)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

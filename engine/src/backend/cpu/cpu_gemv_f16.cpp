@@ -214,26 +214,33 @@ uintptr_t prefetch_ahead_bytes(int64_t k) {
     return block * ((kPrefetchBytes + block - 1) / block);
 }
 
-float dot(const float* x, const uint16_t* w, int64_t k) {
-    return has_f16c() ? dot_f16c(x, w, k) : dot_portable(x, w, k);
-}
-
-// Rows [begin, end) of y for every row of x; `stream`: prefetch w non-temporally (one row of x).
+// Rows [begin, end) of y for every row of x; `stream`: prefetch w non-temporally. Each block of
+// four weight rows is read from memory once, for the first row of x, and from L1 for the others
+// (beam rows), so every row of x gets the same arithmetic as a single row.
 void gemv_rows(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m, int64_t k,
                int64_t n, int64_t begin, int64_t end, bool stream) {
-    if (m == 1 && has_f16c()) {
+    if (has_f16c()) {
         int64_t j = begin;
         const uintptr_t ahead = prefetch_ahead_bytes(k);
-        if (stream) {
-            for (; j + 4 <= end; j += 4) dot4_f16c<true>(x, w + j * k, k, ahead, y + j);
-        } else {
-            for (; j + 4 <= end; j += 4) dot4_f16c<false>(x, w + j * k, k, ahead, y + j);
+        for (; j + 4 <= end; j += 4) {
+            for (int64_t row = 0; row < m; ++row) {
+                if (stream) {
+                    dot4_f16c<true>(x + row * k, w + j * k, k, ahead, y + row * n + j);
+                } else {
+                    dot4_f16c<false>(x + row * k, w + j * k, k, ahead, y + row * n + j);
+                }
+            }
         }
-        for (; j < end; ++j) y[j] = dot_f16c(x, w + j * k, k);
+        for (; j < end; ++j) {
+            for (int64_t row = 0; row < m; ++row) {
+                y[row * n + j] = dot_f16c(x + row * k, w + j * k, k);
+            }
+        }
     } else {
-        // Each weight row is read from memory once and reused from L1 for every row of x.
         for (int64_t j = begin; j < end; ++j) {
-            for (int64_t row = 0; row < m; ++row) y[row * n + j] = dot(x + row * k, w + j * k, k);
+            for (int64_t row = 0; row < m; ++row) {
+                y[row * n + j] = dot_portable(x + row * k, w + j * k, k);
+            }
         }
     }
     if (bias == nullptr) return;
