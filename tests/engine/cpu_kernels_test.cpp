@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <random>
@@ -171,6 +172,26 @@ TEST(CpuKernels, HalfWeightProductEqualsTheF32Product) {
         for (size_t i = 0; i < got.size(); ++i) {
             EXPECT_NEAR(got[i], want[i], 1e-5F * (1.0F + std::fabs(want[i])))
                 << "m " << m << " k " << k << " n " << n;
+        }
+    }
+}
+
+TEST(CpuKernels, EachRowOfABeamProductEqualsItsOneRowProduct) {
+    // A beam's rows go through the one-row kernel, four weight rows at a time: each row of the
+    // product is the one-row product of that row, value for value (tails of rows and columns).
+    for (const auto& [m, k, n] :
+         std::vector<std::array<int64_t, 3>>{{5, 392, 1203}, {3, 37, 301}}) {
+        auto x = random_values(size_t(m * k), 9);
+        auto w = random_values(size_t(n * k), 10, 0.1F);
+        auto bias = random_values(size_t(n), 14);
+        std::vector<uint16_t> w16(w.size());
+        for (size_t i = 0; i < w.size(); ++i) w16[i] = earshot::checkpoint::f32_to_f16(w[i]);
+        std::vector<float> beam(static_cast<size_t>(m * n)), one(static_cast<size_t>(n));
+        cpu::linear_f16(x.data(), w16.data(), bias.data(), beam.data(), m, k, n);
+        for (int64_t row = 0; row < m; ++row) {
+            cpu::linear_f16(x.data() + row * k, w16.data(), bias.data(), one.data(), 1, k, n);
+            EXPECT_TRUE(std::equal(one.begin(), one.end(), beam.begin() + row * n))
+                << "m " << m << " k " << k << " n " << n << " row " << row;
         }
     }
 }
