@@ -196,6 +196,41 @@ TEST(CpuKernels, EachRowOfABeamProductEqualsItsOneRowProduct) {
     }
 }
 
+TEST(CpuKernels, FewRowF32ProductMatchesDoublePrecisionAndEachRowItsOneRowProduct) {
+    // f32 weights, one row to a beam's eight (the prefetching row loop), then GEMM (nine): each
+    // value within f32 rounding of the double-precision product, each few-row product's rows equal
+    // to their one-row products, and the streamed reading (a matrix at the streaming size) equal
+    // to the cached one.
+    for (const auto& [m, k, n] : std::vector<std::array<int64_t, 3>>{
+             {1, 384, 301}, {5, 392, 1203}, {3, 37, 301}, {8, 16, 77}, {9, 64, 50}}) {
+        auto x = random_values(size_t(m * k), 15);
+        auto w = random_values(size_t(n * k), 16, 0.1F);
+        auto bias = random_values(size_t(n), 17);
+        std::vector<float> got(static_cast<size_t>(m * n)), one(static_cast<size_t>(n));
+        cpu::linear(x.data(), w.data(), bias.data(), got.data(), m, k, n);
+        for (int64_t row = 0; row < m; ++row) {
+            for (int64_t j = 0; j < n; ++j) {
+                double want = bias[size_t(j)];
+                for (int64_t i = 0; i < k; ++i) {
+                    want += double(x[size_t(row * k + i)]) * double(w[size_t(j * k + i)]);
+                }
+                EXPECT_NEAR(got[size_t(row * n + j)], want, 2e-5 * (1.0 + std::fabs(want)))
+                    << "m " << m << " k " << k << " n " << n;
+            }
+            if (m > cpu::kHalfGemvRows) continue;
+            cpu::linear(x.data() + row * k, w.data(), bias.data(), one.data(), 1, k, n);
+            EXPECT_TRUE(std::equal(one.begin(), one.end(), got.begin() + row * n))
+                << "m " << m << " k " << k << " n " << n << " row " << row;
+        }
+        if (m > cpu::kHalfGemvRows) continue;
+        cpu::set_streamed_matrix_bytes(n * k * 4);
+        std::vector<float> streamed(got.size());
+        cpu::linear(x.data(), w.data(), bias.data(), streamed.data(), m, k, n);
+        cpu::set_streamed_matrix_bytes(-1);
+        EXPECT_EQ(streamed, got) << "m " << m << " k " << k << " n " << n;
+    }
+}
+
 TEST(CpuKernels, StreamedHalfWeightProductEqualsTheCachedOne) {
     // A matrix at or over the streaming size is read with non-temporal prefetches; the
     // arithmetic is the same, so every value is too (tails of rows and of columns included).

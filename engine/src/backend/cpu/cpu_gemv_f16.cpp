@@ -1,6 +1,6 @@
 // f16-weight products: F16C + FMA kernels on machines that have them (checked once at run time),
 // an exact portable half-to-float conversion otherwise. GEMV rows are split over the thread pool;
-// panel GEMMs use OpenBLAS's threads.
+// panel GEMMs use OpenBLAS's threads. The f32-weight few-row products use the same row loop.
 #include "cpu_gemv_f16.h"
 
 #include <cblas.h>
@@ -154,6 +154,65 @@ EARSHOT_F16C void dot4_f16c(const float* x, const uint16_t* w, int64_t k, uintpt
     }
 }
 
+// y[0..4) = x . w[r] for four f32 rows, as dot4_f16c: a block's rows are 16k bytes, four lines
+// of them prefetched per iteration.
+template <bool kStream>
+EARSHOT_F16C void dot4_f32(const float* x, const float* w, int64_t k, uintptr_t ahead, float* y) {
+    const float* w0 = w;
+    const float* w1 = w + k;
+    const float* w2 = w + 2 * k;
+    const float* w3 = w + 3 * k;
+    __m256 a0 = _mm256_setzero_ps(), b0 = _mm256_setzero_ps();
+    __m256 a1 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
+    __m256 a2 = _mm256_setzero_ps(), b2 = _mm256_setzero_ps();
+    __m256 a3 = _mm256_setzero_ps(), b3 = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 16 <= k; i += 16) {
+        const uintptr_t next = reinterpret_cast<uintptr_t>(w) + ahead + uintptr_t(16 * i);
+        for (uintptr_t line = 0; line < 256; line += 64) {
+            if constexpr (kStream) {
+                _mm_prefetch(reinterpret_cast<const char*>(next + line), _MM_HINT_NTA);
+            } else {
+                _mm_prefetch(reinterpret_cast<const char*>(next + line), _MM_HINT_T0);
+            }
+        }
+        const __m256 xa = _mm256_loadu_ps(x + i);
+        const __m256 xb = _mm256_loadu_ps(x + i + 8);
+        a0 = _mm256_fmadd_ps(xa, _mm256_loadu_ps(w0 + i), a0);
+        b0 = _mm256_fmadd_ps(xb, _mm256_loadu_ps(w0 + i + 8), b0);
+        a1 = _mm256_fmadd_ps(xa, _mm256_loadu_ps(w1 + i), a1);
+        b1 = _mm256_fmadd_ps(xb, _mm256_loadu_ps(w1 + i + 8), b1);
+        a2 = _mm256_fmadd_ps(xa, _mm256_loadu_ps(w2 + i), a2);
+        b2 = _mm256_fmadd_ps(xb, _mm256_loadu_ps(w2 + i + 8), b2);
+        a3 = _mm256_fmadd_ps(xa, _mm256_loadu_ps(w3 + i), a3);
+        b3 = _mm256_fmadd_ps(xb, _mm256_loadu_ps(w3 + i + 8), b3);
+    }
+    const __m256 s01 = _mm256_hadd_ps(_mm256_add_ps(a0, b0), _mm256_add_ps(a1, b1));
+    const __m256 s23 = _mm256_hadd_ps(_mm256_add_ps(a2, b2), _mm256_add_ps(a3, b3));
+    const __m256 s = _mm256_hadd_ps(s01, s23);
+    __m128 sums = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+    _mm_storeu_ps(y, sums);
+    for (; i < k; ++i) {
+        y[0] += x[i] * w0[i];
+        y[1] += x[i] * w1[i];
+        y[2] += x[i] * w2[i];
+        y[3] += x[i] * w3[i];
+    }
+}
+
+EARSHOT_F16C float dot_f32(const float* x, const float* w, int64_t k) {
+    __m256 acc0 = _mm256_setzero_ps();
+    __m256 acc1 = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 16 <= k; i += 16) {
+        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(w + i), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(w + i + 8), acc1);
+    }
+    float sum = sum8(_mm256_add_ps(acc0, acc1));
+    for (; i < k; ++i) sum += x[i] * w[i];
+    return sum;
+}
+
 // y[0, 8B) += p[j] * v[j] for the rows j of v (row stride 8B) with p[j] != 0, in row order: the
 // B accumulators stay in registers, and the row `ahead` bytes on is prefetched.
 template <int kBlocks>
@@ -195,6 +254,15 @@ void dot4_f16c(const float* x, const uint16_t* w, int64_t k, uintptr_t /*ahead*/
     for (int r = 0; r < 4; ++r) y[r] = dot_portable(x, w + r * k, k);
 }
 void widen_f16c(const uint16_t* bits, float* out, int64_t n) { widen_portable(bits, out, n); }
+float dot_f32(const float* x, const float* w, int64_t k) {
+    float sum = 0.0F;
+    for (int64_t i = 0; i < k; ++i) sum += x[i] * w[i];
+    return sum;
+}
+template <bool kStream>
+void dot4_f32(const float* x, const float* w, int64_t k, uintptr_t /*ahead*/, float* y) {
+    for (int r = 0; r < 4; ++r) y[r] = dot_f32(x, w + r * k, k);
+}
 template <int kBlocks>
 void accumulate_rows_f16c(const float* p, const uint16_t* v, int64_t rows, uintptr_t /*ahead*/,
                           float* y) {
@@ -249,7 +317,49 @@ void gemv_rows(const float* x, const uint16_t* w, const float* bias, float* y, i
     }
 }
 
+// gemv_rows for f32 weights: four-row blocks of w (16k bytes) prefetched as dot4_f16c's.
+void gemv_rows_f32(const float* x, const float* w, const float* bias, float* y, int64_t m,
+                   int64_t k, int64_t n, int64_t begin, int64_t end, bool stream) {
+    if (has_f16c()) {
+        int64_t j = begin;
+        const uintptr_t ahead = prefetch_ahead_bytes(2 * k);  // blocks of 16k bytes
+        for (; j + 4 <= end; j += 4) {
+            for (int64_t row = 0; row < m; ++row) {
+                if (stream) {
+                    dot4_f32<true>(x + row * k, w + j * k, k, ahead, y + row * n + j);
+                } else {
+                    dot4_f32<false>(x + row * k, w + j * k, k, ahead, y + row * n + j);
+                }
+            }
+        }
+        for (; j < end; ++j) {
+            for (int64_t row = 0; row < m; ++row)
+                y[row * n + j] = dot_f32(x + row * k, w + j * k, k);
+        }
+    } else {
+        for (int64_t j = begin; j < end; ++j) {
+            for (int64_t row = 0; row < m; ++row) {
+                float sum = 0.0F;
+                for (int64_t i = 0; i < k; ++i) sum += x[row * k + i] * w[j * k + i];
+                y[row * n + j] = sum;
+            }
+        }
+    }
+    if (bias == nullptr) return;
+    for (int64_t row = 0; row < m; ++row) {
+        for (int64_t j = begin; j < end; ++j) y[row * n + j] += bias[j];
+    }
+}
+
 }  // namespace
+
+void gemv_f32(const float* x, const float* w, const float* bias, float* y, int64_t m, int64_t k,
+              int64_t n) {
+    const bool stream = n * k * int64_t{sizeof(float)} >= streamed_matrix_bytes();
+    ThreadPool::shared().parallel_for(n, kGemvGrain, [&](int64_t begin, int64_t end) {
+        gemv_rows_f32(x, w, bias, y, m, k, n, begin, end, stream);
+    });
+}
 
 int64_t streamed_matrix_bytes() { return streamed_bytes_setting().load(std::memory_order_relaxed); }
 

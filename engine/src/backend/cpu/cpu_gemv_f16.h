@@ -2,6 +2,8 @@
 // full f32 copy): few-row products (decoder steps, beams) stream the f16 rows once, read with
 // F16C where the CPU has it (checked at run time); many-row products (the encoder, prefill)
 // widen one panel of rows at a time to f32 and hand it to OpenBLAS's sgemm. Arithmetic is f32.
+// The few-row products of f32 weights (f32 checkpoints) share the row loop: one memory-bound
+// kernel family for every decoder step.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +26,11 @@ void set_streamed_matrix_bytes(int64_t bytes);
 // y [m, n] = x [m, k] * w^T (w [n, k] f16 bits) (+ bias [n] when not null).
 void linear_f16(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m,
                 int64_t k, int64_t n);
+
+// y [m, n] = x [m, k] * w^T (w [n, k] f32) (+ bias [n] when not null) for m <= kHalfGemvRows:
+// the same row loop, prefetching and streaming as linear_f16's few-row products, on f32 rows.
+void gemv_f32(const float* x, const float* w, const float* bias, float* y, int64_t m, int64_t k,
+              int64_t n);
 
 // On the calling thread: y [rows] = x [k] * w^T (w [rows, k] f16 bits): attention's scores
 // against f16 keys.
