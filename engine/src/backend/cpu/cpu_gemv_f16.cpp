@@ -7,10 +7,12 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu_threads.h"
@@ -62,9 +64,14 @@ std::atomic<int64_t>& streamed_bytes_setting() {
     return bytes;
 }
 
-float dot_portable(const float* x, const uint16_t* w, int64_t k) {
+// A weight as f32: f16 bits widened exactly, or an f32 value itself.
+inline float weight_value(uint16_t bits) { return checkpoint::f16_to_f32(bits); }
+inline float weight_value(float value) { return value; }
+
+template <typename Weight>
+float dot_portable(const float* x, const Weight* w, int64_t k) {
     float sum = 0.0F;
-    for (int64_t i = 0; i < k; ++i) sum += x[i] * checkpoint::f16_to_f32(w[i]);
+    for (int64_t i = 0; i < k; ++i) sum += x[i] * weight_value(w[i]);
     return sum;
 }
 
@@ -75,9 +82,11 @@ void widen_portable(const uint16_t* bits, float* out, int64_t n) {
 #if defined(__x86_64__) && defined(__GNUC__)
 #define EARSHOT_F16C __attribute__((target("avx2,fma,f16c")))
 
-EARSHOT_F16C inline __m256 load_half8(const uint16_t* w) {
+EARSHOT_F16C inline __m256 load8(const uint16_t* w) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w)));
 }
+
+EARSHOT_F16C inline __m256 load8(const float* w) { return _mm256_loadu_ps(w); }
 
 EARSHOT_F16C inline float sum8(__m256 v) {
     __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -86,34 +95,36 @@ EARSHOT_F16C inline float sum8(__m256 v) {
     return _mm_cvtss_f32(half);
 }
 
-EARSHOT_F16C float dot_f16c(const float* x, const uint16_t* w, int64_t k) {
+template <typename Weight>
+EARSHOT_F16C float dot_simd(const float* x, const Weight* w, int64_t k) {
     __m256 acc0 = _mm256_setzero_ps();
     __m256 acc1 = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 16 <= k; i += 16) {
-        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), load_half8(w + i), acc0);
-        acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), load_half8(w + i + 8), acc1);
+        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), load8(w + i), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), load8(w + i + 8), acc1);
     }
     float sum = sum8(_mm256_add_ps(acc0, acc1));
-    for (; i < k; ++i) sum += x[i] * checkpoint::f16_to_f32(w[i]);
+    for (; i < k; ++i) sum += x[i] * weight_value(w[i]);
     return sum;
 }
 
-// y[0..4) = x . w[r] for the four rows r of w (row stride k): x is loaded once per block and
-// eight independent FMA chains keep the loads in flight. Every block prefetches the rows `ahead`
-// bytes past its own (two lines per iteration, so a block covers a block's worth): this
-// machine's hardware prefetchers barely follow a GEMV's four streams, and without it a matrix
-// out of L1 reads at a third of the rate. kStream: non-temporal prefetches, so a matrix read once
-// per step passes through the caches without evicting what stays there between steps;
-// otherwise into all levels. At the end of a range the prefetch touches rows past it; a prefetch
-// never faults.
-template <bool kStream>
-EARSHOT_F16C void dot4_f16c(const float* x, const uint16_t* w, int64_t k, uintptr_t ahead,
-                            float* y) {
-    const uint16_t* w0 = w;
-    const uint16_t* w1 = w + k;
-    const uint16_t* w2 = w + 2 * k;
-    const uint16_t* w3 = w + 3 * k;
+// y[0..4) = x . w[r] for the four rows r of w (row stride k, f16 bits or f32): x is loaded once
+// per block and eight independent FMA chains keep the loads in flight. Every block prefetches the
+// rows `ahead` bytes past its own (each iteration the lines of its share, so a block covers a
+// block's worth): this machine's hardware prefetchers barely follow a GEMV's four streams, and
+// without it a matrix out of L1 reads at a third of the rate. kStream: non-temporal prefetches,
+// so a matrix read once per step passes through the caches without evicting what stays there
+// between steps; otherwise into all levels. At the end of a range the prefetch touches rows past
+// it; a prefetch never faults.
+template <bool kStream, typename Weight>
+EARSHOT_F16C void dot4_simd(const float* x, const Weight* w, int64_t k, uintptr_t ahead, float* y) {
+    // Bytes of the four rows one iteration reads: 16 weights of each.
+    constexpr uintptr_t kIterationBytes = 4 * 16 * sizeof(Weight);
+    const Weight* w0 = w;
+    const Weight* w1 = w + k;
+    const Weight* w2 = w + 2 * k;
+    const Weight* w3 = w + 3 * k;
     __m256 a0 = _mm256_setzero_ps(), b0 = _mm256_setzero_ps();
     __m256 a1 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
     __m256 a2 = _mm256_setzero_ps(), b2 = _mm256_setzero_ps();
@@ -121,55 +132,9 @@ EARSHOT_F16C void dot4_f16c(const float* x, const uint16_t* w, int64_t k, uintpt
     int64_t i = 0;
     for (; i + 16 <= k; i += 16) {
         // An address, not a pointer into w: past the last rows it points at no object.
-        const uintptr_t next = reinterpret_cast<uintptr_t>(w) + ahead + uintptr_t(8 * i);
-        if constexpr (kStream) {
-            _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_NTA);
-            _mm_prefetch(reinterpret_cast<const char*>(next + 64), _MM_HINT_NTA);
-        } else {
-            _mm_prefetch(reinterpret_cast<const char*>(next), _MM_HINT_T0);
-            _mm_prefetch(reinterpret_cast<const char*>(next + 64), _MM_HINT_T0);
-        }
-        const __m256 xa = _mm256_loadu_ps(x + i);
-        const __m256 xb = _mm256_loadu_ps(x + i + 8);
-        a0 = _mm256_fmadd_ps(xa, load_half8(w0 + i), a0);
-        b0 = _mm256_fmadd_ps(xb, load_half8(w0 + i + 8), b0);
-        a1 = _mm256_fmadd_ps(xa, load_half8(w1 + i), a1);
-        b1 = _mm256_fmadd_ps(xb, load_half8(w1 + i + 8), b1);
-        a2 = _mm256_fmadd_ps(xa, load_half8(w2 + i), a2);
-        b2 = _mm256_fmadd_ps(xb, load_half8(w2 + i + 8), b2);
-        a3 = _mm256_fmadd_ps(xa, load_half8(w3 + i), a3);
-        b3 = _mm256_fmadd_ps(xb, load_half8(w3 + i + 8), b3);
-    }
-    // Lane r of the result is the sum of row r's accumulators.
-    const __m256 s01 = _mm256_hadd_ps(_mm256_add_ps(a0, b0), _mm256_add_ps(a1, b1));
-    const __m256 s23 = _mm256_hadd_ps(_mm256_add_ps(a2, b2), _mm256_add_ps(a3, b3));
-    const __m256 s = _mm256_hadd_ps(s01, s23);
-    __m128 sums = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
-    _mm_storeu_ps(y, sums);
-    for (; i < k; ++i) {
-        y[0] += x[i] * checkpoint::f16_to_f32(w0[i]);
-        y[1] += x[i] * checkpoint::f16_to_f32(w1[i]);
-        y[2] += x[i] * checkpoint::f16_to_f32(w2[i]);
-        y[3] += x[i] * checkpoint::f16_to_f32(w3[i]);
-    }
-}
-
-// y[0..4) = x . w[r] for four f32 rows, as dot4_f16c: a block's rows are 16k bytes, four lines
-// of them prefetched per iteration.
-template <bool kStream>
-EARSHOT_F16C void dot4_f32(const float* x, const float* w, int64_t k, uintptr_t ahead, float* y) {
-    const float* w0 = w;
-    const float* w1 = w + k;
-    const float* w2 = w + 2 * k;
-    const float* w3 = w + 3 * k;
-    __m256 a0 = _mm256_setzero_ps(), b0 = _mm256_setzero_ps();
-    __m256 a1 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
-    __m256 a2 = _mm256_setzero_ps(), b2 = _mm256_setzero_ps();
-    __m256 a3 = _mm256_setzero_ps(), b3 = _mm256_setzero_ps();
-    int64_t i = 0;
-    for (; i + 16 <= k; i += 16) {
-        const uintptr_t next = reinterpret_cast<uintptr_t>(w) + ahead + uintptr_t(16 * i);
-        for (uintptr_t line = 0; line < 256; line += 64) {
+        const uintptr_t next =
+            reinterpret_cast<uintptr_t>(w) + ahead + uintptr_t(i) / 16 * kIterationBytes;
+        for (uintptr_t line = 0; line < kIterationBytes; line += 64) {
             if constexpr (kStream) {
                 _mm_prefetch(reinterpret_cast<const char*>(next + line), _MM_HINT_NTA);
             } else {
@@ -178,39 +143,27 @@ EARSHOT_F16C void dot4_f32(const float* x, const float* w, int64_t k, uintptr_t 
         }
         const __m256 xa = _mm256_loadu_ps(x + i);
         const __m256 xb = _mm256_loadu_ps(x + i + 8);
-        a0 = _mm256_fmadd_ps(xa, _mm256_loadu_ps(w0 + i), a0);
-        b0 = _mm256_fmadd_ps(xb, _mm256_loadu_ps(w0 + i + 8), b0);
-        a1 = _mm256_fmadd_ps(xa, _mm256_loadu_ps(w1 + i), a1);
-        b1 = _mm256_fmadd_ps(xb, _mm256_loadu_ps(w1 + i + 8), b1);
-        a2 = _mm256_fmadd_ps(xa, _mm256_loadu_ps(w2 + i), a2);
-        b2 = _mm256_fmadd_ps(xb, _mm256_loadu_ps(w2 + i + 8), b2);
-        a3 = _mm256_fmadd_ps(xa, _mm256_loadu_ps(w3 + i), a3);
-        b3 = _mm256_fmadd_ps(xb, _mm256_loadu_ps(w3 + i + 8), b3);
+        a0 = _mm256_fmadd_ps(xa, load8(w0 + i), a0);
+        b0 = _mm256_fmadd_ps(xb, load8(w0 + i + 8), b0);
+        a1 = _mm256_fmadd_ps(xa, load8(w1 + i), a1);
+        b1 = _mm256_fmadd_ps(xb, load8(w1 + i + 8), b1);
+        a2 = _mm256_fmadd_ps(xa, load8(w2 + i), a2);
+        b2 = _mm256_fmadd_ps(xb, load8(w2 + i + 8), b2);
+        a3 = _mm256_fmadd_ps(xa, load8(w3 + i), a3);
+        b3 = _mm256_fmadd_ps(xb, load8(w3 + i + 8), b3);
     }
+    // Lane r of the result is the sum of row r's accumulators.
     const __m256 s01 = _mm256_hadd_ps(_mm256_add_ps(a0, b0), _mm256_add_ps(a1, b1));
     const __m256 s23 = _mm256_hadd_ps(_mm256_add_ps(a2, b2), _mm256_add_ps(a3, b3));
     const __m256 s = _mm256_hadd_ps(s01, s23);
     __m128 sums = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
     _mm_storeu_ps(y, sums);
     for (; i < k; ++i) {
-        y[0] += x[i] * w0[i];
-        y[1] += x[i] * w1[i];
-        y[2] += x[i] * w2[i];
-        y[3] += x[i] * w3[i];
+        y[0] += x[i] * weight_value(w0[i]);
+        y[1] += x[i] * weight_value(w1[i]);
+        y[2] += x[i] * weight_value(w2[i]);
+        y[3] += x[i] * weight_value(w3[i]);
     }
-}
-
-EARSHOT_F16C float dot_f32(const float* x, const float* w, int64_t k) {
-    __m256 acc0 = _mm256_setzero_ps();
-    __m256 acc1 = _mm256_setzero_ps();
-    int64_t i = 0;
-    for (; i + 16 <= k; i += 16) {
-        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(w + i), acc0);
-        acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(w + i + 8), acc1);
-    }
-    float sum = sum8(_mm256_add_ps(acc0, acc1));
-    for (; i < k; ++i) sum += x[i] * w[i];
-    return sum;
 }
 
 // y[0, 8B) += p[j] * v[j] for the rows j of v (row stride 8B) with p[j] != 0, in row order: the
@@ -229,7 +182,7 @@ EARSHOT_F16C void accumulate_rows_f16c(const float* p, const uint16_t* v, int64_
         if (p[j] == 0.0F) continue;  // masked cache slots
         const __m256 pj = _mm256_set1_ps(p[j]);
         for (int b = 0; b < kBlocks; ++b) {
-            acc[b] = _mm256_fmadd_ps(pj, load_half8(v + j * k + 8 * b), acc[b]);
+            acc[b] = _mm256_fmadd_ps(pj, load8(v + j * k + 8 * b), acc[b]);
         }
     }
     for (int b = 0; b < kBlocks; ++b) _mm256_storeu_ps(y + 8 * b, acc[b]);
@@ -237,7 +190,7 @@ EARSHOT_F16C void accumulate_rows_f16c(const float* p, const uint16_t* v, int64_
 
 EARSHOT_F16C void widen_f16c(const uint16_t* bits, float* out, int64_t n) {
     int64_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, load_half8(bits + i));
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, load8(bits + i));
     for (; i < n; ++i) out[i] = checkpoint::f16_to_f32(bits[i]);
 }
 
@@ -248,21 +201,15 @@ bool has_f16c() {
 }
 #else
 bool has_f16c() { return false; }
-float dot_f16c(const float* x, const uint16_t* w, int64_t k) { return dot_portable(x, w, k); }
-template <bool kStream>
-void dot4_f16c(const float* x, const uint16_t* w, int64_t k, uintptr_t /*ahead*/, float* y) {
+template <typename Weight>
+float dot_simd(const float* x, const Weight* w, int64_t k) {
+    return dot_portable(x, w, k);
+}
+template <bool kStream, typename Weight>
+void dot4_simd(const float* x, const Weight* w, int64_t k, uintptr_t /*ahead*/, float* y) {
     for (int r = 0; r < 4; ++r) y[r] = dot_portable(x, w + r * k, k);
 }
 void widen_f16c(const uint16_t* bits, float* out, int64_t n) { widen_portable(bits, out, n); }
-float dot_f32(const float* x, const float* w, int64_t k) {
-    float sum = 0.0F;
-    for (int64_t i = 0; i < k; ++i) sum += x[i] * w[i];
-    return sum;
-}
-template <bool kStream>
-void dot4_f32(const float* x, const float* w, int64_t k, uintptr_t /*ahead*/, float* y) {
-    for (int r = 0; r < 4; ++r) y[r] = dot_f32(x, w + r * k, k);
-}
 template <int kBlocks>
 void accumulate_rows_f16c(const float* p, const uint16_t* v, int64_t rows, uintptr_t /*ahead*/,
                           float* y) {
@@ -275,33 +222,34 @@ void accumulate_rows_f16c(const float* p, const uint16_t* v, int64_t rows, uintp
 }
 #endif
 
-// How far ahead dot4_f16c prefetches, in bytes: whole four-row blocks of k f16 values, at least
+// How far ahead dot4_simd prefetches, in bytes: whole blocks of four rows, at least
 // kPrefetchBytes (a short row's next block alone would arrive too late).
-uintptr_t prefetch_ahead_bytes(int64_t k) {
-    const auto block = static_cast<uintptr_t>(8 * std::max<int64_t>(k, 1));
+uintptr_t prefetch_ahead_bytes(int64_t k, uintptr_t weight_bytes) {
+    const auto block = static_cast<uintptr_t>(4 * std::max<int64_t>(k, 1)) * weight_bytes;
     return block * ((kPrefetchBytes + block - 1) / block);
 }
 
 // Rows [begin, end) of y for every row of x; `stream`: prefetch w non-temporally. Each block of
 // four weight rows is read from memory once, for the first row of x, and from L1 for the others
 // (beam rows), so every row of x gets the same arithmetic as a single row.
-void gemv_rows(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m, int64_t k,
+template <typename Weight>
+void gemv_rows(const float* x, const Weight* w, const float* bias, float* y, int64_t m, int64_t k,
                int64_t n, int64_t begin, int64_t end, bool stream) {
     if (has_f16c()) {
         int64_t j = begin;
-        const uintptr_t ahead = prefetch_ahead_bytes(k);
+        const uintptr_t ahead = prefetch_ahead_bytes(k, sizeof(Weight));
         for (; j + 4 <= end; j += 4) {
             for (int64_t row = 0; row < m; ++row) {
                 if (stream) {
-                    dot4_f16c<true>(x + row * k, w + j * k, k, ahead, y + row * n + j);
+                    dot4_simd<true>(x + row * k, w + j * k, k, ahead, y + row * n + j);
                 } else {
-                    dot4_f16c<false>(x + row * k, w + j * k, k, ahead, y + row * n + j);
+                    dot4_simd<false>(x + row * k, w + j * k, k, ahead, y + row * n + j);
                 }
             }
         }
         for (; j < end; ++j) {
             for (int64_t row = 0; row < m; ++row) {
-                y[row * n + j] = dot_f16c(x + row * k, w + j * k, k);
+                y[row * n + j] = dot_simd(x + row * k, w + j * k, k);
             }
         }
     } else {
@@ -317,48 +265,22 @@ void gemv_rows(const float* x, const uint16_t* w, const float* bias, float* y, i
     }
 }
 
-// gemv_rows for f32 weights: four-row blocks of w (16k bytes) prefetched as dot4_f16c's.
-void gemv_rows_f32(const float* x, const float* w, const float* bias, float* y, int64_t m,
-                   int64_t k, int64_t n, int64_t begin, int64_t end, bool stream) {
-    if (has_f16c()) {
-        int64_t j = begin;
-        const uintptr_t ahead = prefetch_ahead_bytes(2 * k);  // blocks of 16k bytes
-        for (; j + 4 <= end; j += 4) {
-            for (int64_t row = 0; row < m; ++row) {
-                if (stream) {
-                    dot4_f32<true>(x + row * k, w + j * k, k, ahead, y + row * n + j);
-                } else {
-                    dot4_f32<false>(x + row * k, w + j * k, k, ahead, y + row * n + j);
-                }
-            }
-        }
-        for (; j < end; ++j) {
-            for (int64_t row = 0; row < m; ++row)
-                y[row * n + j] = dot_f32(x + row * k, w + j * k, k);
-        }
-    } else {
-        for (int64_t j = begin; j < end; ++j) {
-            for (int64_t row = 0; row < m; ++row) {
-                float sum = 0.0F;
-                for (int64_t i = 0; i < k; ++i) sum += x[row * k + i] * w[j * k + i];
-                y[row * n + j] = sum;
-            }
-        }
-    }
-    if (bias == nullptr) return;
-    for (int64_t row = 0; row < m; ++row) {
-        for (int64_t j = begin; j < end; ++j) y[row * n + j] += bias[j];
-    }
+// The few-row product on the shared pool, its matrix streamed when it is at least
+// streamed_matrix_bytes().
+template <typename Weight>
+void gemv(const float* x, const Weight* w, const float* bias, float* y, int64_t m, int64_t k,
+          int64_t n) {
+    const bool stream = n * k * int64_t{sizeof(Weight)} >= streamed_matrix_bytes();
+    ThreadPool::shared().parallel_for(n, kGemvGrain, [&](int64_t begin, int64_t end) {
+        gemv_rows(x, w, bias, y, m, k, n, begin, end, stream);
+    });
 }
 
 }  // namespace
 
 void gemv_f32(const float* x, const float* w, const float* bias, float* y, int64_t m, int64_t k,
               int64_t n) {
-    const bool stream = n * k * int64_t{sizeof(float)} >= streamed_matrix_bytes();
-    ThreadPool::shared().parallel_for(n, kGemvGrain, [&](int64_t begin, int64_t end) {
-        gemv_rows_f32(x, w, bias, y, m, k, n, begin, end, stream);
-    });
+    gemv(x, w, bias, y, m, k, n);
 }
 
 int64_t streamed_matrix_bytes() { return streamed_bytes_setting().load(std::memory_order_relaxed); }
@@ -380,29 +302,26 @@ void dot_rows_f16(const float* x, const uint16_t* w, int64_t rows, int64_t k, fl
     gemv_rows(x, w, nullptr, y, 1, k, rows, 0, rows, false);
 }
 
+namespace {
+
+// accumulate_rows_f16c for 1 .. 8 blocks of 8 values (head sizes 8 .. 64), by blocks - 1.
+constexpr int kMaxAccumulatedBlocks = 8;
+using AccumulateRows = void (*)(const float*, const uint16_t*, int64_t, uintptr_t, float*);
+template <size_t... kBlocksLess1>
+constexpr std::array<AccumulateRows, sizeof...(kBlocksLess1)> accumulate_rows_table(
+    std::index_sequence<kBlocksLess1...>) {
+    return {&accumulate_rows_f16c<static_cast<int>(kBlocksLess1) + 1>...};
+}
+constexpr auto kAccumulateRows =
+    accumulate_rows_table(std::make_index_sequence<kMaxAccumulatedBlocks>());
+
+}  // namespace
+
 void accumulate_rows_f16(const float* p, const uint16_t* v, int64_t rows, int64_t k, float* y) {
     const uintptr_t ahead = kPrefetchBytes;
-    if (has_f16c() && k % 8 == 0 && k <= 64) {
-        switch (k / 8) {
-            case 1:
-                return accumulate_rows_f16c<1>(p, v, rows, ahead, y);
-            case 2:
-                return accumulate_rows_f16c<2>(p, v, rows, ahead, y);
-            case 3:
-                return accumulate_rows_f16c<3>(p, v, rows, ahead, y);
-            case 4:
-                return accumulate_rows_f16c<4>(p, v, rows, ahead, y);
-            case 5:
-                return accumulate_rows_f16c<5>(p, v, rows, ahead, y);
-            case 6:
-                return accumulate_rows_f16c<6>(p, v, rows, ahead, y);
-            case 7:
-                return accumulate_rows_f16c<7>(p, v, rows, ahead, y);
-            case 8:
-                return accumulate_rows_f16c<8>(p, v, rows, ahead, y);
-            default:
-                break;
-        }
+    if (has_f16c() && k % 8 == 0 && k >= 8 && k <= 8 * kMaxAccumulatedBlocks) {
+        kAccumulateRows[static_cast<size_t>(k / 8 - 1)](p, v, rows, ahead, y);
+        return;
     }
     for (int64_t j = 0; j < rows; ++j) {
         if (p[j] == 0.0F) continue;  // masked cache slots
@@ -413,10 +332,7 @@ void accumulate_rows_f16(const float* p, const uint16_t* v, int64_t rows, int64_
 void linear_f16(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m,
                 int64_t k, int64_t n) {
     if (m <= kHalfGemvRows) {
-        const bool stream = n * k * int64_t{sizeof(uint16_t)} >= streamed_matrix_bytes();
-        ThreadPool::shared().parallel_for(n, kGemvGrain, [&](int64_t begin, int64_t end) {
-            gemv_rows(x, w, bias, y, m, k, n, begin, end, stream);
-        });
+        gemv(x, w, bias, y, m, k, n);
         return;
     }
     // Panels of weight rows widened to f32, each multiplied by OpenBLAS: y[:, j0 .. j0 + rows).
