@@ -19,7 +19,9 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "backend/cpu/cpu_gemv_f16.h"
@@ -107,18 +109,23 @@ double read_rate_bytes_per_s(int threads) {
 
 // One loaded model per shape and cache storage for the whole process (writing and loading takes
 // seconds).
-CpuWhisper& model(const Shape& shape, CacheStorage caches = CacheStorage::f32) {
-    static std::map<std::pair<const Shape*, CacheStorage>, std::unique_ptr<CpuWhisper>> models;
+// A random checkpoint of `shape`, f16 unless `dtype` says otherwise (f32: what openai/whisper-*
+// safetensors hold).
+CpuWhisper& model(const Shape& shape, CacheStorage caches = CacheStorage::f32,
+                  const std::string& dtype = "f16") {
+    static std::map<std::tuple<const Shape*, CacheStorage, std::string>,
+                    std::unique_ptr<CpuWhisper>>
+        models;
     static earshot::test::TempDir dir("earshot-bench");
-    auto& slot = models[{&shape, caches}];
+    auto& slot = models[{&shape, caches, dtype}];
     if (!slot) {
         earshot::model::RandomCheckpointOptions options;
         options.d = shape.d;
         options.heads = shape.heads;
         options.enc_layers = shape.layers;
         options.dec_layers = shape.layers;
-        options.dtype = "f16";
-        const auto path = dir.path() / shape.name;
+        options.dtype = dtype;
+        const auto path = dir.path() / (shape.name + std::string("-") + dtype);
         if (!std::filesystem::exists(path)) earshot::model::write_random_checkpoint(path, options);
         slot =
             std::make_unique<CpuWhisper>(earshot::model::load_whisper_checkpoint(path), 1, caches);
@@ -308,6 +315,19 @@ void step_beam5(benchmark::State& state, const Shape& shape) {
     state.counters["x_one_row_step"] = step_s / (one_row.count() / kOneRowSteps);
 }
 
+// One-row and beam steps of an f32 checkpoint (f32 weights and caches): the time of each.
+void step_f32_weights(benchmark::State& state, const Shape& shape) {
+    CpuWhisper& whisper = model(shape, CacheStorage::f32, "f32");
+    const auto pos = static_cast<int32_t>(state.range(0));
+    const int64_t rows = state.range(1);
+    benchmark::DoNotOptimize(whisper.listen(random_mel()));
+    if (rows > 1) whisper.expand_batch(rows);
+    const HostTensor tokens = HostTensor::i32({rows, 1}, std::vector<int32_t>(size_t(rows), 50364));
+    benchmark::DoNotOptimize(whisper.step(tokens, pos));
+    for (auto _ : state) benchmark::DoNotOptimize(whisper.step(tokens, pos));
+    whisper.resize_batch(1);
+}
+
 void step(benchmark::State& state, const Shape& shape) {
     step_with(state, shape, CacheStorage::f32);
 }
@@ -330,6 +350,11 @@ BENCHMARK_CAPTURE(step_f16_caches, tiny, kTiny)
     ->UseRealTime();
 BENCHMARK_CAPTURE(step_streamed_head, tiny, kTiny)->Arg(200)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(step_beam5, tiny, kTiny)->Arg(200)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(step_f32_weights, tiny, kTiny)
+    ->Args({200, 1})
+    ->Args({200, 5})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(encoder_gemms_alone, base, kBase)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(encode, base, kBase)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(step, base, kBase)
