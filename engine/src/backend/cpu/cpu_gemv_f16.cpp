@@ -167,15 +167,14 @@ EARSHOT_F16C void dot4_simd(const float* x, const Weight* w, int64_t k, uintptr_
 }
 
 // y[0, 8B) += p[j] * v[j] for the rows j of v (row stride 8B) with p[j] != 0, in row order: the
-// B accumulators stay in registers, and the row `ahead` bytes on is prefetched.
+// B accumulators stay in registers, and the row kPrefetchBytes on is prefetched.
 template <int kBlocks>
-EARSHOT_F16C void accumulate_rows_f16c(const float* p, const uint16_t* v, int64_t rows,
-                                       uintptr_t ahead, float* y) {
+EARSHOT_F16C void accumulate_rows_f16c(const float* p, const uint16_t* v, int64_t rows, float* y) {
     constexpr int64_t k = 8 * kBlocks;
     __m256 acc[static_cast<size_t>(kBlocks)];
     for (int b = 0; b < kBlocks; ++b) acc[b] = _mm256_loadu_ps(y + 8 * b);
     for (int64_t j = 0; j < rows; ++j) {
-        const uintptr_t next = reinterpret_cast<uintptr_t>(v + j * k) + ahead;
+        const uintptr_t next = reinterpret_cast<uintptr_t>(v + j * k) + kPrefetchBytes;
         for (uintptr_t line = 0; line < uintptr_t(2 * k); line += 64) {
             _mm_prefetch(reinterpret_cast<const char*>(next + line), _MM_HINT_T0);
         }
@@ -211,8 +210,7 @@ void dot4_simd(const float* x, const Weight* w, int64_t k, uintptr_t /*ahead*/, 
 }
 void widen_f16c(const uint16_t* bits, float* out, int64_t n) { widen_portable(bits, out, n); }
 template <int kBlocks>
-void accumulate_rows_f16c(const float* p, const uint16_t* v, int64_t rows, uintptr_t /*ahead*/,
-                          float* y) {
+void accumulate_rows_f16c(const float* p, const uint16_t* v, int64_t rows, float* y) {
     for (int64_t j = 0; j < rows; ++j) {
         if (p[j] == 0.0F) continue;
         for (int64_t d = 0; d < 8 * kBlocks; ++d) {
@@ -306,7 +304,7 @@ namespace {
 
 // accumulate_rows_f16c for 1 .. 8 blocks of 8 values (head sizes 8 .. 64), by blocks - 1.
 constexpr int kMaxAccumulatedBlocks = 8;
-using AccumulateRows = void (*)(const float*, const uint16_t*, int64_t, uintptr_t, float*);
+using AccumulateRows = void (*)(const float*, const uint16_t*, int64_t, float*);
 template <size_t... kBlocksLess1>
 constexpr std::array<AccumulateRows, sizeof...(kBlocksLess1)> accumulate_rows_table(
     std::index_sequence<kBlocksLess1...>) {
@@ -318,9 +316,8 @@ constexpr auto kAccumulateRows =
 }  // namespace
 
 void accumulate_rows_f16(const float* p, const uint16_t* v, int64_t rows, int64_t k, float* y) {
-    const uintptr_t ahead = kPrefetchBytes;
     if (has_f16c() && k % 8 == 0 && k >= 8 && k <= 8 * kMaxAccumulatedBlocks) {
-        kAccumulateRows[static_cast<size_t>(k / 8 - 1)](p, v, rows, ahead, y);
+        kAccumulateRows[static_cast<size_t>(k / 8 - 1)](p, v, rows, y);
         return;
     }
     for (int64_t j = 0; j < rows; ++j) {
