@@ -9,8 +9,10 @@
 #include <array>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "backend/cpu/cpu_attention_tiles.h"
 #include "backend/cpu/cpu_gemv_f16.h"
 #include "earshot/engine/checkpoint/half_float.h"
 
@@ -90,6 +92,113 @@ TEST_P(CpuAttention, MatchesDoublePrecisionWithAMask) {
 }
 
 INSTANTIATE_TEST_SUITE_P(QueryLengths, CpuAttention, ::testing::Values(1, 5));
+
+// Many queries per head (the encoder's self-attention, a prompt's prefill) against double
+// precision: register tiles where the CPU and head size allow (query blocks that end mid-tile,
+// keys that end mid-panel, beams sharing keys and values, masked rows and a row that sees
+// nothing), two sgemms per head otherwise (head size 20). The f16-cache prefill widens the same
+// values and must give the same result exactly.
+TEST(CpuKernels, ManyQueryAttentionMatchesDoublePrecision) {
+    struct Case {
+        int64_t batch, heads, q_len, k_len, dh;
+        bool masked;
+        cpu::KvRows rows;
+    };
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        EXPECT_TRUE(cpu::attention_tiles_supported(64));
+    }
+    EXPECT_FALSE(cpu::attention_tiles_supported(20));
+    for (const Case& c : std::vector<Case>{{1, 2, 300, 300, 64, false, cpu::KvRows::per_batch_row},
+                                           {1, 3, 37, 190, 64, true, cpu::KvRows::per_batch_row},
+                                           {2, 2, 7, 1500, 64, false, cpu::KvRows::shared},
+                                           {2, 1, 41, 33, 32, true, cpu::KvRows::per_batch_row},
+                                           {1, 2, 5, 7, 16, true, cpu::KvRows::per_batch_row},
+                                           {1, 2, 9, 50, 20, true, cpu::KvRows::per_batch_row}}) {
+        const int64_t kv_slices = c.rows == cpu::KvRows::shared ? c.heads : c.batch * c.heads;
+        auto q = random_values(size_t(c.batch * c.heads * c.q_len * c.dh), 21, 2.0F);
+        auto k = random_values(size_t(kv_slices * c.k_len * c.dh), 22, 2.0F);
+        auto v = random_values(size_t(kv_slices * c.k_len * c.dh), 23);
+        std::vector<uint16_t> k16(k.size()), v16(v.size());
+        for (size_t i = 0; i < k.size(); ++i) {
+            k16[i] = earshot::checkpoint::f32_to_f16(k[i]);
+            k[i] = earshot::checkpoint::f16_to_f32(k16[i]);
+            v16[i] = earshot::checkpoint::f32_to_f16(v[i]);
+            v[i] = earshot::checkpoint::f16_to_f32(v16[i]);
+        }
+        // A prefill's causal mask (query i sees keys up to i + K - Q); row 0 sees nothing.
+        std::vector<uint8_t> mask(size_t(c.q_len * c.k_len), 1);
+        if (c.masked) {
+            for (int64_t i = 0; i < c.q_len; ++i) {
+                for (int64_t j = 0; j < c.k_len; ++j) {
+                    const bool visible = i > 0 && j <= i + c.k_len - c.q_len;
+                    mask[size_t(i * c.k_len + j)] = visible ? 1 : 0;
+                }
+            }
+        }
+        const uint8_t* m = c.masked ? mask.data() : nullptr;
+        const float scale = 1.0F / std::sqrt(float(c.dh));
+        std::vector<float> got(q.size()), tiles(q.size()), half(q.size());
+        cpu::attention(q.data(), k.data(), v.data(), m, got.data(), c.batch, c.heads, c.q_len,
+                       c.k_len, c.dh, scale, c.rows);
+        cpu::attention_f16kv(q.data(), k16.data(), v16.data(), m, half.data(), c.batch, c.heads,
+                             c.q_len, c.k_len, c.dh, scale, c.rows);
+        const bool tiled = cpu::attention_tiles_supported(c.dh);
+        if (tiled) {
+            cpu::attention_tiles(q.data(), k.data(), v.data(), m, tiles.data(), c.batch, c.heads,
+                                 c.q_len, c.k_len, c.dh, scale, c.rows == cpu::KvRows::shared);
+        }
+        const std::string where = "batch " + std::to_string(c.batch) + " heads " +
+                                  std::to_string(c.heads) + " q_len " + std::to_string(c.q_len) +
+                                  " k_len " + std::to_string(c.k_len) + " dh " +
+                                  std::to_string(c.dh);
+        int64_t zero_rows = 0;
+        for (int64_t bh = 0; bh < c.batch * c.heads; ++bh) {
+            const int64_t kv = (c.rows == cpu::KvRows::shared ? bh % c.heads : bh) * c.k_len * c.dh;
+            for (int64_t i = 0; i < c.q_len; ++i) {
+                std::vector<double> p(size_t(c.k_len), 0.0);
+                double max = -INFINITY, sum = 0.0;
+                for (int64_t j = 0; j < c.k_len; ++j) {
+                    if (m != nullptr && m[i * c.k_len + j] == 0) continue;
+                    double s = 0;
+                    for (int64_t d = 0; d < c.dh; ++d) {
+                        s += double(q[size_t((bh * c.q_len + i) * c.dh + d)]) *
+                             double(k[size_t(kv + j * c.dh + d)]);
+                    }
+                    p[size_t(j)] = s * double(scale);
+                    max = std::max(max, p[size_t(j)]);
+                }
+                for (int64_t j = 0; j < c.k_len; ++j) {
+                    const bool visible = m == nullptr || m[i * c.k_len + j] != 0;
+                    p[size_t(j)] = visible ? std::exp(p[size_t(j)] - max) : 0.0;
+                    sum += p[size_t(j)];
+                }
+                if (sum == 0.0) ++zero_rows;
+                for (int64_t d = 0; d < c.dh; ++d) {
+                    double want = 0;
+                    for (int64_t j = 0; j < c.k_len; ++j) {
+                        if (sum > 0)
+                            want += p[size_t(j)] / sum * double(v[size_t(kv + j * c.dh + d)]);
+                    }
+                    const size_t at = size_t((bh * c.q_len + i) * c.dh + d);
+                    EXPECT_NEAR(got[at], want, 4e-6 * (1.0 + std::fabs(want)))
+                        << where << " head " << bh << " row " << i << " dim " << d;
+                    if (tiled) {
+                        EXPECT_EQ(tiles[at], got[at]) << where << " value " << at;
+                    }
+                    EXPECT_EQ(half[at], got[at]) << where << " value " << at;
+                }
+            }
+        }
+        // Rows that see no key (row 0, and rows before the first key when Q > K) weigh nothing.
+        int64_t blind_rows = 0;
+        for (int64_t i = 0; m != nullptr && i < c.q_len; ++i) {
+            blind_rows += std::none_of(m + i * c.k_len, m + (i + 1) * c.k_len,
+                                       [](uint8_t visible) { return visible != 0; });
+        }
+        EXPECT_EQ(zero_rows, c.batch * c.heads * blind_rows) << where;
+        EXPECT_EQ(blind_rows > 0, c.masked) << where;
+    }
+}
 
 // The decoder step's attention over f16 keys and values (read directly, four keys at a time,
 // values accumulated in registers for head sizes of 8..64 in steps of 8, plain loops otherwise)

@@ -1,12 +1,12 @@
 // CPU backend benchmarks on random tiny- and base-shaped checkpoints: the encoder on one 30 s
-// window and a decoder step at positions 8 and 200, each against baselines measured in the same
-// process: the machine's sgemm rate, the encoder's own GEMMs run alone through OpenBLAS, and for
-// the step its memory floor: the bytes a step must read (f16 weights and f16 caches, what
-// whisper.cpp reads) over the machine's read rate measured just before, with as many threads as
-// the CPU backend uses. A step reports its wall time over its CPU time (1.0: no thread waits)
-// and the bytes its caches hold; steps run with f32 caches and with f16 ones (what decoding an
-// f16 checkpoint uses), and the step with its vocabulary head streamed past the caches runs
-// against the same step without streaming.
+// window, one encoder layer's self-attention (against two sgemms per head), and a decoder step at
+// positions 8 and 200, each against baselines measured in the same process: the machine's sgemm
+// rate, the encoder's own GEMMs run alone through OpenBLAS, and for the step its memory floor: the
+// bytes a step must read (f16 weights and f16 caches, what whisper.cpp reads) over the machine's
+// read rate measured just before, with as many threads as the CPU backend uses. A step reports its
+// wall time over its CPU time (1.0: no thread waits) and the bytes its caches hold; steps run with
+// f32 caches and with f16 ones (what decoding an f16 checkpoint uses), and the step with its
+// vocabulary head streamed past the caches runs against the same step without streaming.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <sys/resource.h>
@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu_gemv_f16.h"
+#include "backend/cpu/cpu_kernels.h"
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
@@ -219,6 +221,52 @@ void encode(benchmark::State& state, const Shape& shape) {
     state.counters["peak_rss_MiB"] = peak_rss_mib();
 }
 
+// One encoder layer's self-attention at the shape (every head, 1500 queries against 1500 keys):
+// through the backend's kernel (register tiles on its pool), and as the baseline the same
+// arithmetic as two OpenBLAS sgemms per head with the rows' softmax between them, which is how
+// the backend ran it before. GFLOPs counts the two products.
+void encoder_attention(benchmark::State& state, const Shape& shape, bool sgemm_baseline) {
+    const int64_t dh = shape.d / shape.heads;
+    const int64_t slice = kAudio * dh;
+    std::mt19937 random(11);
+    std::normal_distribution<float> normal(0.0F, 1.0F);
+    std::vector<float> q(size_t(shape.heads * slice)), k(q.size()), v(q.size()), y(q.size());
+    for (auto* values : {&q, &k, &v}) {
+        for (float& x : *values) x = normal(random);
+    }
+    std::vector<float> scores(size_t(kAudio * kAudio));
+    const float scale = 1.0F / std::sqrt(float(dh));
+    const auto n = blasint(kAudio);
+    const auto d = blasint(dh);
+    for (auto _ : state) {
+        if (!sgemm_baseline) {
+            earshot::backend::cpu::attention(q.data(), k.data(), v.data(), nullptr, y.data(), 1,
+                                             shape.heads, kAudio, kAudio, dh, scale);
+        } else {
+            for (int64_t h = 0; h < shape.heads; ++h) {
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, d, scale,
+                            q.data() + h * slice, d, k.data() + h * slice, d, 0.0F, scores.data(),
+                            n);
+                earshot::backend::cpu::softmax_rows(scores.data(), nullptr, kAudio, kAudio);
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, d, n, 1.0F, scores.data(),
+                            n, v.data() + h * slice, d, 0.0F, y.data() + h * slice, d);
+            }
+        }
+        benchmark::DoNotOptimize(y.data());
+    }
+    state.counters["GFLOPs"] = benchmark::Counter(
+        4.0 * double(shape.heads) * double(kAudio) * double(kAudio) * double(dh),
+        benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+}
+
+void encoder_attention_tiles(benchmark::State& state, const Shape& shape) {
+    encoder_attention(state, shape, false);
+}
+
+void encoder_attention_sgemm(benchmark::State& state, const Shape& shape) {  // baseline
+    encoder_attention(state, shape, true);
+}
+
 // What one decoder step must read at position `pos`, stored as whisper.cpp stores it: f16
 // weights (per layer q, k, v, out, cross q, cross out: 6 D^2; fc1, fc2: 8 D^2; the tied head:
 // Vocab x D) and f16 caches (cross keys and values over the audio, self ones up to pos).
@@ -338,6 +386,12 @@ void step_f16_caches(benchmark::State& state, const Shape& shape) {
 
 BENCHMARK_CAPTURE(encoder_gemms_alone, tiny, kTiny)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(encode, tiny, kTiny)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(encoder_attention_sgemm, tiny, kTiny)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(encoder_attention_tiles, tiny, kTiny)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(step, tiny, kTiny)
     ->Arg(8)
     ->Arg(200)
@@ -357,6 +411,12 @@ BENCHMARK_CAPTURE(step_f32_weights, tiny, kTiny)
     ->UseRealTime();
 BENCHMARK_CAPTURE(encoder_gemms_alone, base, kBase)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(encode, base, kBase)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(encoder_attention_sgemm, base, kBase)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(encoder_attention_tiles, base, kBase)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(step, base, kBase)
     ->Arg(8)
     ->Arg(200)

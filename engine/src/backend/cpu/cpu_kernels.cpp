@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "cpu_attention_tiles.h"
 #include "cpu_gemv_f16.h"
 #include "cpu_threads.h"
 
@@ -216,9 +217,6 @@ void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t
     }
 }
 
-namespace {
-
-// Masked scores become -inf; each row turns into probabilities (a fully masked row is zeros).
 EARSHOT_VECTOR_CLONES void softmax_rows(float* scores, const uint8_t* mask, int64_t rows,
                                         int64_t cols) {
     for (int64_t r = 0; r < rows; ++r) {
@@ -247,8 +245,6 @@ EARSHOT_VECTOR_CLONES void softmax_rows(float* scores, const uint8_t* mask, int6
         for (int64_t c = 0; c < cols; ++c) row[c] *= inv;
     }
 }
-
-}  // namespace
 
 namespace {
 
@@ -290,6 +286,24 @@ void attend_many(const float* q, const float* k, const float* v, const uint8_t* 
     });
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Q, D, K, 1.0F, scores, K, v, D, 0.0F, y,
                 D);
+}
+
+// Many queries per head (q_len > 1): register tiles on the pool where they serve, else
+// attend_many one head after another.
+void attend_heads(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
+                  int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh,
+                  float scale, KvRows kv_rows) {
+    if (attention_tiles_supported(dh)) {
+        attention_tiles(q, k, v, mask, y, batch, heads, q_len, k_len, dh, scale,
+                        kv_rows == KvRows::shared);
+        return;
+    }
+    std::vector<float> scores(static_cast<size_t>(q_len * k_len));
+    for (int64_t bh = 0; bh < batch * heads; ++bh) {
+        const int64_t kv = (kv_rows == KvRows::shared ? bh % heads : bh) * k_len * dh;
+        attend_many(q + bh * q_len * dh, k + kv, v + kv, mask, y + bh * q_len * dh, scores.data(),
+                    q_len, k_len, dh, scale);
+    }
 }
 
 // Positions of f16 keys checked against the mask at a time.
@@ -346,11 +360,7 @@ void attention(const float* q, const float* k, const float* v, const uint8_t* ma
         });
         return;
     }
-    std::vector<float> scores(static_cast<size_t>(q_len * k_len));
-    for (int64_t bh = 0; bh < batch * heads; ++bh) {
-        attend_many(q + bh * q_len * dh, k + kv_offset(bh), v + kv_offset(bh), mask,
-                    y + bh * q_len * dh, scores.data(), q_len, k_len, dh, scale);
-    }
+    attend_heads(q, k, v, mask, y, batch, heads, q_len, k_len, dh, scale, kv_rows);
 }
 
 void attention_f16kv(const float* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
@@ -370,16 +380,14 @@ void attention_f16kv(const float* q, const uint16_t* k, const uint16_t* v, const
         });
         return;
     }
-    // Many queries (a prefill): each head's keys and values widened once, then the f32 path.
-    std::vector<float> scores(static_cast<size_t>(q_len * k_len));
-    std::vector<float> keys(static_cast<size_t>(k_len * dh));
-    std::vector<float> values(static_cast<size_t>(k_len * dh));
-    for (int64_t bh = 0; bh < batch * heads; ++bh) {
-        widen_f16(k + kv_offset(bh), keys.data(), k_len * dh);
-        widen_f16(v + kv_offset(bh), values.data(), k_len * dh);
-        attend_many(q + bh * q_len * dh, keys.data(), values.data(), mask, y + bh * q_len * dh,
-                    scores.data(), q_len, k_len, dh, scale);
-    }
+    // Many queries (a prefill): the keys and values widened once, then the f32 path.
+    const int64_t groups = kv_rows == KvRows::shared ? heads : batch * heads;
+    std::vector<float> keys(static_cast<size_t>(groups * k_len * dh));
+    std::vector<float> values(static_cast<size_t>(groups * k_len * dh));
+    widen_f16(k, keys.data(), groups * k_len * dh);
+    widen_f16(v, values.data(), groups * k_len * dh);
+    attend_heads(q, keys.data(), values.data(), mask, y, batch, heads, q_len, k_len, dh, scale,
+                 kv_rows);
 }
 
 void embedding(const int32_t* ids, const float* table, float* y, int64_t n, int64_t vocab,

@@ -36,13 +36,18 @@ void permute(const float* x, float* y, std::span<const int64_t> shape,
 void split_heads(const float* x, float* y, int64_t batch, int64_t n, int64_t heads, int64_t dh);
 void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t n, int64_t dh);
 
+// Rows [rows, cols] of scores in place -> their softmax; mask [rows, cols] (1 = visible) or null.
+// A masked score gets exactly zero weight; a row that sees nothing becomes zeros.
+void softmax_rows(float* scores, const uint8_t* mask, int64_t rows, int64_t cols);
+
 // Whether k and v hold one row per batch row, or one row every batch row shares (the audio
 // caches of beams decoding one window).
 enum class KvRows { per_batch_row, shared };
 
 // q [B, H, Q, Dh], k and v [B, H, K, Dh] ([1, H, K, Dh] when shared), mask [Q, K] (1 = visible)
-// or null -> y [B, H, Q, Dh]; softmax(q k^T * scale + mask) v per (b, h); single-query heads and
-// softmax rows run on the shared thread pool.
+// or null -> y [B, H, Q, Dh]; softmax(q k^T * scale + mask) v per (b, h). Single-query heads run
+// on the shared thread pool; many queries in register tiles on the pool (cpu_attention_tiles.h)
+// where the CPU and head size allow, else two sgemms per head.
 void attention(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
                int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh, float scale,
                KvRows kv_rows = KvRows::per_batch_row);
