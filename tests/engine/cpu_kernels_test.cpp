@@ -285,6 +285,24 @@ TEST(CpuKernels, HalfWeightProductEqualsTheF32Product) {
     }
 }
 
+// The pool splits a one-row product's rows over its threads; each row's value must be the one a
+// single thread computing every row gets (rows blocked by four from the first, the last few
+// alone), whatever the split: the vocabulary head's 51865 rows do not divide evenly.
+TEST(CpuKernels, PooledHalfWeightProductEqualsTheOneThreadProduct) {
+    for (const auto& [k, n] : std::vector<std::array<int64_t, 2>>{{384, 51865}, {72, 1203}}) {
+        auto x = random_values(size_t(k), 31);
+        auto w = random_values(size_t(n * k), 32, 0.1F);
+        std::vector<uint16_t> w16(w.size());
+        for (size_t i = 0; i < w.size(); ++i) w16[i] = earshot::checkpoint::f32_to_f16(w[i]);
+        std::vector<float> pooled(static_cast<size_t>(n)), alone(static_cast<size_t>(n));
+        cpu::linear_f16(x.data(), w16.data(), nullptr, pooled.data(), 1, k, n);
+        cpu::dot_rows_f16(x.data(), w16.data(), n, k, alone.data());
+        int64_t different = 0;
+        for (size_t j = 0; j < pooled.size(); ++j) different += pooled[j] != alone[j] ? 1 : 0;
+        EXPECT_EQ(different, 0) << "k " << k << " n " << n;
+    }
+}
+
 TEST(CpuKernels, EachRowOfABeamProductEqualsItsOneRowProduct) {
     // A beam's rows go through the one-row kernel, four weight rows at a time: each row of the
     // product is the one-row product of that row, value for value (tails of rows and columns).

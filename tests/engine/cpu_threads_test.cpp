@@ -1,6 +1,7 @@
 // The CPU kernels' thread pool: every index of a call is handed out exactly once, whatever the
-// size and grain, and two threads calling one pool at the same time (a model decoding on the
-// Live page while another transcribes a file) each get their own indices, all of them, once.
+// size and grain, in ranges aligned to the grain whatever the number of threads, and two threads
+// calling one pool at the same time (a model decoding on the Live page while another transcribes a
+// file) each get their own indices, all of them, once.
 #include "backend/cpu/cpu_threads.h"
 
 #include <gtest/gtest.h>
@@ -34,6 +35,26 @@ TEST(CpuThreadPool, EveryIndexOnceForAnySizeAndGrain) {
             for (int64_t i = 0; i < n; ++i) {
                 ASSERT_EQ(counts[static_cast<size_t>(i)], 1)
                     << "n " << n << " grain " << grain << " index " << i;
+            }
+        }
+    }
+}
+
+// Ranges start at multiples of the grain and hold whole multiples of it (the last one the rest),
+// for pools of any size: how a kernel blocks its range by the grain is the same on any machine.
+TEST(CpuThreadPool, RangesAreWholeMultiplesOfTheGrainForAnyNumberOfThreads) {
+    for (const int threads : {2, 3, 16}) {
+        cpu::ThreadPool pool(threads);
+        for (const int64_t n : {9, 384, 1203, 51865}) {
+            for (const int64_t grain : {1, 4, 24}) {
+                std::atomic<int> misaligned{0};
+                pool.parallel_for(n, grain, [&](int64_t begin, int64_t end) {
+                    if (begin % grain != 0 || (end != n && (end - begin) % grain != 0)) {
+                        ++misaligned;
+                    }
+                });
+                EXPECT_EQ(misaligned.load(), 0)
+                    << "threads " << threads << " n " << n << " grain " << grain;
             }
         }
     }

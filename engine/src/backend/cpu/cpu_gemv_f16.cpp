@@ -28,8 +28,17 @@ constexpr int64_t kPanelBytes = 2 << 20;
 // Bytes a GEMV or attention kernel prefetches ahead of the row it reads, at least: about a DRAM
 // miss's latency at the rate one core reads rows from L2.
 constexpr uintptr_t kPrefetchBytes = 2048;
-// GEMV rows per claimed chunk at least (4 KiB+ of weights per row block keeps claims rare).
-constexpr int64_t kGemvGrain = 64;
+// Weights one claimed chunk of GEMV rows holds at least: claims stay rare, and a matrix of a
+// few hundred KB (a 384 x 384 f16 projection: 288 KiB) still splits over 16 threads.
+constexpr int64_t kGemvGrainBytes = 16 << 10;
+
+// Rows per claimed chunk: whole blocks of the four-row kernel (so each row's arithmetic is the
+// same however the rows are split over threads), at least kGemvGrainBytes of weights.
+int64_t gemv_grain_rows(int64_t k, int64_t weight_bytes) {
+    const int64_t row_bytes = std::max<int64_t>(k, 1) * weight_bytes;
+    const int64_t rows = (kGemvGrainBytes + row_bytes - 1) / row_bytes;
+    return (rows + 3) / 4 * 4;
+}
 
 // The L3 one core shares, in bytes, from sysfs (sysconf can report every L3 of the package
 // together: 256 MiB for eight 32 MiB slices of an EPYC); 0 when unknown.
@@ -269,7 +278,8 @@ template <typename Weight>
 void gemv(const float* x, const Weight* w, const float* bias, float* y, int64_t m, int64_t k,
           int64_t n) {
     const bool stream = n * k * int64_t{sizeof(Weight)} >= streamed_matrix_bytes();
-    ThreadPool::shared().parallel_for(n, kGemvGrain, [&](int64_t begin, int64_t end) {
+    const int64_t grain = gemv_grain_rows(k, int64_t{sizeof(Weight)});
+    ThreadPool::shared().parallel_for(n, grain, [&](int64_t begin, int64_t end) {
         gemv_rows(x, w, bias, y, m, k, n, begin, end, stream);
     });
 }

@@ -95,7 +95,11 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
     }
     body_ = &body;
     n_ = n;
-    chunk_ = std::max(grain, (n + size() * kChunksPerThread - 1) / (size() * kChunksPerThread));
+    // Whole multiples of the grain: every range starts at a multiple of it, whatever the number
+    // of threads (a kernel that blocks rows by its grain computes each row the same way on any
+    // machine).
+    const int64_t share = (n + size() * kChunksPerThread - 1) / (size() * kChunksPerThread);
+    chunk_ = (std::max(grain, share) + grain - 1) / grain * grain;
     next_.store(0, std::memory_order_relaxed);
     const uint32_t call = generation_.fetch_add(1) + 1;
     generation_.notify_all();

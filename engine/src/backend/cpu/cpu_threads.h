@@ -24,8 +24,10 @@ public:
 
     int size() const { return static_cast<int>(workers_.size()) + 1; }
     // Runs body(begin, end) over disjoint ranges covering [0, n), possibly several per thread;
-    // ranges under `grain` items are not split. Callers on several threads may call at once: one
-    // call at a time has the workers, any other runs on its caller alone.
+    // every range starts at a multiple of `grain` and holds a multiple of it (the last one what
+    // is left), so how a range is blocked by its grain does not depend on the number of threads.
+    // Callers on several threads may call at once: one call at a time has the workers, any other
+    // runs on its caller alone.
     void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body);
 
     // One pool per process: EARSHOT_CPU_THREADS threads when set (a positive number), else one
