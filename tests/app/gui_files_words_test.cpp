@@ -1,7 +1,8 @@
 // The Files page's words: a transcribed file shows its words with their times; while it plays, the
 // word whose [start, end) holds the player's position is highlighted (none between words or past
 // the end) and scrolled into view; clicking a word plays from its start; a player that cannot
-// play says why once; the micro model's words come from the worker and survive a restart. A fake
+// play says why once; a file is read (on the player's own thread) before it plays, the page
+// saying how far; the micro model's words come from the worker and survive a restart. A fake
 // player stands in for the output device here; (label device) the real one plays into the
 // virtual PulseAudio sink.
 #include <gtest/gtest.h>
@@ -11,13 +12,18 @@
 #include <QJsonObject>
 #include <QScrollBar>
 #include <QTest>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <thread>
 
 #include "earshot/app/loaded_model.h"
+#include "earshot/audio/file_decoder.h"
 #include "earshot/ui/files/files_panel.h"
 #include "earshot/ui/files/transcript_player.h"
 #include "earshot/ui/files/transcript_words_view.h"
@@ -68,6 +74,44 @@ public:
     double position = 0.0;
     double duration = 5.0;
     QString refusal;  // play() fails with this when set
+};
+
+// A player that reads the file first, as the real one does with a long recording: play()
+// returns at once, and the file is read when the test says (`finish`), or fails to be.
+class ReadingPlayer : public FakePlayer {
+public:
+    QString play(const QString& path, double startS) override {
+        ++plays;
+        lastPath = path;
+        lastStart = startS;
+        readingNow = true;
+        playWhenRead = true;
+        position = startS;
+        return {};
+    }
+    void pause() override {
+        ++pauses;
+        playWhenRead = false;
+        playing = false;
+    }
+    std::optional<double> reading() const override {
+        return readingNow ? std::optional<double>(fraction) : std::nullopt;
+    }
+    QString poll() override {
+        ++polls;
+        if (!readingNow || !finish) return {};
+        readingNow = false;
+        if (!readError.isEmpty()) return readError;
+        playing = playWhenRead;
+        return {};
+    }
+
+    bool readingNow = false;
+    bool playWhenRead = false;
+    bool finish = false;  // the next poll() ends the read
+    double fraction = 0.0;
+    QString readError;  // the read fails with this when set
+    int polls = 0;
 };
 
 // Two segments: "Ask not what" and "your country."
@@ -235,6 +279,119 @@ TEST(GuiFilesWords, APlayerThatCannotPlaySaysWhyOnce) {
     EXPECT_TRUE(p.panel.playbackLabel()->text().startsWith(QStringLiteral("Cannot play")));
 }
 
+// A long recording is read before it plays: the page says how far the read is and keeps
+// answering, plays once the file is read, and a Pause meanwhile means it does not start.
+TEST(GuiFilesWords, AFileBeingReadSaysHowFarThenPlays) {
+    ensure_gui_application();
+    auto owned = std::make_unique<ReadingPlayer>();
+    ReadingPlayer* player = owned.get();
+    ui::FilesPanel panel;
+    panel.setPlayer(std::move(owned));
+    panel.resize(900, 700);
+    const int id = panel.addFinishedJob(QStringLiteral("/tmp/ask.wav"), two_segments(),
+                                        QStringLiteral("en"), ui::FileJobState::done);
+    panel.selectJob(id);
+    panel.show();
+    ui::TranscriptWordsView* view = panel.transcriptWords();
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, view->wordRect(3).center());
+    EXPECT_EQ(player->plays, 1);
+    EXPECT_DOUBLE_EQ(player->lastStart, 3.0);
+    player->fraction = 0.37;
+    QTest::qWait(ui::FilesPanel::kPlaybackTickMs * 3);
+    EXPECT_EQ(panel.playbackLabel()->text(), QStringLiteral("Reading the audio… 37%"));
+    EXPECT_EQ(panel.playButton()->text(), QStringLiteral("&Pause"));
+    EXPECT_FALSE(player->isPlaying());
+    EXPECT_GT(player->polls, 0) << "the page's timer advances the read";
+    EXPECT_EQ(view->highlightedText(), QStringLiteral("your")) << "the clicked word, at once";
+
+    player->finish = true;
+    QTest::qWait(ui::FilesPanel::kPlaybackTickMs * 3);
+    EXPECT_TRUE(player->isPlaying());
+    EXPECT_EQ(panel.playButton()->text(), QStringLiteral("&Pause"));
+    player->position = 3.5;
+    QTest::qWait(ui::FilesPanel::kPlaybackTickMs * 3);
+    EXPECT_EQ(view->highlightedText(), QStringLiteral("country."));
+
+    // Pause while another read is under way: when it ends, nothing plays.
+    player->finish = false;
+    player->playing = false;
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, view->wordRect(0).center());
+    EXPECT_EQ(player->plays, 2);
+    QTest::qWait(ui::FilesPanel::kPlaybackTickMs * 3);
+    EXPECT_EQ(panel.playButton()->text(), QStringLiteral("&Pause"));
+    QTest::mouseClick(panel.playButton(), Qt::LeftButton);
+    EXPECT_EQ(player->pauses, 1);
+    player->finish = true;
+    QTest::qWait(ui::FilesPanel::kPlaybackTickMs * 3);
+    EXPECT_FALSE(player->isPlaying());
+    EXPECT_FALSE(player->reading().has_value()) << "the read went on to its end";
+    EXPECT_EQ(panel.playButton()->text(), QStringLiteral("&Play"));
+}
+
+// A file that turns out unreadable once read says why once; nothing retries.
+TEST(GuiFilesWords, AFileThatCannotBeReadSaysWhyOnce) {
+    ensure_gui_application();
+    auto owned = std::make_unique<ReadingPlayer>();
+    ReadingPlayer* player = owned.get();
+    ui::FilesPanel panel;
+    panel.setPlayer(std::move(owned));
+    const int id = panel.addFinishedJob(QStringLiteral("/tmp/ask.wav"), two_segments(),
+                                        QStringLiteral("en"), ui::FileJobState::done);
+    panel.selectJob(id);
+    panel.show();
+    QTest::mouseClick(panel.playButton(), Qt::LeftButton);
+    player->readError = QStringLiteral("/tmp/ask.wav is not an audio file");
+    player->finish = true;
+    QTest::qWait(ui::FilesPanel::kPlaybackTickMs * 3);
+    EXPECT_EQ(panel.playbackLabel()->text(),
+              QStringLiteral("Cannot play: /tmp/ask.wav is not an audio file"));
+    EXPECT_EQ(panel.playButton()->text(), QStringLiteral("&Play"));
+    const int polls = player->polls;
+    QTest::qWait(ui::FilesPanel::kPlaybackTickMs * 3);
+    EXPECT_EQ(player->polls, polls) << "the timer stopped";
+    EXPECT_EQ(player->plays, 1);
+    EXPECT_TRUE(panel.playbackLabel()->text().startsWith(QStringLiteral("Cannot play")));
+}
+
+// The real player reads on its own thread: play() returns while it reads, poll() hands over the
+// decoder's reason for a file that is not audio, once; a readable file is held once read.
+TEST(GuiFilesWords, TheRealPlayerReadsOnItsOwnThread) {
+    const TempDir dir("earshot-gui-files-read");
+    const fs::path text = dir.path() / "notes.wav";
+    {
+        std::ofstream out(text);
+        out << "not audio at all\n";
+    }
+    app::FilesPlayer player;
+    EXPECT_EQ(player.play(q(text), 0.0), QString());
+    QString error;
+    for (int i = 0; i < 500 && error.isEmpty() && player.reading(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        error = player.poll();
+    }
+    EXPECT_FALSE(error.isEmpty());
+    EXPECT_TRUE(error.contains(q(text))) << error.toStdString();
+    EXPECT_FALSE(player.reading().has_value());
+    EXPECT_EQ(player.poll(), QString()) << "said once";
+    EXPECT_FALSE(player.isPlaying());
+
+    std::string why;
+    const fs::path wav = write_three_sentences(dir, why);
+    ASSERT_FALSE(wav.empty()) << why;
+    EXPECT_EQ(player.play(q(wav), 1.5), QString());
+    EXPECT_DOUBLE_EQ(player.positionS(), 1.5) << "while reading: where it will start";
+    player.pause();  // no output device is needed: it will not play
+    for (int i = 0; i < 500 && player.reading(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        EXPECT_EQ(player.poll(), QString());
+    }
+    EXPECT_FALSE(player.reading().has_value());
+    EXPECT_FALSE(player.isPlaying());
+    const double seconds = static_cast<double>(audio::decode_file(wav).samples.size()) /
+                           audio::FileDecoder::kSampleRateHz;
+    EXPECT_NEAR(player.durationS(), seconds, 1e-6) << "the file is held once read";
+}
+
 TEST(GuiFilesWords, AResultWithoutWordTimesSaysSo) {
     PanelWithFake p;
     const int old = p.panel.addFinishedJob(QStringLiteral("/tmp/old.wav"),
@@ -361,6 +518,7 @@ TEST(GuiFilesWordsLiveDevice, PlayingAFileHighlightsItsWordsInOrder) {
     panel.selectJob(id);
     panel.show();
     panel.playFrom(rows[1].words[0].startS);
+    for (int i = 0; i < 500 && panel.player()->reading(); ++i) QTest::qWait(10);
     ASSERT_TRUE(panel.player()->isPlaying()) << panel.playbackLabel()->text().toStdString();
     std::set<int> seen;
     int last = -1;

@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "earshot/ui/files/export_all_dialog.h"
 #include "earshot/ui/files/export_targets.h"
@@ -543,9 +544,13 @@ void FilesPanel::showPlaybackState() {
     const bool shown = m_shown >= 0 && m_jobs.value(m_shown).state != FileJobState::failed;
     m_play->setEnabled(shown);
     const bool playing = m_player && m_playedJob >= 0 && m_player->isPlaying();
-    m_play->setText(playing ? tr("&Pause") : tr("&Play"));
+    const std::optional<double> reading =
+        m_player && m_playedJob >= 0 ? m_player->reading() : std::nullopt;
+    m_play->setText(playing || reading ? tr("&Pause") : tr("&Play"));
     if (!shown) {
         m_playback->clear();
+    } else if (reading) {
+        m_playback->setText(tr("Reading the audio… %1%").arg(std::lround(*reading * 100.0)));
     } else if (m_playedJob < 0 || !m_player) {
         m_playback->setText(m_words->wordCount() > 0 ? tr("Click a word to play from it.")
                                                      : QString());
@@ -566,24 +571,29 @@ void FilesPanel::playFrom(double seconds) {
         m_playback->setText(tr("Playing is not available here."));
         return;
     }
-    if (m_playedJob != m_shown) {
-        // The player reads the whole file first: say so while it does.
-        m_playback->setText(tr("Reading the audio…"));
-        m_playback->repaint();
-    }
     const QString error = m_player->play(m_jobs[m_shown].path, std::max(0.0, seconds));
     if (!error.isEmpty()) {
-        stopPlayback();
-        showPlaybackState();
-        m_playback->setText(tr("Cannot play: %1").arg(error));
+        cannotPlay(error);
         return;
     }
+    // Playing, or reading the file first (the timer's ticks advance the read and say how far).
     m_playedJob = m_shown;
     m_playTimer->start();
     updatePlayback();
 }
 
+void FilesPanel::cannotPlay(const QString& reason) {
+    stopPlayback();
+    showPlaybackState();
+    m_playback->setText(tr("Cannot play: %1").arg(reason));
+}
+
 void FilesPanel::togglePlayback() {
+    if (m_player && m_playedJob >= 0 && m_player->reading()) {
+        m_player->pause();  // the read goes on (the timer advances it); it will not play
+        showPlaybackState();
+        return;
+    }
     if (m_player && m_playedJob >= 0 && m_player->isPlaying()) {
         m_playTimer->stop();
         m_player->pause();
@@ -606,8 +616,13 @@ void FilesPanel::updatePlayback() {
         m_playTimer->stop();
         return;
     }
+    const QString error = m_player->poll();
+    if (!error.isEmpty()) {
+        cannotPlay(error);
+        return;
+    }
     m_words->highlightAt(m_player->positionS());
-    if (!m_player->isPlaying()) {
+    if (!m_player->isPlaying() && !m_player->reading()) {
         m_playTimer->stop();
     }
     showPlaybackState();

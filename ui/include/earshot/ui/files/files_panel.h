@@ -139,7 +139,8 @@ private:
     void showNothing();
     void appendSegmentRow(const SegmentRow& segment);
     void updateButtons();
-    void stopPlayback();  // pauses and forgets which file played
+    void stopPlayback();                     // pauses and forgets which file played
+    void cannotPlay(const QString& reason);  // stops, and says why once
     void showPlaybackState();
     QString wordsPlaceholder(const Job& job) const;
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QString>
+#include <optional>
 
 namespace earshot::ui {
 
@@ -11,10 +12,18 @@ public:
     virtual ~TranscriptPlayer() = default;
 
     // Plays the audio of `path` from `startS` seconds onward. The reason when it cannot (the file
-    // does not decode, there is no output device), empty when it plays.
+    // does not decode, there is no output device), empty when it plays or is reading the file
+    // first (see reading()).
     virtual QString play(const QString& path, double startS) = 0;
-    // Stops where it is.
+    // Stops where it is; a file still being read does not start playing when it is read.
     virtual void pause() = 0;
+    // The fraction of the file read while play() is still reading it (a long recording takes
+    // seconds to decode, and the page stays responsive meanwhile); empty otherwise.
+    virtual std::optional<double> reading() const { return std::nullopt; }
+    // Advances a read in progress; the page calls it on its playback timer. Once the file is
+    // read, playing starts where play() asked (unless pause() came since). The reason when the
+    // file could not be read or played, once; empty otherwise.
+    virtual QString poll() { return {}; }
     // Playing now (false once it paused or reached the end).
     virtual bool isPlaying() const = 0;
     // The time in the file being heard now (where it paused or ended when not playing).
