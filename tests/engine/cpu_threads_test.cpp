@@ -1,12 +1,17 @@
 // The CPU kernels' thread pool: every index of a call is handed out exactly once, whatever the
 // size and grain, in ranges aligned to the grain whatever the number of threads, and two threads
 // calling one pool at the same time (a model decoding on the Live page while another transcribes a
-// file) each get their own indices, all of them, once.
+// file) each get their own indices, all of them, once; a body that throws reaches the caller.
 #include "backend/cpu/cpu_threads.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <functional>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -57,6 +62,48 @@ TEST(CpuThreadPool, RangesAreWholeMultiplesOfTheGrainForAnyNumberOfThreads) {
                     << "threads " << threads << " n " << n << " grain " << grain;
             }
         }
+    }
+}
+
+// Runs one call whose caller, in its first range, waits (up to 5 s) for a worker to enter one;
+// a worker's range runs `on_worker`. Returns whether a worker took part.
+bool call_with_a_worker(cpu::ThreadPool& pool, const std::function<void()>& on_worker) {
+    const auto caller = std::this_thread::get_id();
+    std::atomic<bool> worker_in{false};
+    pool.parallel_for(1000, 8, [&](int64_t, int64_t) {
+        if (std::this_thread::get_id() != caller) {
+            worker_in = true;
+            on_worker();
+            return;
+        }
+        for (int i = 0; i < 5000 && !worker_in; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    });
+    return worker_in;
+}
+
+// A body that throws on a worker: the caller gets the exception once every thread has left the
+// call. One that throws on the caller: the pool's workers still take part in the next call.
+TEST(CpuThreadPool, AThrowingBodyReachesTheCallerAndThePoolGoesOn) {
+    cpu::ThreadPool pool(3);
+    for (int round = 0; round < 20; ++round) {
+        bool caught = false;
+        try {
+            call_with_a_worker(pool, [] { throw std::runtime_error("on a worker"); });
+        } catch (const std::runtime_error& error) {
+            caught = true;
+            EXPECT_EQ(std::string(error.what()), "on a worker");
+        }
+        EXPECT_TRUE(caught) << "round " << round;
+
+        EXPECT_THROW(
+            pool.parallel_for(
+                1000, 8, [](int64_t, int64_t) { throw std::invalid_argument("on any thread"); }),
+            std::invalid_argument);
+        EXPECT_TRUE(call_with_a_worker(pool, [] {})) << "round " << round;
+        const std::vector<int> counts = visits(pool, 1000, 8);
+        EXPECT_EQ(std::count(counts.begin(), counts.end(), 1), 1000) << "round " << round;
     }
 }
 

@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <utility>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -57,7 +60,15 @@ void ThreadPool::run_chunks() {
     while (true) {
         const int64_t begin = next_.fetch_add(chunk_, std::memory_order_relaxed);
         if (begin >= n_) return;
-        (*body_)(begin, std::min(n_, begin + chunk_));
+        try {
+            (*body_)(begin, std::min(n_, begin + chunk_));
+        } catch (...) {
+            // The first failure goes back to the caller; the chunks not yet claimed are skipped.
+            next_.store(n_, std::memory_order_relaxed);
+            const std::lock_guard lock(failure_mutex_);
+            if (!failure_) failure_ = std::current_exception();
+            return;
+        }
     }
 }
 
@@ -114,7 +125,13 @@ void ThreadPool::parallel_for(int64_t n, int64_t grain,
         active_.wait(inside);
         inside = active_.load();
     }
+    std::exception_ptr failure;
+    {
+        const std::lock_guard lock(failure_mutex_);
+        failure = std::exchange(failure_, nullptr);
+    }
     busy_.store(false, std::memory_order_release);
+    if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace earshot::backend::cpu

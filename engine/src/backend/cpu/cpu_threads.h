@@ -9,7 +9,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -27,7 +29,9 @@ public:
     // every range starts at a multiple of `grain` and holds a multiple of it (the last one what
     // is left), so how a range is blocked by its grain does not depend on the number of threads.
     // Callers on several threads may call at once: one call at a time has the workers, any other
-    // runs on its caller alone.
+    // runs on its caller alone. When body throws (on any thread), the ranges not yet begun are
+    // skipped and the first exception is rethrown to the caller once every thread has left the
+    // call; the pool stays usable.
     void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body);
 
     // One pool per process: EARSHOT_CPU_THREADS threads when set (a positive number), else one
@@ -49,6 +53,8 @@ private:
     alignas(64) std::atomic<int32_t> active_{0};  // workers inside the current call
     std::atomic<bool> stop_{false};
     alignas(64) std::atomic<bool> busy_{false};  // a call has the workers
+    std::mutex failure_mutex_;
+    std::exception_ptr failure_;  // the current call's first exception
 };
 
 }  // namespace earshot::backend::cpu
