@@ -42,7 +42,17 @@ TEST(CpuKernels, GeluMatchesTheErfForm) {
     EXPECT_LT(worst, 2e-6);  // absolute, over |x| <= 10
 }
 
-// q_len 1 takes the decoder-step path (plain loops), longer queries the GEMM path.
+// values rounded to f16 in place; returns their f16 bits (what an f16 cache holds).
+std::vector<uint16_t> round_to_half(std::vector<float>& values) {
+    std::vector<uint16_t> bits(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+        bits[i] = earshot::checkpoint::f32_to_f16(values[i]);
+        values[i] = earshot::checkpoint::f16_to_f32(bits[i]);
+    }
+    return bits;
+}
+
+// q_len 1 takes the decoder-step path (plain loops), longer queries the register tiles.
 class CpuAttention : public ::testing::TestWithParam<int64_t> {};
 
 TEST_P(CpuAttention, MatchesDoublePrecisionWithAMask) {
@@ -118,13 +128,8 @@ TEST(CpuKernels, ManyQueryAttentionMatchesDoublePrecision) {
         auto q = random_values(size_t(c.batch * c.heads * c.q_len * c.dh), 21, 2.0F);
         auto k = random_values(size_t(kv_slices * c.k_len * c.dh), 22, 2.0F);
         auto v = random_values(size_t(kv_slices * c.k_len * c.dh), 23);
-        std::vector<uint16_t> k16(k.size()), v16(v.size());
-        for (size_t i = 0; i < k.size(); ++i) {
-            k16[i] = earshot::checkpoint::f32_to_f16(k[i]);
-            k[i] = earshot::checkpoint::f16_to_f32(k16[i]);
-            v16[i] = earshot::checkpoint::f32_to_f16(v[i]);
-            v[i] = earshot::checkpoint::f16_to_f32(v16[i]);
-        }
+        const std::vector<uint16_t> k16 = round_to_half(k);
+        const std::vector<uint16_t> v16 = round_to_half(v);
         // A prefill's causal mask (query i sees keys up to i + K - Q); row 0 sees nothing.
         std::vector<uint8_t> mask(size_t(c.q_len * c.k_len), 1);
         if (c.masked) {
@@ -222,13 +227,8 @@ TEST(CpuKernels, HalfCacheAttentionEqualsTheF32Attention) {
         auto q = random_values(size_t(c.batch * c.heads * c.dh), 11, 2.0F);
         auto k = random_values(size_t(kv_slices * c.k_len * c.dh), 12, 2.0F);
         auto v = random_values(size_t(kv_slices * c.k_len * c.dh), 13);
-        std::vector<uint16_t> k16(k.size()), v16(v.size());
-        for (size_t i = 0; i < k.size(); ++i) {
-            k16[i] = earshot::checkpoint::f32_to_f16(k[i]);
-            k[i] = earshot::checkpoint::f16_to_f32(k16[i]);
-            v16[i] = earshot::checkpoint::f32_to_f16(v[i]);
-            v[i] = earshot::checkpoint::f16_to_f32(v16[i]);
-        }
+        const std::vector<uint16_t> k16 = round_to_half(k);
+        const std::vector<uint16_t> v16 = round_to_half(v);
         std::vector<uint8_t> mask(size_t(c.k_len), 1);
         if (c.masked) {
             // A hole, the first block of 64 keys hidden where there is one, nothing past 5/6.
