@@ -7,7 +7,6 @@
 #include "cpu_attention_tiles.h"
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <vector>
 
