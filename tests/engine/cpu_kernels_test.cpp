@@ -245,7 +245,10 @@ TEST(CpuKernels, HalfCacheAttentionEqualsTheF32Attention) {
                              c.k_len, c.dh, scale, c.rows);
         double length = 0.0;
         for (size_t i = 0; i < got.size(); ++i) {
-            EXPECT_NEAR(got[i], want[i], 2e-6F * (1.0F + std::fabs(want[i])))
+            // The two paths sum the scores' products and the weighted values in different orders
+            // (and the compiler's vectorization of the f32 loops differs between builds): 2e-6
+            // held at -O3, the sanitizer builds' -O2 needed 2.6e-6.
+            EXPECT_NEAR(got[i], want[i], 4e-6F * (1.0F + std::fabs(want[i])))
                 << "batch " << c.batch << " heads " << c.heads << " k_len " << c.k_len << " dh "
                 << c.dh << " value " << i;
             length += double(want[i]) * double(want[i]);
