@@ -247,7 +247,7 @@ TEST(CpuKernels, HalfCacheAttentionEqualsTheF32Attention) {
         for (size_t i = 0; i < got.size(); ++i) {
             // The two paths sum the scores' products and the weighted values in different orders
             // (and the compiler's vectorization of the f32 loops differs between builds): 2e-6
-            // held at -O3, the sanitizer builds' -O2 needed 2.6e-6.
+            // held at -O3, the sanitizer builds' -O1 needed 2.6e-6.
             EXPECT_NEAR(got[i], want[i], 4e-6F * (1.0F + std::fabs(want[i])))
                 << "batch " << c.batch << " heads " << c.heads << " k_len " << c.k_len << " dh "
                 << c.dh << " value " << i;
