@@ -25,6 +25,7 @@ void FilesPlayer::cancelRead() {
 
 QString FilesPlayer::play(const QString& path, double startS) {
     if (path == m_path) {
+        cancelRead();  // another file asked for before this one: it must not replace this one
         try {
             m_player->play(startS);
         } catch (const audio::AudioDeviceError& error) {

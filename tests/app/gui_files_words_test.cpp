@@ -390,6 +390,17 @@ TEST(GuiFilesWords, TheRealPlayerReadsOnItsOwnThread) {
     const double seconds = static_cast<double>(audio::decode_file(wav).samples.size()) /
                            audio::FileDecoder::kSampleRateHz;
     EXPECT_NEAR(player.durationS(), seconds, 1e-6) << "the file is held once read";
+
+    // Back to the held file while another is being read: the read is dropped, and the held
+    // file stays (no device here, so playing it says why).
+    const fs::path other = dir.path() / "other.wav";
+    fs::copy_file(wav, other);
+    EXPECT_EQ(player.play(q(other), 0.0), QString());
+    ASSERT_TRUE(player.reading().has_value());
+    player.play(q(wav), 0.5);
+    EXPECT_FALSE(player.reading().has_value()) << "the other file's read goes on";
+    EXPECT_EQ(player.poll(), QString());
+    EXPECT_NEAR(player.durationS(), seconds, 1e-6);
 }
 
 TEST(GuiFilesWords, AResultWithoutWordTimesSaysSo) {
