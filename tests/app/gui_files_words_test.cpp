@@ -81,18 +81,15 @@ public:
 class ReadingPlayer : public FakePlayer {
 public:
     QString play(const QString& path, double startS) override {
-        ++plays;
-        lastPath = path;
-        lastStart = startS;
+        FakePlayer::play(path, startS);  // recorded as asked; it plays once read
+        playing = false;
         readingNow = true;
         playWhenRead = true;
-        position = startS;
         return {};
     }
     void pause() override {
-        ++pauses;
+        FakePlayer::pause();
         playWhenRead = false;
-        playing = false;
     }
     std::optional<double> reading() const override {
         return readingNow ? std::optional<double>(fraction) : std::nullopt;
