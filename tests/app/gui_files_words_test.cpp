@@ -123,9 +123,11 @@ QList<ui::SegmentRow> two_segments() {
     return {first, second};
 }
 
-struct PanelWithFake {
-    PanelWithFake() {
-        auto owned = std::make_unique<FakePlayer>();
+// The page with one transcribed file shown and a fake player of type Player.
+template <typename Player>
+struct PanelWith {
+    PanelWith() {
+        auto owned = std::make_unique<Player>();
         fake = owned.get();
         panel.setPlayer(std::move(owned));
         panel.resize(900, 700);
@@ -139,9 +141,10 @@ struct PanelWithFake {
 
     bool application = (ensure_gui_application(), true);  // before the panel
     ui::FilesPanel panel;
-    FakePlayer* fake = nullptr;
+    Player* fake = nullptr;
     int id = -1;
 };
+using PanelWithFake = PanelWith<FakePlayer>;
 
 TEST(GuiFilesWords, WordAtFindsTheWordHoldingATime) {
     QList<ui::TimedWord> words;
@@ -279,16 +282,9 @@ TEST(GuiFilesWords, APlayerThatCannotPlaySaysWhyOnce) {
 // A long recording is read before it plays: the page says how far the read is and keeps
 // answering, plays once the file is read, and a Pause meanwhile means it does not start.
 TEST(GuiFilesWords, AFileBeingReadSaysHowFarThenPlays) {
-    ensure_gui_application();
-    auto owned = std::make_unique<ReadingPlayer>();
-    ReadingPlayer* player = owned.get();
-    ui::FilesPanel panel;
-    panel.setPlayer(std::move(owned));
-    panel.resize(900, 700);
-    const int id = panel.addFinishedJob(QStringLiteral("/tmp/ask.wav"), two_segments(),
-                                        QStringLiteral("en"), ui::FileJobState::done);
-    panel.selectJob(id);
-    panel.show();
+    PanelWith<ReadingPlayer> p;
+    ReadingPlayer* player = p.fake;
+    ui::FilesPanel& panel = p.panel;
     ui::TranscriptWordsView* view = panel.transcriptWords();
     QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, view->wordRect(3).center());
     EXPECT_EQ(player->plays, 1);
@@ -327,15 +323,9 @@ TEST(GuiFilesWords, AFileBeingReadSaysHowFarThenPlays) {
 
 // A file that turns out unreadable once read says why once; nothing retries.
 TEST(GuiFilesWords, AFileThatCannotBeReadSaysWhyOnce) {
-    ensure_gui_application();
-    auto owned = std::make_unique<ReadingPlayer>();
-    ReadingPlayer* player = owned.get();
-    ui::FilesPanel panel;
-    panel.setPlayer(std::move(owned));
-    const int id = panel.addFinishedJob(QStringLiteral("/tmp/ask.wav"), two_segments(),
-                                        QStringLiteral("en"), ui::FileJobState::done);
-    panel.selectJob(id);
-    panel.show();
+    PanelWith<ReadingPlayer> p;
+    ReadingPlayer* player = p.fake;
+    ui::FilesPanel& panel = p.panel;
     QTest::mouseClick(panel.playButton(), Qt::LeftButton);
     player->readError = QStringLiteral("/tmp/ask.wav is not an audio file");
     player->finish = true;
