@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cpu/cpu_attention_one_query.h"
 #include "backend/cpu/cpu_attention_tiles.h"
 #include "backend/cpu/cpu_gemv_f16.h"
 #include "earshot/engine/checkpoint/half_float.h"
@@ -254,6 +255,111 @@ TEST(CpuKernels, HalfCacheAttentionEqualsTheF32Attention) {
             length += double(want[i]) * double(want[i]);
         }
         EXPECT_GT(length, 1e-3);  // the output is not all zeros
+    }
+}
+
+// A decoder step's attention runs in blocks of kKeyBlock keys per task and merges the blocks'
+// softmax parts: lengths around a block's (1, one short, one exactly, one over), the self cache
+// (448 slots, visible up to position 200: its last blocks are not read), the audio's 1500
+// positions shared by a beam's rows, a masked block between visible ones, a row that sees
+// nothing, scores spread so far that a block's weight underflows, and head sizes the f16 reads
+// serve in registers (64) and in plain loops (20). f32 and f16 caches hold the same values
+// (rounded to f16), so both must match double precision; a head's output must not depend on how
+// many heads the call has (the pool splits the tasks differently).
+TEST(CpuKernels, OneQueryAttentionInBlocksMatchesDoublePrecision) {
+    struct Case {
+        int64_t batch, heads, k_len, dh;
+        enum class Mask { none, prefix, middle_block, nothing } mask;
+        float spread;
+        cpu::KvRows rows;
+    };
+    using M = Case::Mask;
+    constexpr int64_t kBlock = cpu::kKeyBlock;
+    for (const Case& c :
+         std::vector<Case>{{1, 2, 1, 64, M::none, 2.0F, cpu::KvRows::per_batch_row},
+                           {1, 3, kBlock - 1, 64, M::none, 2.0F, cpu::KvRows::per_batch_row},
+                           {2, 2, kBlock, 64, M::prefix, 2.0F, cpu::KvRows::per_batch_row},
+                           {1, 3, kBlock + 1, 64, M::none, 2.0F, cpu::KvRows::per_batch_row},
+                           {1, 6, 448, 64, M::prefix, 2.0F, cpu::KvRows::per_batch_row},
+                           {3, 6, 1500, 64, M::none, 2.0F, cpu::KvRows::shared},
+                           {1, 4, 1500, 64, M::middle_block, 2.0F, cpu::KvRows::per_batch_row},
+                           {2, 2, 300, 64, M::nothing, 2.0F, cpu::KvRows::per_batch_row},
+                           {1, 2, 1500, 64, M::none, 12.0F, cpu::KvRows::per_batch_row},
+                           {2, 3, 333, 20, M::middle_block, 2.0F, cpu::KvRows::per_batch_row}}) {
+        const int64_t kv_slices = c.rows == cpu::KvRows::shared ? c.heads : c.batch * c.heads;
+        auto q = random_values(size_t(c.batch * c.heads * c.dh), 41, c.spread);
+        auto k = random_values(size_t(kv_slices * c.k_len * c.dh), 42, 2.0F);
+        auto v = random_values(size_t(kv_slices * c.k_len * c.dh), 43);
+        const std::vector<uint16_t> k16 = round_to_half(k);
+        const std::vector<uint16_t> v16 = round_to_half(v);
+        std::vector<uint8_t> mask(size_t(c.k_len), 1);
+        if (c.mask == M::prefix)
+            std::fill(mask.begin() + std::min<int64_t>(201, c.k_len - 1), mask.end(), 0);
+        if (c.mask == M::middle_block) {
+            std::fill(mask.begin() + kBlock, mask.begin() + 2 * kBlock, 0);
+            mask[5] = 0;
+        }
+        if (c.mask == M::nothing) std::fill(mask.begin(), mask.end(), 0);
+        const uint8_t* m = c.mask == M::none ? nullptr : mask.data();
+        const float scale = 1.0F / std::sqrt(float(c.dh));
+        const bool shared = c.rows == cpu::KvRows::shared;
+        std::vector<float> got(q.size()), half(q.size());
+        cpu::attention(q.data(), k.data(), v.data(), m, got.data(), c.batch, c.heads, 1, c.k_len,
+                       c.dh, scale, c.rows);
+        cpu::attention_one_query_f16(q.data(), k16.data(), v16.data(), m, half.data(), c.batch,
+                                     c.heads, c.k_len, c.dh, scale, shared);
+        const std::string where = "batch " + std::to_string(c.batch) + " heads " +
+                                  std::to_string(c.heads) + " k_len " + std::to_string(c.k_len) +
+                                  " dh " + std::to_string(c.dh);
+        double length = 0.0;
+        for (int64_t bh = 0; bh < c.batch * c.heads; ++bh) {
+            const int64_t kv = (shared ? bh % c.heads : bh) * c.k_len * c.dh;
+            std::vector<double> p(size_t(c.k_len), 0.0);
+            double max = -INFINITY, sum = 0.0;
+            for (int64_t j = 0; j < c.k_len; ++j) {
+                if (m != nullptr && m[j] == 0) continue;
+                double s = 0;
+                for (int64_t d = 0; d < c.dh; ++d) {
+                    s += double(q[size_t(bh * c.dh + d)]) * double(k[size_t(kv + j * c.dh + d)]);
+                }
+                p[size_t(j)] = s * double(scale);
+                max = std::max(max, p[size_t(j)]);
+            }
+            for (int64_t j = 0; j < c.k_len; ++j) {
+                const bool visible = m == nullptr || m[j] != 0;
+                p[size_t(j)] = visible ? std::exp(p[size_t(j)] - max) : 0.0;
+                sum += p[size_t(j)];
+            }
+            for (int64_t d = 0; d < c.dh; ++d) {
+                double want = 0;
+                for (int64_t j = 0; j < c.k_len && sum > 0; ++j) {
+                    want += p[size_t(j)] / sum * double(v[size_t(kv + j * c.dh + d)]);
+                }
+                const size_t at = size_t(bh * c.dh + d);
+                EXPECT_NEAR(got[at], want, 4e-6 * (1.0 + std::fabs(want)))
+                    << where << " head " << bh << " dim " << d;
+                EXPECT_NEAR(half[at], want, 4e-6 * (1.0 + std::fabs(want)))
+                    << where << " head " << bh << " dim " << d << " (f16 caches)";
+                length += want * want;
+            }
+            // The same head alone in its call: the pool splits its blocks differently.
+            if (bh != c.batch * c.heads - 1 || shared) continue;
+            std::vector<float> alone(size_t(c.dh)), alone_half(size_t(c.dh));
+            cpu::attention_one_query(q.data() + bh * c.dh, k.data() + kv, v.data() + kv, m,
+                                     alone.data(), 1, 1, c.k_len, c.dh, scale, false);
+            cpu::attention_one_query_f16(q.data() + bh * c.dh, k16.data() + kv, v16.data() + kv, m,
+                                         alone_half.data(), 1, 1, c.k_len, c.dh, scale, false);
+            for (int64_t d = 0; d < c.dh; ++d) {
+                EXPECT_EQ(alone[size_t(d)], got[size_t(bh * c.dh + d)]) << where << " dim " << d;
+                EXPECT_EQ(alone_half[size_t(d)], half[size_t(bh * c.dh + d)])
+                    << where << " dim " << d;
+            }
+        }
+        EXPECT_EQ(length == 0.0, c.mask == M::nothing) << where;
+        if (c.mask == M::nothing) {
+            EXPECT_TRUE(std::all_of(got.begin(), got.end(), [](float x) { return x == 0.0F; }));
+            EXPECT_TRUE(std::all_of(half.begin(), half.end(), [](float x) { return x == 0.0F; }));
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 // CPU kernels: OpenBLAS for the matrix products, simple loops (written so GCC vectorizes them)
-// for everything else.
+// for everything else; the elementwise and row loops are compiled for AVX2 and for baseline x86-64
+// (cpu_simd.h).
 #include "cpu_kernels.h"
 
 #include <cblas.h>
@@ -12,40 +13,15 @@
 #include <string>
 #include <thread>
 
+#include "cpu_attention_one_query.h"
 #include "cpu_attention_tiles.h"
 #include "cpu_gemv_f16.h"
+#include "cpu_simd.h"
 #include "cpu_threads.h"
-
-// The elementwise and row loops are compiled twice, for AVX2 and for baseline x86-64, and
-// the loader picks one per machine (GCC function multiversioning); the math is identical.
-// Not under ThreadSanitizer: the instrumented ifunc resolvers run at load time, before the
-// sanitizer's runtime is set up, and crash the program.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
-#define EARSHOT_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define EARSHOT_VECTOR_CLONES
-#endif
 
 namespace earshot::backend::cpu {
 
 namespace {
-
-// e^x for x <= 88 with ~1e-7 relative error: x = n ln2 + r, |r| <= ln2 / 2, e^r by its degree-6
-// Taylor polynomial (error below r^7 / 7! = 1.2e-7), 2^n assembled in the exponent bits.
-[[gnu::always_inline]] inline float exp_approx(float x) {
-    // Plain selects, not std::min/max: those are out-of-line templates the AVX2 clone cannot
-    // inline.
-    x = x < -87.0F ? -87.0F : x;
-    x = x > 88.0F ? 88.0F : x;
-    const float n = std::floor(x * 1.44269504088896341F + 0.5F);
-    const float r = x - n * 0.693145751953125F - n * 1.428606765330187e-06F;  // Cody-Waite ln 2
-    const float p =
-        1.0F +
-        r * (1.0F +
-             r * (0.5F + r * (1.0F / 6 + r * (1.0F / 24 + r * (1.0F / 120 + r * (1.0F / 720))))));
-    const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
-    return p * std::bit_cast<float>(bits);
-}
 
 // erf with absolute error below 1.5e-7 (Abramowitz and Stegun 7.1.26), accurate to f32
 // resolution where GELU's output matters.
@@ -217,59 +193,54 @@ void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t
     }
 }
 
+namespace {
+
+// One row of scores in place -> e^(score - max), exactly zero where masked (mask: 1 = visible, or
+// null); returns the max (-inf, with the row all zeros, when nothing is visible) and the sum.
+[[gnu::always_inline]] inline SoftmaxPartial exp_from_max(float* row, const uint8_t* visible,
+                                                          int64_t cols) {
+    if (visible != nullptr) {
+#pragma omp simd
+        for (int64_t c = 0; c < cols; ++c) row[c] = visible[c] != 0 ? row[c] : -INFINITY;
+    }
+    float max = -INFINITY;
+#pragma omp simd reduction(max : max)
+    for (int64_t c = 0; c < cols; ++c) max = row[c] > max ? row[c] : max;
+    if (max == -INFINITY) {
+        for (int64_t c = 0; c < cols; ++c) row[c] = 0.0F;
+        return {max, 0.0F};
+    }
+    float sum = 0.0F;
+#pragma omp simd reduction(+ : sum)
+    for (int64_t c = 0; c < cols; ++c) {
+        const float e = exp_approx(row[c] - max);
+        row[c] = row[c] > -INFINITY ? e : 0.0F;  // masked keys get exactly zero weight
+        sum += row[c];
+    }
+    return {max, sum};
+}
+
+}  // namespace
+
 EARSHOT_VECTOR_CLONES void softmax_rows(float* scores, const uint8_t* mask, int64_t rows,
                                         int64_t cols) {
     for (int64_t r = 0; r < rows; ++r) {
         float* row = scores + r * cols;
-        if (mask != nullptr) {
-            const uint8_t* visible = mask + r * cols;
-#pragma omp simd
-            for (int64_t c = 0; c < cols; ++c) row[c] = visible[c] != 0 ? row[c] : -INFINITY;
-        }
-        float max = -INFINITY;
-#pragma omp simd reduction(max : max)
-        for (int64_t c = 0; c < cols; ++c) max = row[c] > max ? row[c] : max;
-        if (max == -INFINITY) {
-            std::fill(row, row + cols, 0.0F);
-            continue;
-        }
-        float sum = 0.0F;
-#pragma omp simd reduction(+ : sum)
-        for (int64_t c = 0; c < cols; ++c) {
-            const float e = exp_approx(row[c] - max);
-            row[c] = row[c] > -INFINITY ? e : 0.0F;  // masked keys get exactly zero weight
-            sum += row[c];
-        }
-        const float inv = 1.0F / sum;
+        const SoftmaxPartial partial =
+            exp_from_max(row, mask == nullptr ? nullptr : mask + r * cols, cols);
+        if (partial.max == -INFINITY) continue;
+        const float inv = 1.0F / partial.sum;
 #pragma omp simd
         for (int64_t c = 0; c < cols; ++c) row[c] *= inv;
     }
 }
 
-namespace {
-
-// One query row against k_len keys: scores, softmax and the weighted sum of values, in plain
-// loops (a decoder step reads each cache once; GEMM packing would cost more than the math).
-EARSHOT_VECTOR_CLONES void attend_one(const float* q, const float* k, const float* v,
-                                      const uint8_t* mask, float* y, float* scores, int64_t k_len,
-                                      int64_t dh, float scale) {
-    for (int64_t j = 0; j < k_len; ++j) {
-        const float* kj = k + j * dh;
-        float dot = 0.0F;
-#pragma omp simd reduction(+ : dot)
-        for (int64_t d = 0; d < dh; ++d) dot += q[d] * kj[d];
-        scores[j] = dot * scale;
-    }
-    softmax_rows(scores, mask, 1, k_len);
-    for (int64_t d = 0; d < dh; ++d) y[d] = 0.0F;
-    for (int64_t j = 0; j < k_len; ++j) {
-        const float p = scores[j];
-        if (p == 0.0F) continue;  // masked cache slots
-        const float* vj = v + j * dh;
-#pragma omp simd
-        for (int64_t d = 0; d < dh; ++d) y[d] += p * vj[d];
-    }
+EARSHOT_VECTOR_CLONES SoftmaxPartial softmax_partial(float* scores, const uint8_t* mask,
+                                                     int64_t cols) {
+    return exp_from_max(scores, mask, cols);
 }
+
+namespace {
 
 // q_len query rows of one head: scores [Q, K] = scale * q k^T by sgemm, the rows' softmax on the
 // pool (GEMMs use OpenBLAS's own threads), y [Q, Dh] = p v by sgemm.
@@ -306,30 +277,6 @@ void attend_heads(const float* q, const float* k, const float* v, const uint8_t*
     }
 }
 
-// Positions of f16 keys checked against the mask at a time.
-constexpr int64_t kHalfBlock = 64;
-
-// attend_one over f16 keys and values, read directly (F16C where the CPU has it, with
-// prefetching: the cross-attention caches of a step do not stay in the caches). A block of keys
-// no query may see (never written, or past the step's position) is not read: its scores are
-// masked away whatever they are.
-void attend_one_f16kv(const float* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
-                      float* y, float* scores, int64_t k_len, int64_t dh, float scale) {
-    for (int64_t j0 = 0; j0 < k_len; j0 += kHalfBlock) {
-        const int64_t n = std::min(kHalfBlock, k_len - j0);
-        if (mask != nullptr &&
-            std::all_of(mask + j0, mask + j0 + n, [](uint8_t m) { return m == 0; })) {
-            std::fill(scores + j0, scores + j0 + n, 0.0F);
-            continue;
-        }
-        dot_rows_f16(q, k + j0 * dh, n, dh, scores + j0);
-        for (int64_t j = j0; j < j0 + n; ++j) scores[j] *= scale;
-    }
-    softmax_rows(scores, mask, 1, k_len);
-    std::fill(y, y + dh, 0.0F);
-    accumulate_rows_f16(scores, v, k_len, dh, y);
-}
-
 }  // namespace
 
 void attention_weights(const float* q, const float* k, float* p, int64_t q_len, int64_t k_len,
@@ -345,19 +292,9 @@ void attention_weights(const float* q, const float* k, float* p, int64_t q_len, 
 void attention(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
                int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh, float scale,
                KvRows kv_rows) {
-    // The (b, h) slice of k and v: h alone when every batch row shares them.
-    auto kv_offset = [&](int64_t bh) {
-        return (kv_rows == KvRows::shared ? bh % heads : bh) * k_len * dh;
-    };
     if (q_len == 1) {
-        ThreadPool::shared().parallel_for(batch * heads, 1, [&](int64_t begin, int64_t end) {
-            thread_local std::vector<float> scores;  // grows once per thread, then reused
-            scores.resize(static_cast<size_t>(k_len));
-            for (int64_t bh = begin; bh < end; ++bh) {
-                attend_one(q + bh * dh, k + kv_offset(bh), v + kv_offset(bh), mask, y + bh * dh,
-                           scores.data(), k_len, dh, scale);
-            }
-        });
+        attention_one_query(q, k, v, mask, y, batch, heads, k_len, dh, scale,
+                            kv_rows == KvRows::shared);
         return;
     }
     attend_heads(q, k, v, mask, y, batch, heads, q_len, k_len, dh, scale, kv_rows);
@@ -366,18 +303,9 @@ void attention(const float* q, const float* k, const float* v, const uint8_t* ma
 void attention_f16kv(const float* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
                      float* y, int64_t batch, int64_t heads, int64_t q_len, int64_t k_len,
                      int64_t dh, float scale, KvRows kv_rows) {
-    auto kv_offset = [&](int64_t bh) {
-        return (kv_rows == KvRows::shared ? bh % heads : bh) * k_len * dh;
-    };
     if (q_len == 1) {
-        ThreadPool::shared().parallel_for(batch * heads, 1, [&](int64_t begin, int64_t end) {
-            thread_local std::vector<float> scores;  // grows once per thread, then reused
-            scores.resize(static_cast<size_t>(k_len));
-            for (int64_t bh = begin; bh < end; ++bh) {
-                attend_one_f16kv(q + bh * dh, k + kv_offset(bh), v + kv_offset(bh), mask,
-                                 y + bh * dh, scores.data(), k_len, dh, scale);
-            }
-        });
+        attention_one_query_f16(q, k, v, mask, y, batch, heads, k_len, dh, scale,
+                                kv_rows == KvRows::shared);
         return;
     }
     // Many queries (a prefill): the keys and values widened once, then the f32 path.

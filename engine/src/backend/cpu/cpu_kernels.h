@@ -40,14 +40,26 @@ void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t
 // A masked score gets exactly zero weight; a row that sees nothing becomes zeros.
 void softmax_rows(float* scores, const uint8_t* mask, int64_t rows, int64_t cols);
 
+// The part of one row's softmax a block of its keys gives: `max` over the block's visible scores
+// (-inf when none is) and `sum` of e^(score - max) over them.
+struct SoftmaxPartial {
+    float max;
+    float sum;
+};
+// One row's scores [cols] in place -> e^(score - max), exactly zero where mask [cols] (1 =
+// visible, or null) hides a key, with the same arithmetic as softmax_rows before it divides by
+// the sum; all zeros when nothing is visible.
+SoftmaxPartial softmax_partial(float* scores, const uint8_t* mask, int64_t cols);
+
 // Whether k and v hold one row per batch row, or one row every batch row shares (the audio
 // caches of beams decoding one window).
 enum class KvRows { per_batch_row, shared };
 
 // q [B, H, Q, Dh], k and v [B, H, K, Dh] ([1, H, K, Dh] when shared), mask [Q, K] (1 = visible)
-// or null -> y [B, H, Q, Dh]; softmax(q k^T * scale + mask) v per (b, h). Single-query heads run
-// on the shared thread pool; many queries in register tiles on the pool (cpu_attention_tiles.h)
-// where the CPU and head size allow, else two sgemms per head.
+// or null -> y [B, H, Q, Dh]; softmax(q k^T * scale + mask) v per (b, h). Single queries run in
+// blocks of keys on the shared thread pool (cpu_attention_one_query.h); many queries in register
+// tiles on the pool (cpu_attention_tiles.h) where the CPU and head size allow, else two sgemms per
+// head.
 void attention(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
                int64_t batch, int64_t heads, int64_t q_len, int64_t k_len, int64_t dh, float scale,
                KvRows kv_rows = KvRows::per_batch_row);
