@@ -1,7 +1,8 @@
 // attention_one_query: tasks (row and head, block of keys) on the pool. A task's part is
 // [max, sum, y (Dh)] in one buffer of the calling thread; a counter per head, raised with
-// acquire-release ordering as each of its blocks finishes, tells the task that finishes the last
-// one to merge: y = sum_b e^(max_b - max) y_b / sum_b e^(max_b - max) sum_b, blocks in order.
+// acquire-release ordering by each range of tasks for the blocks it finished, tells the range
+// that finishes the head's last one to merge: y = sum_b e^(max_b - max) y_b / sum_b e^(max_b - max)
+// sum_b, blocks in order.
 #include "cpu_attention_one_query.h"
 
 #include <algorithm>
@@ -80,40 +81,57 @@ void one_query(const float* q, const Value* k, const Value* v, const uint8_t* ma
     const int64_t rows = batch * heads;
     const int64_t blocks = (k_len + kKeyBlock - 1) / kKeyBlock;
     const int64_t width = 2 + dh;
-    // The calling thread's buffers, grown once and reused (a step allocates nothing).
+    // The calling thread's buffers, grown once and reused (a step allocates nothing). Each
+    // head's counter has a cache line of its own: threads finishing blocks of different heads do
+    // not contend for one line.
+    constexpr int64_t kCounterStride = 64 / sizeof(int32_t);
     thread_local std::vector<float> part_buffer;
     thread_local std::vector<int32_t> finished_buffer;
     part_buffer.resize(static_cast<size_t>(rows * blocks * width));
-    finished_buffer.assign(static_cast<size_t>(rows), 0);
+    finished_buffer.assign(static_cast<size_t>(rows * kCounterStride), 0);
     float* parts = part_buffer.data();           // [B * H, blocks, 2 + Dh]
-    int32_t* finished = finished_buffer.data();  // blocks done per (b, h)
-    ThreadPool::shared().parallel_for(rows * blocks, 1, [&](int64_t begin, int64_t end) {
+    int32_t* finished = finished_buffer.data();  // blocks done per (b, h), one line apart
+    // The last of a head's blocks to be counted merges; acquire-release makes the other blocks'
+    // parts visible to it. A range counts its blocks once per head it touches.
+    auto count_done = [&](int64_t bh, int32_t done) {
+        std::atomic_ref<int32_t> counter(finished[bh * kCounterStride]);
+        if (counter.fetch_add(done, std::memory_order_acq_rel) + done == blocks) {
+            merge_parts(parts + bh * blocks * width, blocks, dh, y + bh * dh);
+        }
+    };
+    // Whole heads per range when there are heads enough for every thread (a head's parts then
+    // stay in its thread's cache for the merge), single blocks otherwise. Either way each block
+    // and each merge computes the same values.
+    ThreadPool& pool = ThreadPool::shared();
+    const int64_t grain = rows >= 2 * pool.size() ? blocks : 1;
+    pool.parallel_for(rows * blocks, grain, [&](int64_t begin, int64_t end) {
         float scores[kKeyBlock];
+        int32_t done = 0;  // blocks of head `begin / blocks` .. finished in this range, uncounted
         for (int64_t task = begin; task < end; ++task) {
             const int64_t bh = task / blocks;
+            if (done > 0 && task % blocks == 0) {
+                count_done(bh - 1, done);
+                done = 0;
+            }
             const int64_t j0 = (task % blocks) * kKeyBlock;
             const int64_t n = std::min(kKeyBlock, k_len - j0);
             const int64_t offset = ((kv_shared ? bh % heads : bh) * k_len + j0) * dh;
             const uint8_t* visible = mask == nullptr ? nullptr : mask + j0;
             float* part = parts + task * width;
+            ++done;
             if (visible != nullptr &&
                 std::all_of(visible, visible + n, [](uint8_t m) { return m == 0; })) {
                 part[0] = -INFINITY;  // not read: every key is masked away
                 part[1] = 0.0F;
-            } else {
-                score_block(q + bh * dh, k + offset, n, dh, scale, scores);
-                const SoftmaxPartial partial = softmax_partial(scores, visible, n);
-                part[0] = partial.max;
-                part[1] = partial.sum;
-                if (partial.max != -INFINITY) weigh_block(scores, v + offset, n, dh, part + 2);
+                continue;
             }
-            // The last of the head's blocks to finish merges; acquire-release makes the other
-            // blocks' parts visible to it.
-            std::atomic_ref<int32_t> done(finished[bh]);
-            if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == blocks) {
-                merge_parts(parts + bh * blocks * width, blocks, dh, y + bh * dh);
-            }
+            score_block(q + bh * dh, k + offset, n, dh, scale, scores);
+            const SoftmaxPartial partial = softmax_partial(scores, visible, n);
+            part[0] = partial.max;
+            part[1] = partial.sum;
+            if (partial.max != -INFINITY) weigh_block(scores, v + offset, n, dh, part + 2);
         }
+        if (done > 0) count_done((end - 1) / blocks, done);
     });
 }
 
