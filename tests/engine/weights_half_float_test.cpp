@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "earshot/engine/checkpoint/half_float.h"
@@ -121,6 +123,43 @@ TEST(HalfFloat, NarrowingMatchesIndependentConversions) {
         }
         ASSERT_EQ(f32_to_bf16(value), expected_bf16) << std::hexfloat << value;
     }
+}
+
+// The bulk narrowing (the CPU's F16C conversion where it has it) gives the one-value function's
+// bits for every sign and exponent: mantissas at and around the rounding ties, NaNs quiet and
+// signalling, infinities, subnormal results and those that round to zero or overflow, a million
+// random patterns, and a length that leaves a tail past the last group of eight.
+TEST(HalfFloat, BulkNarrowingGivesTheOneValueBits) {
+    std::vector<float> values;
+    std::mt19937 rng(777);
+    for (uint32_t sign_exponent = 0; sign_exponent < 512; ++sign_exponent) {
+        for (const uint32_t mantissa :
+             {0x000000u, 0x000001u, 0x000fffu, 0x001000u, 0x001001u, 0x002000u, 0x003000u,
+              0x3fffffu, 0x400000u, 0x7fe000u, 0x7ff000u, 0x7fffffu}) {
+            values.push_back(std::bit_cast<float>((sign_exponent << 23) | mantissa));
+        }
+        for (int i = 0; i < 20; ++i) {
+            values.push_back(std::bit_cast<float>((sign_exponent << 23) |
+                                                  (static_cast<uint32_t>(rng()) & 0x7fffffu)));
+        }
+    }
+    for (int i = 0; i < 1'000'000; ++i) values.push_back(std::bit_cast<float>(uint32_t(rng())));
+    values.resize(values.size() / 8 * 8 + 5);
+    std::vector<uint16_t> bulk(values.size());
+    narrow_to_f16(values, bulk);
+    size_t different = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+        if (bulk[i] != f32_to_f16(values[i])) {
+            if (++different <= 5) {
+                ADD_FAILURE() << "value bits 0x" << std::hex << bits_of(values[i]) << ": bulk 0x"
+                              << bulk[i] << ", one value 0x" << f32_to_f16(values[i]);
+            }
+        }
+    }
+    EXPECT_EQ(different, 0U) << "of " << values.size();
+    std::vector<uint16_t> short_room(3);
+    EXPECT_THROW(narrow_to_f16(std::span<const float>(values).first(4), short_room),
+                 std::invalid_argument);
 }
 
 TEST(HalfFloat, ConvertToF32WidensAWeight) {

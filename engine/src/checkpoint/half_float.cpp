@@ -3,6 +3,13 @@
 #include "earshot/engine/checkpoint/half_float.h"
 
 #include <bit>
+#include <stdexcept>
+#include <string>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define EARSHOT_HALF_F16C 1
+#endif
 
 namespace earshot::checkpoint {
 namespace {
@@ -60,6 +67,43 @@ uint16_t f32_to_f16(float value) {
     const uint32_t rest = abs & 0x1fff;
     if (rest > 0x1000 || (rest == 0x1000 && (result & 1) != 0)) ++result;  // may carry: fine
     return static_cast<uint16_t>(sign | result);
+}
+
+namespace {
+
+#if defined(EARSHOT_HALF_F16C)
+// VCVTPS2PH with the rounding given in the instruction (nearest even), not MXCSR's.
+__attribute__((target("avx,f16c"))) void narrow_f16c(const float* values, uint16_t* bits,
+                                                     size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i half = _mm256_cvtps_ph(_mm256_loadu_ps(values + i),
+                                             _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(bits + i), half);
+    }
+    for (; i < n; ++i) bits[i] = f32_to_f16(values[i]);
+}
+
+bool has_f16c() {
+    static const bool supported = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+    return supported;
+}
+#endif
+
+}  // namespace
+
+void narrow_to_f16(std::span<const float> values, std::span<uint16_t> bits) {
+    if (bits.size() < values.size()) {
+        throw std::invalid_argument("narrow_to_f16: " + std::to_string(values.size()) +
+                                    " values into room for " + std::to_string(bits.size()));
+    }
+#if defined(EARSHOT_HALF_F16C)
+    if (has_f16c()) {
+        narrow_f16c(values.data(), bits.data(), values.size());
+        return;
+    }
+#endif
+    for (size_t i = 0; i < values.size(); ++i) bits[i] = f32_to_f16(values[i]);
 }
 
 uint16_t f32_to_bf16(float value) {

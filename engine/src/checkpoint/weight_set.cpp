@@ -147,14 +147,13 @@ std::vector<std::byte> dequantize_to_f16(const fs::path& file, const GgmlTensorI
     }
     const uint64_t rows = stored.size() / row_bytes;
     std::vector<std::byte> out(rows * row_values * sizeof(uint16_t));
-    std::vector<float> row(row_values);  // [ne[0]]
+    std::vector<float> row(row_values);      // [ne[0]]
+    std::vector<uint16_t> bits(row_values);  // the row narrowed
     for (uint64_t r = 0; r < rows; ++r) {
         dequantize_ggml_blocks(tensor.ttype, stored.subspan(r * row_bytes, row_bytes), row);
         std::byte* target = out.data() + r * row_values * sizeof(uint16_t);
-        for (uint64_t i = 0; i < row_values; ++i) {
-            const uint16_t bits = f32_to_f16(row[i]);
-            std::memcpy(target + i * sizeof(bits), &bits, sizeof(bits));
-        }
+        narrow_to_f16(row, bits);
+        std::memcpy(target, bits.data(), row_values * sizeof(uint16_t));
     }
     return out;
 }

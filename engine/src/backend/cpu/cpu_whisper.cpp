@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <span>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
@@ -16,6 +17,7 @@
 #include "cpu_cache.h"
 #include "cpu_gemv_f16.h"
 #include "cpu_kernels.h"
+#include "cpu_threads.h"
 #include "cpu_weights.h"
 #include "earshot/engine/backend/plan.h"
 #include "earshot/engine/checkpoint/half_float.h"
@@ -518,13 +520,24 @@ struct CpuWhisper::Impl {
                         axis == 2 ? std::max(cache->filled, start + vs[axis]) : cache->positions;
                 }
                 if (half_cache(out_slot)) {
+                    // Narrowed on the pool in pieces of 16 Ki values (a window's audio caches:
+                    // millions), each piece within one of the `outer` spans or across several.
                     auto* state = static_cast<uint16_t*>(out_raw);
                     const int64_t span = vs[axis] * inner;
-                    for (int64_t o = 0; o < outer; ++o) {
-                        uint16_t* to = state + (o * ss[axis] + start) * inner;
-                        const float* from = in(1) + o * span;
-                        for (int64_t i = 0; i < span; ++i) to[i] = checkpoint::f32_to_f16(from[i]);
-                    }
+                    const float* values = in(1);
+                    cpu::ThreadPool::shared().parallel_for(
+                        outer * span, int64_t{1} << 14, [&](int64_t begin, int64_t end) {
+                            for (int64_t i = begin; i < end;) {
+                                const int64_t o = i / span;
+                                const int64_t n = std::min(end, (o + 1) * span) - i;
+                                uint16_t* to =
+                                    state + (o * ss[axis] + start) * inner + (i - o * span);
+                                checkpoint::narrow_to_f16(
+                                    std::span(values + i, static_cast<size_t>(n)),
+                                    std::span(to, static_cast<size_t>(n)));
+                                i += n;
+                            }
+                        });
                     return;
                 }
                 auto* state = static_cast<float*>(out_raw);

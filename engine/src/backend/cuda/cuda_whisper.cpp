@@ -79,9 +79,7 @@ struct CudaWhisper::Impl {
             checkpoint::convert_to_f32(weight, values);
             // Exact for f16 checkpoints; bf16 and f32 ones round to nearest even here.
             std::vector<uint16_t> half(use->second.f16 ? values.size() : 0);
-            std::transform(values.begin(),
-                           values.begin() + static_cast<std::ptrdiff_t>(half.size()), half.begin(),
-                           checkpoint::f32_to_f16);
+            if (!half.empty()) checkpoint::narrow_to_f16(values, half);
             cuda::HostParam param;
             param.path = weight.path;
             param.elements = static_cast<int64_t>(values.size());
