@@ -105,15 +105,21 @@ EARSHOT_VECTOR_CLONES void add(const float* a, const float* b, float* y, int64_t
     }
 }
 
-void layer_norm(const float* x, const float* w, const float* b, float* y, int64_t rows, int64_t d,
-                double eps) {
+namespace {
+
+// Rows of width d, one after another; the statistics are double sums, vectorized (their order is
+// fixed by the build and the machine's clone, not by the number of threads).
+EARSHOT_VECTOR_CLONES void layer_norm_rows(const float* x, const float* w, const float* b, float* y,
+                                           int64_t rows, int64_t d, double eps) {
     for (int64_t r = 0; r < rows; ++r) {
         const float* xr = x + r * d;
         float* yr = y + r * d;
         double sum = 0.0;
+#pragma omp simd reduction(+ : sum)
         for (int64_t j = 0; j < d; ++j) sum += static_cast<double>(xr[j]);
         const double mean = sum / static_cast<double>(d);
         double squares = 0.0;
+#pragma omp simd reduction(+ : squares)
         for (int64_t j = 0; j < d; ++j) {
             const double c = static_cast<double>(xr[j]) - mean;
             squares += c * c;
@@ -121,21 +127,46 @@ void layer_norm(const float* x, const float* w, const float* b, float* y, int64_
         const auto inv =
             static_cast<float>(1.0 / std::sqrt(squares / static_cast<double>(d) + eps));
         const auto mean_f = static_cast<float>(mean);
+#pragma omp simd
         for (int64_t j = 0; j < d; ++j) yr[j] = (xr[j] - mean_f) * inv * w[j] + b[j];
     }
 }
 
-void rms_norm(const float* x, const float* w, float* y, int64_t rows, int64_t d, double eps) {
+EARSHOT_VECTOR_CLONES void rms_norm_rows(const float* x, const float* w, float* y, int64_t rows,
+                                         int64_t d, double eps) {
     for (int64_t r = 0; r < rows; ++r) {
         const float* xr = x + r * d;
         float* yr = y + r * d;
         double squares = 0.0;
+#pragma omp simd reduction(+ : squares)
         for (int64_t j = 0; j < d; ++j)
             squares += static_cast<double>(xr[j]) * static_cast<double>(xr[j]);
         const auto inv =
             static_cast<float>(1.0 / std::sqrt(squares / static_cast<double>(d) + eps));
+#pragma omp simd
         for (int64_t j = 0; j < d; ++j) yr[j] = xr[j] * inv * w[j];
     }
+}
+
+// Rows per pool task for a row-wise op: at least 16 Ki values (a decoder step's one row runs on
+// its caller).
+int64_t row_grain(int64_t d) {
+    return std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(d, 1));
+}
+
+}  // namespace
+
+void layer_norm(const float* x, const float* w, const float* b, float* y, int64_t rows, int64_t d,
+                double eps) {
+    ThreadPool::shared().parallel_for(rows, row_grain(d), [&](int64_t begin, int64_t end) {
+        layer_norm_rows(x + begin * d, w, b, y + begin * d, end - begin, d, eps);
+    });
+}
+
+void rms_norm(const float* x, const float* w, float* y, int64_t rows, int64_t d, double eps) {
+    ThreadPool::shared().parallel_for(rows, row_grain(d), [&](int64_t begin, int64_t end) {
+        rms_norm_rows(x + begin * d, w, y + begin * d, end - begin, d, eps);
+    });
 }
 
 void permute(const float* x, float* y, std::span<const int64_t> shape,
@@ -169,28 +200,46 @@ void permute(const float* x, float* y, std::span<const int64_t> shape,
     }
 }
 
+namespace {
+
+// Runs body(begin, end) over the (b, h) slices [0, slices) on the pool when the copy is large (an
+// encoder's or a prefill's heads), on the caller when it is not (a decoder step's few values).
+template <typename Body>
+void for_head_slices(int64_t slices, int64_t values, const Body& body) {
+    if (values < (int64_t{1} << 15)) {
+        body(int64_t{0}, slices);
+        return;
+    }
+    ThreadPool::shared().parallel_for(slices, 1, body);
+}
+
+}  // namespace
+
 void split_heads(const float* x, float* y, int64_t batch, int64_t n, int64_t heads, int64_t dh) {
-    for (int64_t b = 0; b < batch; ++b) {
-        for (int64_t h = 0; h < heads; ++h) {
+    // y's slice (b, h) [n, dh] is contiguous.
+    for_head_slices(batch * heads, batch * n * heads * dh, [&](int64_t begin, int64_t end) {
+        for (int64_t bh = begin; bh < end; ++bh) {
+            const int64_t b = bh / heads;
+            const int64_t h = bh % heads;
             for (int64_t t = 0; t < n; ++t) {
                 const float* src = x + ((b * n + t) * heads + h) * dh;
-                float* dst = y + ((b * heads + h) * n + t) * dh;
-                std::copy(src, src + dh, dst);
+                std::copy(src, src + dh, y + (bh * n + t) * dh);
             }
         }
-    }
+    });
 }
 
 void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t n, int64_t dh) {
-    for (int64_t b = 0; b < batch; ++b) {
-        for (int64_t h = 0; h < heads; ++h) {
+    for_head_slices(batch * heads, batch * n * heads * dh, [&](int64_t begin, int64_t end) {
+        for (int64_t bh = begin; bh < end; ++bh) {
+            const int64_t b = bh / heads;
+            const int64_t h = bh % heads;
             for (int64_t t = 0; t < n; ++t) {
-                const float* src = x + ((b * heads + h) * n + t) * dh;
-                float* dst = y + ((b * n + t) * heads + h) * dh;
-                std::copy(src, src + dh, dst);
+                const float* src = x + (bh * n + t) * dh;
+                std::copy(src, src + dh, y + ((b * n + t) * heads + h) * dh);
             }
         }
-    }
+    });
 }
 
 namespace {
