@@ -61,6 +61,8 @@ std::optional<double> FilesPlayer::reading() const {
     return m_read->fraction.load();
 }
 
+bool FilesPlayer::playsWhenRead() const { return m_read && m_playWhenRead; }
+
 QString FilesPlayer::poll() {
     if (!m_read || !m_read->done.load(std::memory_order_acquire)) return {};
     m_read->thread.join();

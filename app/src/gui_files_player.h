@@ -30,6 +30,7 @@ public:
     QString play(const QString& path, double startS) override;
     void pause() override;
     std::optional<double> reading() const override;
+    bool playsWhenRead() const override;
     // Once the read is done: the decoder's reason when it failed, else the file is held and
     // plays from where play() asked (the output device's reason when it cannot).
     QString poll() override;

@@ -94,6 +94,7 @@ public:
     std::optional<double> reading() const override {
         return readingNow ? std::optional<double>(fraction) : std::nullopt;
     }
+    bool playsWhenRead() const override { return readingNow && playWhenRead; }
     QString poll() override {
         ++polls;
         if (!readingNow || !finish) return {};
@@ -314,6 +315,17 @@ TEST(GuiFilesWords, AFileBeingReadSaysHowFarThenPlays) {
     EXPECT_EQ(panel.playButton()->text(), QStringLiteral("&Pause"));
     QTest::mouseClick(panel.playButton(), Qt::LeftButton);
     EXPECT_EQ(player->pauses, 1);
+    EXPECT_EQ(panel.playButton()->text(), QStringLiteral("&Play")) << "paused while it reads";
+    EXPECT_TRUE(panel.playbackLabel()->text().startsWith(QStringLiteral("Reading the audio")));
+    // Play again before the read ends: it will play from the clicked word once read.
+    QTest::mouseClick(panel.playButton(), Qt::LeftButton);
+    EXPECT_EQ(player->plays, 3);
+    EXPECT_DOUBLE_EQ(player->lastStart, 0.5);
+    EXPECT_TRUE(player->playsWhenRead());
+    EXPECT_EQ(panel.playButton()->text(), QStringLiteral("&Pause"));
+    QTest::mouseClick(panel.playButton(), Qt::LeftButton);
+    EXPECT_EQ(player->pauses, 2);
+    EXPECT_EQ(panel.playButton()->text(), QStringLiteral("&Play"));
     player->finish = true;
     QTest::qWait(ui::FilesPanel::kPlaybackTickMs * 3);
     EXPECT_FALSE(player->isPlaying());
@@ -367,7 +379,10 @@ TEST(GuiFilesWords, TheRealPlayerReadsOnItsOwnThread) {
     ASSERT_FALSE(wav.empty()) << why;
     EXPECT_EQ(player.play(q(wav), 1.5), QString());
     EXPECT_DOUBLE_EQ(player.positionS(), 1.5) << "while reading: where it will start";
+    EXPECT_TRUE(player.playsWhenRead());
     player.pause();  // no output device is needed: it will not play
+    EXPECT_FALSE(player.playsWhenRead());
+    EXPECT_TRUE(player.reading().has_value()) << "the read goes on";
     for (int i = 0; i < 500 && player.reading(); ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
         EXPECT_EQ(player.poll(), QString());

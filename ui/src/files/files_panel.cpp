@@ -546,7 +546,9 @@ void FilesPanel::showPlaybackState() {
     const bool playing = m_player && m_playedJob >= 0 && m_player->isPlaying();
     const std::optional<double> reading =
         m_player && m_playedJob >= 0 ? m_player->reading() : std::nullopt;
-    m_play->setText(playing || reading ? tr("&Pause") : tr("&Play"));
+    // Reading and set to play once read: Pause keeps it from starting; after that, Play.
+    const bool starting = reading && m_player->playsWhenRead();
+    m_play->setText(playing || starting ? tr("&Pause") : tr("&Play"));
     if (!shown) {
         m_playback->clear();
     } else if (reading) {
@@ -589,7 +591,7 @@ void FilesPanel::cannotPlay(const QString& reason) {
 }
 
 void FilesPanel::togglePlayback() {
-    if (m_player && m_playedJob >= 0 && m_player->reading()) {
+    if (m_player && m_playedJob >= 0 && m_player->reading() && m_player->playsWhenRead()) {
         m_player->pause();  // the read goes on (the timer advances it); it will not play
         showPlaybackState();
         return;

@@ -20,6 +20,9 @@ public:
     // The fraction of the file read while play() is still reading it (a long recording takes
     // seconds to decode, and the page stays responsive meanwhile); empty otherwise.
     virtual std::optional<double> reading() const { return std::nullopt; }
+    // While reading(): whether the file plays once read (play() asked, no pause() since). A
+    // player that does not say is taken to play once read.
+    virtual bool playsWhenRead() const { return reading().has_value(); }
     // Advances a read in progress; the page calls it on its playback timer. Once the file is
     // read, playing starts where play() asked (unless pause() came since). The reason when the
     // file could not be read or played, once; empty otherwise.
