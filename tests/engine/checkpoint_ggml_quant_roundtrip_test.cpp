@@ -78,7 +78,9 @@ class GgmlQuantRoundTrip : public testing::TestWithParam<GgmlType> {};
 
 TEST_P(GgmlQuantRoundTrip, LoaderDecodesTheQuantizerWithinTheFormatBound) {
     const GgmlType type = GetParam();
-    const int64_t rows = 5;
+    // Rows enough that the loader decodes them in several pieces on its threads (pieces of
+    // 256 Ki values: 512 rows here), the last one short.
+    const int64_t rows = 1100;
     const int64_t cols = 512;  // two k-quant super-blocks, 16 legacy blocks per row
     const std::vector<float> values = test_values(rows, cols);
     GgmlTensorToWrite tensor{

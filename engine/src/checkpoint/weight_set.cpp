@@ -2,15 +2,20 @@
 // container) and names every tensor by program path; convert_to_f32 widens one weight.
 #include "earshot/engine/checkpoint/weight_set.h"
 
+#include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 
 #include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/checkpoint/ggml_blocks.h"
@@ -132,9 +137,11 @@ void read_sharded_weights(const fs::path& index_path, WeightSet& set,
 }
 
 // A quantized tensor's blocks decoded row by row ([rows, ne[0]] values) and narrowed to f16
-// bytes. The reader sized the data from the layout; a mismatch here is a broken invariant.
-std::vector<std::byte> dequantize_to_f16(const fs::path& file, const GgmlTensorInfo& tensor,
-                                         std::span<const std::byte> stored) {
+// bytes, on as many threads as the machine has (a large model holds a billion and a half values),
+// into memory that is not zeroed first. Each row's values do not depend on the threads. The
+// reader sized the data from the layout; a mismatch here is a broken invariant.
+std::span<const std::byte> dequantize_to_f16(const fs::path& file, const GgmlTensorInfo& tensor,
+                                             std::span<const std::byte> stored, WeightSet& set) {
     const GgmlBlockLayout layout = ggml_block_layout(tensor.ttype);
     const uint64_t row_values = static_cast<uint64_t>(tensor.ne.at(0));
     const uint64_t row_bytes = row_values / layout.elements * layout.bytes;
@@ -146,16 +153,43 @@ std::vector<std::byte> dequantize_to_f16(const fs::path& file, const GgmlTensorI
                                   " values");
     }
     const uint64_t rows = stored.size() / row_bytes;
-    std::vector<std::byte> out(rows * row_values * sizeof(uint16_t));
-    std::vector<float> row(row_values);      // [ne[0]]
-    std::vector<uint16_t> bits(row_values);  // the row narrowed
-    for (uint64_t r = 0; r < rows; ++r) {
-        dequantize_ggml_blocks(tensor.ttype, stored.subspan(r * row_bytes, row_bytes), row);
-        std::byte* target = out.data() + r * row_values * sizeof(uint16_t);
-        narrow_to_f16(row, bits);
-        std::memcpy(target, bits.data(), row_values * sizeof(uint16_t));
-    }
-    return out;
+    const std::size_t size_bytes = rows * row_values * sizeof(uint16_t);
+    const std::shared_ptr<std::byte[]> out =
+        std::make_shared_for_overwrite<std::byte[]>(size_bytes);
+    // Pieces of at least 256 Ki values, claimed by the threads one at a time.
+    const uint64_t piece_rows = std::max<uint64_t>(1, (uint64_t{1} << 18) / row_values);
+    const uint64_t pieces = (rows + piece_rows - 1) / piece_rows;
+    std::atomic<uint64_t> next{0};
+    std::mutex failure_mutex;
+    std::exception_ptr failure;  // the first thread's exception, rethrown once all have joined
+    const auto decode = [&] {
+        try {
+            std::vector<float> row(row_values);      // [ne[0]]
+            std::vector<uint16_t> bits(row_values);  // the row narrowed
+            for (uint64_t piece = next.fetch_add(1); piece < pieces; piece = next.fetch_add(1)) {
+                const uint64_t end = std::min(rows, (piece + 1) * piece_rows);
+                for (uint64_t r = piece * piece_rows; r < end; ++r) {
+                    dequantize_ggml_blocks(tensor.ttype, stored.subspan(r * row_bytes, row_bytes),
+                                           row);
+                    narrow_to_f16(row, bits);
+                    std::memcpy(out.get() + r * row_values * sizeof(uint16_t), bits.data(),
+                                row_values * sizeof(uint16_t));
+                }
+            }
+        } catch (...) {
+            next.store(pieces);
+            const std::lock_guard lock(failure_mutex);
+            if (!failure) failure = std::current_exception();
+        }
+    };
+    const auto threads =
+        std::min<uint64_t>(std::max(1U, std::thread::hardware_concurrency()), pieces);
+    std::vector<std::thread> helpers;
+    for (uint64_t t = 1; t < threads; ++t) helpers.emplace_back(decode);
+    decode();
+    for (auto& helper : helpers) helper.join();
+    if (failure) std::rethrow_exception(failure);
+    return set.own(out, size_bytes);
 }
 
 void read_ggml_weights(const fs::path& file, WeightSet& set) {
@@ -180,7 +214,7 @@ void read_ggml_weights(const fs::path& file, WeightSet& set) {
         }
         const auto stored = mapped.bytes().subspan(tensor.data_offset_bytes, tensor.size_bytes);
         if (is_quantized(tensor.ttype)) {
-            weight.bytes = set.own(dequantize_to_f16(file, tensor, stored));
+            weight.bytes = dequantize_to_f16(file, tensor, stored, set);
             if (!weight.path.empty()) {
                 set.note_dequantized(weight.path, std::string(ggml_type_name(tensor.ttype)));
             }
@@ -270,9 +304,10 @@ void WeightSet::note_dequantized(std::string path, std::string ggml_type) {
     dequantized_from_[std::move(path)] = std::move(ggml_type);
 }
 
-std::span<const std::byte> WeightSet::own(std::vector<std::byte> bytes) {
+std::span<const std::byte> WeightSet::own(std::shared_ptr<const std::byte[]> bytes,
+                                          std::size_t size_bytes) {
     owned_.push_back(std::move(bytes));
-    return owned_.back();
+    return {owned_.back().get(), size_bytes};
 }
 
 void WeightSet::add(Weight weight) {

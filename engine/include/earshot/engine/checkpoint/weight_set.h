@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -61,14 +62,16 @@ public:
     // Building (read_weights): a mapping to keep alive, bytes decoded at load to keep alive (the
     // span stays valid while the set lives, moves included), and a weight in either.
     const MappedFile& keep(MappedFile file);
-    std::span<const std::byte> own(std::vector<std::byte> bytes);
+    // `bytes` (size_bytes of them) kept alive; copies of the set share them.
+    std::span<const std::byte> own(std::shared_ptr<const std::byte[]> bytes,
+                                   std::size_t size_bytes);
     void note_dequantized(std::string path, std::string ggml_type);
     // Throws CheckpointError when another tensor already took the same (non-empty) path.
     void add(Weight weight);
 
 private:
     std::vector<MappedFile> files_;
-    std::vector<std::vector<std::byte>> owned_;  // moving a vector keeps its elements in place
+    std::vector<std::shared_ptr<const std::byte[]>> owned_;
     std::vector<Weight> weights_;
     std::map<std::string, std::size_t, std::less<>> by_path_;
     std::map<std::string, std::string, std::less<>> dequantized_from_;  // path -> ggml type
