@@ -106,7 +106,7 @@ void one_query(const float* q, const Value* k, const Value* v, const uint8_t* ma
     const int64_t grain = rows >= 2 * pool.size() ? blocks : 1;
     pool.parallel_for(rows * blocks, grain, [&](int64_t begin, int64_t end) {
         float scores[kKeyBlock];
-        int32_t done = 0;  // blocks of head `begin / blocks` .. finished in this range, uncounted
+        int32_t done = 0;  // blocks of the current head finished here and not yet counted
         for (int64_t task = begin; task < end; ++task) {
             const int64_t bh = task / blocks;
             if (done > 0 && task % blocks == 0) {
