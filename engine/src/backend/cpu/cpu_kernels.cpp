@@ -34,8 +34,8 @@ namespace {
     return std::copysign(1.0F - poly * exp_approx(-a * a), x);
 }
 
-// Rows per pool task for a row-wise op: at least 16 Ki values (a decoder step's one row runs on
-// its caller).
+// Rows of d values per pool task for a row-wise op: at least 16 Ki values, so that small work (a
+// decoder step's one row) runs on its caller (the pool does not split fewer than two grains).
 int64_t row_grain(int64_t d) {
     return std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(d, 1));
 }
@@ -61,6 +61,29 @@ void linear(const float* x, const float* w, const float* bias, float* y, int64_t
     }
 }
 
+namespace {
+
+// im2col rows [begin, end) of cols [Lout, Cin * K]: cols[t, c * K + j] = x[t * stride + j -
+// padding, c], zero past either end of x [L, Cin].
+void im2col_rows(const float* x, float* cols, int64_t begin, int64_t end, int64_t length,
+                 int64_t in_channels, int64_t kernel, int64_t stride, int64_t padding) {
+    const int64_t row = in_channels * kernel;
+    for (int64_t t = begin; t < end; ++t) {
+        float* col = cols + t * row;
+        for (int64_t j = 0; j < kernel; ++j) {
+            const int64_t src = t * stride + j - padding;
+            if (src < 0 || src >= length) {
+                for (int64_t c = 0; c < in_channels; ++c) col[c * kernel + j] = 0.0F;
+                continue;
+            }
+            const float* xs = x + src * in_channels;
+            for (int64_t c = 0; c < in_channels; ++c) col[c * kernel + j] = xs[c];
+        }
+    }
+}
+
+}  // namespace
+
 void conv1d(const float* x, const float* w, const float* b, float* y, int64_t batch, int64_t length,
             int64_t in_channels, int64_t out_channels, int64_t kernel, int64_t stride,
             int64_t padding, std::vector<float>& scratch) {
@@ -69,24 +92,11 @@ void conv1d(const float* x, const float* w, const float* b, float* y, int64_t ba
     scratch.resize(static_cast<size_t>(out_length * row));
     for (int64_t bi = 0; bi < batch; ++bi) {
         const float* xb = x + bi * length * in_channels;
-        // im2col: cols [Lout, Cin * K], cols[t, c * K + j] = x[t * stride + j - padding, c],
-        // rows of cols on the pool (an encoder's conv2 gathers 1500 x 1152 values for tiny).
+        // Rows of cols on the pool (an encoder's conv2 gathers 1500 x 1152 values for tiny).
         ThreadPool::shared().parallel_for(out_length, row_grain(row),
                                           [&](int64_t begin, int64_t end) {
-                                              for (int64_t t = begin; t < end; ++t) {
-                                                  float* col = scratch.data() + t * row;
-                                                  for (int64_t j = 0; j < kernel; ++j) {
-                                                      const int64_t src = t * stride + j - padding;
-                                                      if (src < 0 || src >= length) {
-                                                          for (int64_t c = 0; c < in_channels; ++c)
-                                                              col[c * kernel + j] = 0.0F;
-                                                          continue;
-                                                      }
-                                                      const float* xs = xb + src * in_channels;
-                                                      for (int64_t c = 0; c < in_channels; ++c)
-                                                          col[c * kernel + j] = xs[c];
-                                                  }
-                                              }
+                                              im2col_rows(xb, scratch.data(), begin, end, length,
+                                                          in_channels, kernel, stride, padding);
                                           });
         linear(scratch.data(), w, b, y + bi * out_length * out_channels, out_length, row,
                out_channels);
@@ -206,46 +216,34 @@ void permute(const float* x, float* y, std::span<const int64_t> shape,
     }
 }
 
-namespace {
-
-// Runs body(begin, end) over the (b, h) slices [0, slices) on the pool when the copy is large (an
-// encoder's or a prefill's heads), on the caller when it is not (a decoder step's few values).
-template <typename Body>
-void for_head_slices(int64_t slices, int64_t values, const Body& body) {
-    if (values < (int64_t{1} << 15)) {
-        body(int64_t{0}, slices);
-        return;
-    }
-    ThreadPool::shared().parallel_for(slices, 1, body);
-}
-
-}  // namespace
-
 void split_heads(const float* x, float* y, int64_t batch, int64_t n, int64_t heads, int64_t dh) {
-    // y's slice (b, h) [n, dh] is contiguous.
-    for_head_slices(batch * heads, batch * n * heads * dh, [&](int64_t begin, int64_t end) {
-        for (int64_t bh = begin; bh < end; ++bh) {
-            const int64_t b = bh / heads;
-            const int64_t h = bh % heads;
-            for (int64_t t = 0; t < n; ++t) {
-                const float* src = x + ((b * n + t) * heads + h) * dh;
-                std::copy(src, src + dh, y + (bh * n + t) * dh);
+    // y's slice (b, h) [n, dh] is contiguous. Slices of at least 16 Ki values per task: an
+    // encoder's heads go to the pool, a decoder step's few values stay on the caller.
+    ThreadPool::shared().parallel_for(
+        batch * heads, row_grain(n * dh), [&](int64_t begin, int64_t end) {
+            for (int64_t bh = begin; bh < end; ++bh) {
+                const int64_t b = bh / heads;
+                const int64_t h = bh % heads;
+                for (int64_t t = 0; t < n; ++t) {
+                    const float* src = x + ((b * n + t) * heads + h) * dh;
+                    std::copy(src, src + dh, y + (bh * n + t) * dh);
+                }
             }
-        }
-    });
+        });
 }
 
 void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t n, int64_t dh) {
-    for_head_slices(batch * heads, batch * n * heads * dh, [&](int64_t begin, int64_t end) {
-        for (int64_t bh = begin; bh < end; ++bh) {
-            const int64_t b = bh / heads;
-            const int64_t h = bh % heads;
-            for (int64_t t = 0; t < n; ++t) {
-                const float* src = x + (bh * n + t) * dh;
-                std::copy(src, src + dh, y + ((b * n + t) * heads + h) * dh);
+    ThreadPool::shared().parallel_for(
+        batch * heads, row_grain(n * dh), [&](int64_t begin, int64_t end) {
+            for (int64_t bh = begin; bh < end; ++bh) {
+                const int64_t b = bh / heads;
+                const int64_t h = bh % heads;
+                for (int64_t t = 0; t < n; ++t) {
+                    const float* src = x + (bh * n + t) * dh;
+                    std::copy(src, src + dh, y + ((b * n + t) * heads + h) * dh);
+                }
             }
-        }
-    });
+        });
 }
 
 namespace {
