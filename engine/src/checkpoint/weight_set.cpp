@@ -3,13 +3,10 @@
 #include "earshot/engine/checkpoint/weight_set.h"
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <cstring>
-#include <exception>
 #include <fstream>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -23,6 +20,7 @@
 #include "earshot/engine/checkpoint/half_float.h"
 #include "earshot/engine/checkpoint/safetensors.h"
 #include "hf_pickle_refusal.h"
+#include "piece_threads.h"
 #include "weight_names.h"
 
 namespace earshot::checkpoint {
@@ -156,39 +154,23 @@ std::span<const std::byte> dequantize_to_f16(const fs::path& file, const GgmlTen
     const std::size_t size_bytes = rows * row_values * sizeof(uint16_t);
     const std::shared_ptr<std::byte[]> out =
         std::make_shared_for_overwrite<std::byte[]>(size_bytes);
-    // Pieces of at least 256 Ki values, claimed by the threads one at a time.
+    // Pieces of at least 256 Ki values, on as many threads as the machine has.
     const uint64_t piece_rows = std::max<uint64_t>(1, (uint64_t{1} << 18) / row_values);
-    const uint64_t pieces = (rows + piece_rows - 1) / piece_rows;
-    std::atomic<uint64_t> next{0};
-    std::mutex failure_mutex;
-    std::exception_ptr failure;  // the first thread's exception, rethrown once all have joined
-    const auto decode = [&] {
-        try {
-            std::vector<float> row(row_values);      // [ne[0]]
-            std::vector<uint16_t> bits(row_values);  // the row narrowed
-            for (uint64_t piece = next.fetch_add(1); piece < pieces; piece = next.fetch_add(1)) {
-                const uint64_t end = std::min(rows, (piece + 1) * piece_rows);
-                for (uint64_t r = piece * piece_rows; r < end; ++r) {
-                    dequantize_ggml_blocks(tensor.ttype, stored.subspan(r * row_bytes, row_bytes),
-                                           row);
-                    narrow_to_f16(row, bits);
-                    std::memcpy(out.get() + r * row_values * sizeof(uint16_t), bits.data(),
-                                row_values * sizeof(uint16_t));
-                }
-            }
-        } catch (...) {
-            next.store(pieces);
-            const std::lock_guard lock(failure_mutex);
-            if (!failure) failure = std::current_exception();
-        }
-    };
-    const auto threads =
-        std::min<uint64_t>(std::max(1U, std::thread::hardware_concurrency()), pieces);
-    std::vector<std::thread> helpers;
-    for (uint64_t t = 1; t < threads; ++t) helpers.emplace_back(decode);
-    decode();
-    for (auto& helper : helpers) helper.join();
-    if (failure) std::rethrow_exception(failure);
+    run_pieces((rows + piece_rows - 1) / piece_rows,
+               std::max(1U, std::thread::hardware_concurrency()), [&](uint64_t piece) {
+                   thread_local std::vector<float> row;      // [ne[0]]
+                   thread_local std::vector<uint16_t> bits;  // the row narrowed
+                   row.resize(row_values);
+                   bits.resize(row_values);
+                   const uint64_t end = std::min(rows, (piece + 1) * piece_rows);
+                   for (uint64_t r = piece * piece_rows; r < end; ++r) {
+                       dequantize_ggml_blocks(tensor.ttype,
+                                              stored.subspan(r * row_bytes, row_bytes), row);
+                       narrow_to_f16(row, bits);
+                       std::memcpy(out.get() + r * row_values * sizeof(uint16_t), bits.data(),
+                                   row_values * sizeof(uint16_t));
+                   }
+               });
     return set.own(out, size_bytes);
 }
 

@@ -10,12 +10,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <new>
-#include <thread>
 #include <utility>
 
+#include "checkpoint/piece_threads.h"
 #include "cpu_gemv_f16.h"
 #include "cpu_threads.h"
 #include "earshot/engine/checkpoint/weight_set.h"
@@ -36,21 +35,11 @@ struct Piece {
     size_t bytes;
 };
 
-// Copies the pieces on as many threads as the CPU kernels use, started for this batch (not the
-// shared pool: a model may load while another one decodes on it).
+// Copies the pieces on as many threads as the CPU kernels use, started for this batch.
 void copy_pieces(const std::vector<Piece>& pieces) {
-    std::atomic<size_t> next{0};
-    const auto copy = [&] {
-        for (size_t i = next.fetch_add(1); i < pieces.size(); i = next.fetch_add(1)) {
-            std::memcpy(pieces[i].target, pieces[i].source, pieces[i].bytes);
-        }
-    };
-    const auto threads =
-        std::min<size_t>(static_cast<size_t>(ThreadPool::shared_threads()), pieces.size());
-    std::vector<std::thread> helpers;
-    for (size_t t = 1; t < threads; ++t) helpers.emplace_back(copy);
-    copy();
-    for (auto& helper : helpers) helper.join();
+    checkpoint::run_pieces(
+        pieces.size(), static_cast<uint64_t>(ThreadPool::shared_threads()),
+        [&](uint64_t i) { std::memcpy(pieces[i].target, pieces[i].source, pieces[i].bytes); });
 }
 
 bool is_half_matrix(const checkpoint::Weight& weight) {
