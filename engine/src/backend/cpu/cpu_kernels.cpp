@@ -216,34 +216,36 @@ void permute(const float* x, float* y, std::span<const int64_t> shape,
     }
 }
 
-void split_heads(const float* x, float* y, int64_t batch, int64_t n, int64_t heads, int64_t dh) {
-    // y's slice (b, h) [n, dh] is contiguous. Slices of at least 16 Ki values per task: an
-    // encoder's heads go to the pool, a decoder step's few values stay on the caller.
+namespace {
+
+// Copies from [B, N, H * Dh] (packed) to [B, H, N, Dh] (by head) when kSplit, else back. Each
+// (b, h) slice by head [N, Dh] is contiguous; slices of at least 16 Ki values per task (an
+// encoder's heads go to the pool, a decoder step's few values stay on the caller).
+template <bool kSplit>
+void copy_heads(const float* from, float* to, int64_t batch, int64_t n, int64_t heads, int64_t dh) {
     ThreadPool::shared().parallel_for(
         batch * heads, row_grain(n * dh), [&](int64_t begin, int64_t end) {
             for (int64_t bh = begin; bh < end; ++bh) {
                 const int64_t b = bh / heads;
                 const int64_t h = bh % heads;
                 for (int64_t t = 0; t < n; ++t) {
-                    const float* src = x + ((b * n + t) * heads + h) * dh;
-                    std::copy(src, src + dh, y + (bh * n + t) * dh);
+                    const int64_t packed = ((b * n + t) * heads + h) * dh;
+                    const int64_t by_head = (bh * n + t) * dh;
+                    const float* src = from + (kSplit ? packed : by_head);
+                    std::copy(src, src + dh, to + (kSplit ? by_head : packed));
                 }
             }
         });
 }
 
+}  // namespace
+
+void split_heads(const float* x, float* y, int64_t batch, int64_t n, int64_t heads, int64_t dh) {
+    copy_heads<true>(x, y, batch, n, heads, dh);
+}
+
 void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t n, int64_t dh) {
-    ThreadPool::shared().parallel_for(
-        batch * heads, row_grain(n * dh), [&](int64_t begin, int64_t end) {
-            for (int64_t bh = begin; bh < end; ++bh) {
-                const int64_t b = bh / heads;
-                const int64_t h = bh % heads;
-                for (int64_t t = 0; t < n; ++t) {
-                    const float* src = x + (bh * n + t) * dh;
-                    std::copy(src, src + dh, y + ((b * n + t) * heads + h) * dh);
-                }
-            }
-        });
+    copy_heads<false>(x, y, batch, n, heads, dh);
 }
 
 namespace {
