@@ -2,7 +2,8 @@
 // model and espeak-ng speech. Without a usable GPU: auto runs on the CPU with the CPU's text and
 // one stderr line giving the reason `earshot gpus` gives; cuda exits 2 with one line naming it; an
 // executable copied away from its CUDA module (empty LD_LIBRARY_PATH) still transcribes and says
-// the module was not found. Suites named *OnCudaDevice need a GPU (label cuda) and skip without.
+// the module was not found. Suites named *OnCudaDevice need a GPU (label cuda); they skip only
+// without a driver or device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_test_device.h"
 #include "earshot/engine/backend/cuda_devices.h"
 #include "micro_model.h"
 #include "run_process.h"
@@ -281,8 +283,7 @@ protected:
     void SetUp() override {
         BackendChoiceCommand::SetUp();
         if (IsSkipped() || HasFatalFailure()) return;
-        const GpusAnswer gpus = ask_gpus();
-        if (!gpus.devices) GTEST_SKIP() << "no CUDA: " << gpus.kind << ": " << gpus.message;
+        EARSHOT_CUDA_TEST_GATE(cuda_test_gate_from_gpus_output(ask_gpus().out));
     }
 };
 

@@ -1,6 +1,7 @@
 // `earshot transcribe --word-timestamps --backend cuda` with the embedded micro model: the same
 // words as `--backend cpu`, each starting and ending within two audio frames of the CPU's times.
-// Needs a CUDA device (here the emulated module of cuda_app_emulated); skips with one line without.
+// Needs a CUDA device (here the emulated module of cuda_app_emulated); skips with one line only
+// on a machine without a driver or a device (cuda_test_device.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_test_device.h"
 #include "file_bytes.h"
 #include "micro_model.h"
 #include "run_process.h"
@@ -48,12 +50,8 @@ std::vector<TimedWord> timed_words(const fs::path& json_path) {
 class WordTimestampsOnCudaDevice : public ::testing::Test {
 protected:
     void SetUp() override {
-        // `earshot gpus` lists devices under this header, else says why there is none.
-        const ProcessResult gpus = run_earshot("gpus");
-        const std::string first = gpus.out.substr(0, gpus.out.find('\n'));
-        if (first != "  index  total_gib  free_gib  compute  name") {
-            GTEST_SKIP() << "no CUDA: " << first;
-        }
+        // `earshot gpus` lists devices, else says why there is none.
+        EARSHOT_CUDA_TEST_GATE(cuda_test_gate_from_gpus_output(run_earshot("gpus").out));
         ASSERT_EQ(run_shell("command -v espeak-ng").exit_code, 0)
             << "espeak-ng is not installed (packaging/setup.sh installs it)";
     }

@@ -1,16 +1,17 @@
 // A quantized ggml checkpoint on the CUDA backend: its dequantized f16 weights are uploaded as any
-// f16 checkpoint's, and the logits match the CPU backend's on the same file. Skips without CUDA
-// (the emulated device runs it in the cpu-labelled `cuda_backend_emulated` test).
+// f16 checkpoint's, and the logits match the CPU backend's on the same file. Skips on a machine
+// without a CUDA driver or device, as every CUDA test does (cuda_test_device.h); the emulated
+// device runs it in the cpu-labelled `cuda_backend_emulated` test.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "cuda_test_device.h"
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/backend/cuda_devices.h"
 #include "earshot/engine/backend/cuda_whisper.h"
@@ -29,15 +30,6 @@ using backend::HostTensor;
 // tolerance (max |difference| over max |logit|).
 constexpr double kLogitsTolerance = 1e-2;
 
-std::optional<std::string> cuda_unavailable() {
-    try {
-        (void)backend::cuda_devices();
-        return std::nullopt;
-    } catch (const backend::CudaError& error) {
-        return std::string(backend::cuda_error_kind_name(error.kind())) + ": " + error.what();
-    }
-}
-
 // [1, Vocab] logits of tokens [1, 2, 3] after a fixed random mel [1, 80, 40].
 template <typename Backend>
 std::vector<float> logits_of(Backend& backend) {
@@ -52,7 +44,7 @@ std::vector<float> logits_of(Backend& backend) {
 }
 
 TEST(GgmlQuantOnCudaDevice, Q4KTwinRunsAsOnTheCpu) {
-    if (const auto why = cuda_unavailable()) GTEST_SKIP() << "no CUDA: " << *why;
+    EARSHOT_NEEDS_CUDA_DEVICE();
     const test::TempDir dir("earshot-ggml-quant-cuda");
     model::RandomCheckpointOptions o;
     o.d = 256;  // whole q4_k blocks in every linear row

@@ -1,8 +1,9 @@
 // The CUDA backend against the CPU backend on random checkpoints (f32, f16 and bf16 stored,
 // uploaded as f16): every entry, cache consistency on the GPU, batch 1 and 5, beam reordering,
 // profiling with CUDA events, and the embedded micro model's logits and decoded tokens. Suites
-// named *OnCudaDevice are labelled cuda and skip with one line when no CUDA device is usable;
-// CudaAvailability runs everywhere and checks what a machine without a GPU is told.
+// named *OnCudaDevice are labelled cuda; they skip with one line on a machine without a driver or
+// a device and fail on any other CUDA error (cuda_test_device.h); CudaAvailability runs everywhere
+// and checks what a machine without a GPU is told.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -52,13 +53,6 @@ constexpr double kArgmaxAgreement = 0.99;
 // and the single-query kernel, the same f16 rounding of every operand.
 constexpr double kCacheTolerance = 5e-3;
 
-// Why the CUDA cases cannot run here, or nullopt when a device is usable.
-
-#define SKIP_WITHOUT_CUDA()                                                           \
-    do {                                                                              \
-        if (const auto why = cuda_unavailable()) GTEST_SKIP() << "no CUDA: " << *why; \
-    } while (false)
-
 struct Shape {
     std::string name;
     earshot::model::RandomCheckpointOptions options;
@@ -106,7 +100,7 @@ double agreement(std::span<const float> got, std::span<const float> want, int64_
 class BackendParityOnCudaDevice : public ::testing::TestWithParam<Shape> {
 protected:
     void SetUp() override {
-        SKIP_WITHOUT_CUDA();
+        EARSHOT_NEEDS_CUDA_DEVICE();
         earshot::model::write_random_checkpoint(dir_.path(), GetParam().options);
         checkpoint_.emplace(earshot::model::load_whisper_checkpoint(dir_.path()));
         const auto& o = GetParam().options;
@@ -273,7 +267,7 @@ INSTANTIATE_TEST_SUITE_P(RandomCheckpoints, BackendParityOnCudaDevice,
 class MicroModelOnCudaDevice : public ::testing::Test {
 protected:
     void SetUp() override {
-        SKIP_WITHOUT_CUDA();
+        EARSHOT_NEEDS_CUDA_DEVICE();
         npz_ = earshot::test::read_npz(earshot::test::golden_dir() / "micro" / "parity.npz");
         checkpoint_.emplace(earshot::model::load_whisper_checkpoint(kModelDir));
         const earshot::test::NpyArray& mel = npz_.at("mel");  // [80, Frames]
@@ -337,7 +331,7 @@ TEST_F(MicroModelOnCudaDevice, GreedyAndBeamWindowsDecodeLikeTheCpu) {
 // size EARSHOT_CUDA_EMULATOR_MEMORY_BYTES sets): the error names the model and what it needed,
 // and the automatic choice runs the model on the CPU instead.
 TEST(OutOfMemoryOnCudaDevice, NamesTheModelAndWhatItNeeded) {
-    SKIP_WITHOUT_CUDA();
+    EARSHOT_NEEDS_CUDA_DEVICE();
     if (std::getenv("EARSHOT_CUDA_EMULATOR_MEMORY_BYTES") == nullptr) {
         GTEST_SKIP() << "runs on the emulated device with a memory limit only";
     }

@@ -3,7 +3,7 @@
 // including the last layer's, batch rows with their own audio and beam rows expanded from one;
 // the logits unchanged by asking, and the decoder steps after it still replayed from their graph.
 // Suites named *OnCudaDevice need a CUDA device (the emulated one of cuda_backend_emulated here)
-// and skip with one line without.
+// and skip with one line only on a machine without a driver or a device (cuda_test_device.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,7 +36,6 @@ using earshot::backend::CrossAttentionRequest;
 using earshot::backend::CudaError;
 using earshot::backend::CudaWhisper;
 using earshot::backend::HostTensor;
-using earshot::test::cuda_unavailable;
 using earshot::test::emulator_graph_launches;
 
 // Probabilities in [0, 1], the GPU's against the CPU's: the GPU runs every GEMM on f16 operands
@@ -125,7 +124,7 @@ Comparison compare(const HostTensor& gpu, const HostTensor& cpu,
 class CrossAttentionOnCudaDevice : public ::testing::TestWithParam<Case> {
 protected:
     void SetUp() override {
-        if (const auto why = cuda_unavailable()) GTEST_SKIP() << "no CUDA: " << *why;
+        EARSHOT_NEEDS_CUDA_DEVICE();
         earshot::model::write_random_checkpoint(dir_.path(), GetParam().options);
         checkpoint_.emplace(earshot::model::load_whisper_checkpoint(dir_.path()));
     }
