@@ -24,6 +24,7 @@
 #include "run_process.h"
 #include "spoken_words.h"
 #include "temp_dir.h"
+#include "value_difference.h"
 
 namespace earshot::test {
 namespace {
@@ -354,7 +355,7 @@ TEST_F(TranscribeOnCudaDevice, LiveAndDebugEncodeRunOnTheGpu) {
         float got = 0.0F;
         std::memcpy(&want, cpu_npy.data() + at, 4);
         std::memcpy(&got, gpu_npy.data() + at, 4);
-        worst = std::max(worst, static_cast<double>(std::fabs(got - want)));
+        worst = std::max(worst, value_difference(got, want));
         largest = std::max(largest, static_cast<double>(std::fabs(want)));
     }
     EXPECT_GT(largest, 0.0);

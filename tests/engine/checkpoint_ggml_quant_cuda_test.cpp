@@ -20,6 +20,7 @@
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "ggml_writer.h"
 #include "temp_dir.h"
+#include "value_difference.h"
 
 namespace earshot {
 namespace {
@@ -69,12 +70,9 @@ TEST(GgmlQuantOnCudaDevice, Q4KTwinRunsAsOnTheCpu) {
     const std::vector<float> got = logits_of(cuda);
     ASSERT_EQ(got.size(), want.size());
     double scale = 0.0;
-    double error = 0.0;
-    for (std::size_t i = 0; i < want.size(); ++i) {
-        scale = std::max(scale, std::fabs(static_cast<double>(want[i])));
-        error =
-            std::max(error, std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i])));
-    }
+    for (const float w : want) scale = std::max(scale, std::fabs(static_cast<double>(w)));
+    const double error =
+        test::max_difference(std::span<const float>(got), std::span<const float>(want));
     ASSERT_GT(scale, 0.0);
     EXPECT_LT(error / scale, kLogitsTolerance);
 }

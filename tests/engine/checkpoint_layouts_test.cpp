@@ -21,6 +21,7 @@
 #include "earshot/engine/program/inspect.h"
 #include "ggml_writer.h"
 #include "temp_dir.h"
+#include "value_difference.h"
 
 namespace earshot {
 namespace {
@@ -72,11 +73,7 @@ std::string generic_of(const model::WhisperBinding& binding, const std::string& 
 }
 
 double max_abs_difference(std::span<const float> a, std::span<const float> b) {
-    double worst = 0.0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        worst = std::max(worst, std::fabs(static_cast<double>(a[i]) - static_cast<double>(b[i])));
-    }
-    return worst;
+    return test::max_difference(a, b);
 }
 
 // Listens to a random mel, then checks prefill([sot, a, b]) against prefill([sot, a]) followed by

@@ -16,6 +16,7 @@
 #include "backend/cpu/cpu_attention_tiles.h"
 #include "backend/cpu/cpu_gemv_f16.h"
 #include "earshot/engine/checkpoint/half_float.h"
+#include "value_difference.h"
 
 namespace {
 
@@ -38,7 +39,7 @@ TEST(CpuKernels, GeluMatchesTheErfForm) {
     for (size_t i = 0; i < x.size(); ++i) {
         const double xd = x[i];
         const double exact = 0.5 * xd * (1.0 + std::erf(xd / std::sqrt(2.0)));
-        worst = std::max(worst, std::fabs(double(y[i]) - exact));
+        worst = std::max(worst, earshot::test::value_difference(y[i], exact));
     }
     EXPECT_LT(worst, 2e-6);  // absolute, over |x| <= 10
 }

@@ -15,6 +15,7 @@
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "npz_reader.h"
+#include "value_difference.h"
 
 namespace earshot::test {
 namespace {
@@ -65,7 +66,7 @@ TEST(MicroModelParity, CpuEngineLogitsMatchPyTorchWithin1e3Relative) {
         for (size_t v = 0; v < vocab; ++v) {
             const double e = expected_all[i * vocab + v];
             max_abs = std::max(max_abs, std::abs(e));
-            max_diff = std::max(max_diff, std::abs(static_cast<double>(values[v]) - e));
+            max_diff = std::max(max_diff, value_difference(values[v], e));
             if (values[v] > values[argmax_got]) argmax_got = v;
             if (expected_all[i * vocab + v] > expected_all[i * vocab + argmax_expected]) {
                 argmax_expected = v;

@@ -26,6 +26,7 @@
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "temp_dir.h"
+#include "value_difference.h"
 
 namespace {
 
@@ -111,7 +112,8 @@ Comparison compare(const HostTensor& gpu, const HostTensor& cpu,
                     const double g = got[static_cast<size_t>(((b * n + i) * s_len + s) * a + t)];
                     const double w = want[static_cast<size_t>(((b * n + j) * s_len + s) * a + t)];
                     sum += g;
-                    result.max_error = std::max(result.max_error, std::abs(g - w));
+                    result.max_error =
+                        std::max(result.max_error, earshot::test::value_difference(g, w));
                 }
                 result.min_row_sum = std::min(result.min_row_sum, sum);
                 result.max_row_sum = std::max(result.max_row_sum, sum);

@@ -21,6 +21,7 @@
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "reference/whisper_reference.h"
 #include "temp_dir.h"
+#include "value_difference.h"
 
 namespace ref = earshot::test::reference;
 using earshot::backend::AttentionHead;
@@ -114,7 +115,8 @@ Comparison compare(const HostTensor& got, std::span<const AttentionHead> heads,
                     const double g = values[static_cast<size_t>(((b * n + i) * s_len + s) * a + t)];
                     sum += g;
                     result.max_error =
-                        std::max(result.max_error, std::abs(g - layer.at(head.head, s, t)));
+                        std::max(result.max_error,
+                                 earshot::test::value_difference(g, layer.at(head.head, s, t)));
                 }
                 result.min_row_sum = std::min(result.min_row_sum, sum);
                 result.max_row_sum = std::max(result.max_row_sum, sum);

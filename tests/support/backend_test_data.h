@@ -1,5 +1,6 @@
 // Inputs and comparisons shared by the backend tests: deterministic mels and token rows, and the
-// relative error (max |got - want| / max |want|) every backend tolerance is stated in.
+// relative error (max |got - want| / max |want|) every backend tolerance is stated in, with a
+// non-finite value as an infinite error.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "earshot/engine/backend/host_tensor.h"
+#include "value_difference.h"
 
 namespace earshot::test::backend_data {
 
@@ -71,14 +73,11 @@ inline double max_abs(std::span<const double> values) {
     return m;
 }
 
-// max |got - want| / max |want|.
+// max |got - want| / max |want|; infinite when a value on either side is not finite or the sizes
+// differ (value_difference.h).
 inline double relative_error(std::span<const float> got, std::span<const double> want) {
     EXPECT_EQ(got.size(), want.size());
-    double worst = 0.0;
-    for (size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
-        worst = std::max(worst, std::abs(static_cast<double>(got[i]) - want[i]));
-    }
-    return worst / max_abs(want);
+    return max_difference(got, want) / max_abs(want);
 }
 
 inline double relative_error(std::span<const float> got, std::span<const float> want) {
