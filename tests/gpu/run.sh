@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# The one script a GPU machine runs (tests/gpu/prepare.sh built its inputs in build/gpu-carry).
+# The CUDA tests or the benchmarks beside Hugging Face transformers on a GPU machine, from what
+# tests/gpu/prepare.sh carried (build/gpu-carry). tests/gpu/session.sh is the whole device run
+# (tests, sanitizers, benchmarks, Nsight Compute) in one command; this script is its parts, with
+# the transformers comparison session.sh leaves out.
 #   run.sh [tests]  the CUDA backend's tests against the CPU backend and the micro model
 #   run.sh bench    earshot_cuda_bench on large-v3, large-v3-turbo and base shapes, and Hugging Face
 #                   transformers on the same checkpoints (EARSHOT_GPU_HF_COMPILE=1 adds its
@@ -11,19 +14,28 @@ set -uo pipefail
 mode=${1:-tests}
 case "$mode" in tests | bench | all) ;; *) echo "usage: run.sh [tests|bench|all]" >&2; exit 2 ;; esac
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-cd "$root"
-carry=$root/build/gpu-carry
+cd "$root" || exit 2
+# shellcheck source=tests/gpu/carry.sh
+source "$root/tests/gpu/carry.sh"
+carried=${EARSHOT_GPU_CARRY:-$root/build/gpu-carry}
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
-if [[ ! -x $carry/earshot_engine_tests ]]; then
-    echo "run.sh: $carry/earshot_engine_tests is missing; run tests/gpu/prepare.sh first" >&2
+if [[ ! -f $carried/bin.tar.xz ]]; then
+    echo "run.sh: $carried/bin.tar.xz is missing; run tests/gpu/prepare.sh first" >&2
     exit 2
 fi
+carry=$(mktemp -d)
+trap 'rm -rf "$carry"' EXIT
+earshot_unpack_carry "$carried" "$carry"
 echo "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-echo "carried build of commit $(cat "$carry/COMMIT" 2>/dev/null || echo unknown)," \
+echo "carried build of commit $(cat "$carried/COMMIT" 2>/dev/null || echo unknown)," \
     "checkout at $(git rev-parse HEAD 2>/dev/null || echo unknown)"
-export LD_LIBRARY_PATH=$carry:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+cublas=$(earshot_find_cublas) || cublas=/usr/local/cuda/lib64
+echo "cuBLAS: $cublas"
+export LD_LIBRARY_PATH=$carry:$cublas${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+earshot_carry_self_test "$carry" || exit 3
+export EARSHOT_REQUIRE_CUDA=1
 export EARSHOT_TEST_GOLDEN_DIR=$root/tests/golden
 export EARSHOT_MICRO_MODEL_DIR=$root/resources/models/micro/model
 export EARSHOT_CUDA_MODULE=$carry/libearshot_cuda.so
