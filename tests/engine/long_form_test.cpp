@@ -294,6 +294,73 @@ TEST(SeekLoop, FullWindowsResumeInThePauseBeforeTheNextSentence) {
               (std::vector<int32_t>{ts(25), 10, ts(110), ts(10), 14, ts(120), ts(5), 16, ts(100)}));
 }
 
+// A window whose tokens are one timestamp: the model heard speech begin there and said nothing of
+// it. Where the window can move (a full window, <|ts|> after <|0.00|>) the next one starts before
+// the speech; where it cannot (the file's last window, or <|0.00|>), the window is decoded again
+// without timestamps, so its speech is not a blank segment. Before, a file's last sentence could
+// be lost this way: the micro model marks a sentence it takes as cut with <|ts|> alone.
+TEST(SeekLoop, ASpeechOpeningWithNoTextIsDecodedWithoutTimestampsWhereTheWindowCannotMove) {
+    Script script;
+    // A full window at 0: <|0.00|> alone cannot move on; its text comes from the text-only decode.
+    script.results.push_back(result({ts(0)}));
+    // A full window at 6 s: <|0.98|> alone moves the next window to 0.5 s before it (resume_at).
+    script.results.push_back(result({ts(49)}));
+    // The file's last window (6.48-12.0 s, not full): <|0.50|> alone, decoded again without
+    // timestamps.
+    script.results.push_back(result({ts(25)}));
+    Script text_only;
+    text_only.results.push_back(result({40, 41}, 0.0, 0.1, -0.2));
+    text_only.results.push_back(result({50, 51, 52}, 0.2, 0.1, -0.4));
+    SeekLoopOptions options;
+    options.frames = 600;
+    options.decode_text_only = text_only.fn();
+    const std::vector<Segment> segments = run_seek_loop(ramp_mel(1200, 600), 1200, vocabulary(),
+                                                        options, script.fn(), nullptr, nullptr);
+    EXPECT_EQ(script.seeks, (std::vector<int64_t>{0, 600, 648}));
+    EXPECT_EQ(text_only.seeks, (std::vector<int64_t>{0, 648}));
+    EXPECT_EQ(text_only.real_frames, (std::vector<int64_t>{600, 552}));
+    ASSERT_EQ(segments.size(), 2u);
+    EXPECT_EQ(segments[0].text, " w40 w41");
+    EXPECT_NEAR(segments[0].start_s, 0.0, 1e-9);
+    EXPECT_NEAR(segments[0].end_s, 6.0, 1e-9);
+    EXPECT_EQ(segments[1].text, " w50 w51 w52");
+    EXPECT_NEAR(segments[1].start_s, 6.98, 1e-9);
+    EXPECT_NEAR(segments[1].end_s, 12.0, 1e-9);
+    EXPECT_EQ(segments[1].tokens, (std::vector<int32_t>{50, 51, 52}));
+    EXPECT_DOUBLE_EQ(segments[1].avg_logprob, -0.4);
+    EXPECT_DOUBLE_EQ(segments[1].temperature, 0.2);
+    // The text-only decode hears the same prompt as the window, and its text extends the prompt.
+    EXPECT_EQ(text_only.prompts[1], (std::vector<int32_t>{40, 41}));
+    EXPECT_EQ(script.prompts[2], (std::vector<int32_t>{40, 41}));
+
+    // Without a text-only decoder, openai's rule: the last window's speech is a blank segment.
+    Script plain;
+    plain.results = script.results;
+    options.decode_text_only = nullptr;
+    const std::vector<Segment> blank = run_seek_loop(ramp_mel(1200, 600), 1200, vocabulary(),
+                                                     options, plain.fn(), nullptr, nullptr);
+    ASSERT_EQ(blank.size(), 2u);
+    EXPECT_EQ(blank[0].text, "");
+    EXPECT_EQ(blank[1].text, "");
+}
+
+// A window that is silence (§5.5) or has text of its own is never decoded again.
+TEST(SeekLoop, TheTextOnlyDecodeRunsOnlyForASpeechOpeningWithNoText) {
+    Script script;
+    script.results.push_back(result({ts(0), 10, ts(100)}));             // text of its own
+    script.results.push_back(result({ts(10)}, 0.0, 0.9, -1.5));         // silence: skipped
+    script.results.push_back(result({ts(5), 11, ts(80), ts(90), 12}));  // unfinished, last
+    Script text_only;
+    SeekLoopOptions options;
+    options.frames = 600;
+    options.decode_text_only = text_only.fn();
+    const std::vector<Segment> segments = run_seek_loop(ramp_mel(1500, 600), 1500, vocabulary(),
+                                                        options, script.fn(), nullptr, nullptr);
+    EXPECT_TRUE(text_only.seeks.empty());
+    ASSERT_GE(segments.size(), 1u);
+    EXPECT_EQ(segments[0].text, " w10");
+}
+
 TEST(SeekLoop, TimesStayInsideTheWindowsAudio) {
     Script script;
     // 2 s of audio, but the decoder puts timestamps at 10 s and 20 s (in the padding).

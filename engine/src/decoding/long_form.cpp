@@ -70,6 +70,17 @@ Transcript transcribe(DecoderModel& model, const tokenizer::Tokenizer& tokenizer
                                              std::span<const int32_t> prompt) {
         return decode_with_fallback(model, tokenizer, window, prompt, {}, decoding, rng);
     };
+    if (decoding.timestamps) {
+        // A window that opens a segment and says nothing of it where it cannot move on
+        // (seek_loop.h): its speech, without timestamps.
+        DecodingOptions text_only = decoding;
+        text_only.timestamps = false;
+        loop.decode_text_only = [&model, &tokenizer, text_only, &rng](
+                                    const backend::HostTensor& window,
+                                    std::span<const int32_t> prompt) {
+            return decode_with_fallback(model, tokenizer, window, prompt, {}, text_only, rng);
+        };
+    }
 
     // Each window's segments, with their words when asked for and their times snapped to the
     // speech, go to `on_segments` and into the transcript as they are. With snapping, the last

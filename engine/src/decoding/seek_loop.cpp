@@ -2,6 +2,7 @@
 #include "earshot/engine/decoding/seek_loop.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -58,6 +59,23 @@ public:
 
     bool is_timestamp(int32_t token) const { return token >= vocabulary_.timestamp_begin; }
 
+    // §5.5: the window is silence and is skipped whole.
+    bool skipped(const WindowResult& result) const {
+        return result.no_speech_prob > options_.no_speech_threshold &&
+               !(result.avg_logprob > options_.logprob_threshold);
+    }
+
+    // The tokens are one timestamp, and the window cannot move on to it (take_window): the
+    // speech the model heard begin there would be a blank segment (see run_seek_loop).
+    bool needs_text_only(const WindowResult& result, int64_t size) const {
+        if (!options_.decode_text_only || skipped(result) || result.tokens.size() != 1 ||
+            !is_timestamp(result.tokens.front())) {
+            return false;
+        }
+        const bool full = options_.resume_in_pauses && size == options_.frames;
+        return !(full && result.tokens.front() > vocabulary_.timestamp_begin);
+    }
+
     // A segment over [start_s, end_s] as the tokens say (before any clamping): blank when
     // openai's transcribe() would clear it, i.e. start == end or text that strips to nothing.
     // Only the displayed times are clamped afterwards (see take_window).
@@ -87,14 +105,13 @@ public:
     }
 
     // One decoded window at `seek` holding `size` frames of audio: appends its segments and
-    // returns how far seek advances, in [1, size].
+    // returns how far seek advances, in [1, size]. `text_only`: the window decoded again without
+    // timestamps when needs_text_only(result, size), else null.
     int64_t take_window(const WindowResult& result, int64_t seek, int64_t size,
-                        std::vector<Segment>& segments) {
+                        std::vector<Segment>& segments, const WindowResult* text_only) {
         const double time_offset_s = static_cast<double>(seek) * kSecondsPerFrame;
         const double window_end_s = time_offset_s + static_cast<double>(size) * kSecondsPerFrame;
-        const bool skip = result.no_speech_prob > options_.no_speech_threshold &&
-                          !(result.avg_logprob > options_.logprob_threshold);
-        if (skip) return size;
+        if (skipped(result)) return size;
 
         const std::vector<int32_t>& tokens = result.tokens;
         const auto count = tokens.size();
@@ -166,6 +183,11 @@ public:
             const int64_t start = ts_pos(tokens.front());
             if (full && start > 0) {
                 advance = resume_at(0, start);
+            } else if (text_only != nullptr) {
+                // The speech the model heard begin at <|ts|>, as the window says it without
+                // timestamps: one segment from ts to the end of the window's audio.
+                current.push_back(make_segment(seconds(tokens.front()), window_end_s,
+                                               text_only->tokens, *text_only));
             } else {
                 current.push_back(
                     make_segment(seconds(tokens.front()), window_end_s, tokens, result));
@@ -266,8 +288,13 @@ std::vector<Segment> run_seek_loop(MelWindowSource& mel, const SegmentVocabulary
         const int64_t size = std::min(options.frames, content_frames - seek);
         const HostTensor window = mel.window(seek, options.frames);
         const WindowResult result = decode_window(window, loop.prompt());
+        std::optional<WindowResult> text_only;
+        if (loop.needs_text_only(result, size)) {
+            text_only = options.decode_text_only(window, loop.prompt());
+        }
         const size_t before = segments.size();
-        const int64_t advance = loop.take_window(result, seek, size, segments);
+        const int64_t advance =
+            loop.take_window(result, seek, size, segments, text_only ? &*text_only : nullptr);
         if (advance < 1) {  // the loop's termination (see the guard in take_window)
             throw std::logic_error("run_seek_loop: seek did not advance at frame " +
                                    std::to_string(seek));

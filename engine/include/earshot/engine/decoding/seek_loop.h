@@ -73,6 +73,10 @@ struct SeekLoopOptions {
     // ending moves (see run_seek_loop): in the pause before the next sentence (true), or exactly
     // as openai's §5.8 (false).
     bool resume_in_pauses = true;
+    // The same window decoded without timestamps (<|notimestamps|>), asked for when a window's
+    // tokens are a single timestamp where the window cannot move on to it (see run_seek_loop);
+    // empty: such a window gives a blank segment, as openai's transcribe() does.
+    WindowDecodeFn decode_text_only;
 };
 
 // The seek loop of §5.8 over mel [Mels, N] (N >= content_frames), calling `decode_window` once per
@@ -117,6 +121,13 @@ struct SeekLoopOptions {
 //   at it, so a sentence that begins in those 0.5 s (too little for the model to say it) is not
 //   cut;
 // - a segment without a pair that opens with <|ts|> starts at ts, not at time_offset.
+//
+// One deviation whenever options.decode_text_only is set: tokens that are one timestamp <|ts|>
+// (the model heard speech begin there and said nothing of it, as models mark a sentence that a
+// window cuts) in a window that cannot move on to it (the file's last window, or <|ts|> =
+// <|0.00|>) would leave that speech as a blank segment, and the file's last sentence would be
+// lost; the window is decoded again without timestamps, and its text is one segment [ts, the end
+// of the window's audio].
 //
 // `progress` (may be empty) gets min(seek, content_frames) / content_frames after each window.
 // When `*cancel` reads true the loop stops before the next window and returns what it has.
