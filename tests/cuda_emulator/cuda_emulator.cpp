@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -90,6 +91,25 @@ size_t initial_memory_limit() {
     return bytes != nullptr ? std::strtoull(bytes, nullptr, 10) : size_t{8} << 30;
 }
 size_t g_memory_limit = initial_memory_limit();
+// EARSHOT_CUDA_EMULATOR_FAULT_AT_LAUNCH=N: the N-th kernel run after the variable took its value
+// faults as a kernel that reads out of bounds does on a GPU: nothing at its launch, and
+// cudaErrorLaunchFailure from the next cudaStreamSynchronize (once; a GPU's stays).
+std::string g_fault_setting;
+size_t g_runs_since_fault_setting = 0;
+cudaError_t g_pending_fault = cudaSuccess;
+
+void count_run_for_fault() {
+    const char* value = std::getenv("EARSHOT_CUDA_EMULATOR_FAULT_AT_LAUNCH");
+    const std::string setting = value != nullptr ? value : "";
+    if (setting != g_fault_setting) {
+        g_fault_setting = setting;
+        g_runs_since_fault_setting = 0;
+    }
+    if (setting.empty()) return;
+    if (++g_runs_since_fault_setting == std::strtoull(setting.c_str(), nullptr, 10)) {
+        g_pending_fault = cudaErrorLaunchFailure;
+    }
+}
 size_t g_allocated = 0;
 std::map<void*, size_t> g_allocations;
 
@@ -225,6 +245,7 @@ void* dynamic_shared() { return g_block->dynamic_shared.data(); }
 
 void run_grid(dim3 grid, dim3 block_dim, size_t shared_bytes, const std::function<void()>& body) {
     std::lock_guard<std::mutex> lock(g_mutex);
+    count_run_for_fault();
     const unsigned threads = block_dim.x * block_dim.y * block_dim.z;
     if (threads == 0 || threads > 1024 || threads % kWarp != 0 || block_dim.y != 1 ||
         block_dim.z != 1 || grid.y != 1 || grid.z != 1) {
@@ -284,6 +305,12 @@ bool capturing(cudaStream_t stream) { return stream != nullptr && stream->captur
 
 void enqueue_work(cudaStream_t stream, std::function<void()> work) {
     if (capturing(stream)) {
+        // EARSHOT_CUDA_EMULATOR_THROW_WHILE_CAPTURING=1: a launch into a capture throws a plain
+        // exception (not a CUDA error), to test that the module ends the capture whatever throws.
+        if (const char* throws = std::getenv("EARSHOT_CUDA_EMULATOR_THROW_WHILE_CAPTURING");
+            throws != nullptr && std::string(throws) == "1") {
+            throw std::runtime_error("CUDA emulator: an exception during a capture");
+        }
         stream->capture->push_back(std::move(work));
         return;
     }
@@ -308,6 +335,10 @@ const char* cudaGetErrorString(cudaError_t error) {
             return "out of memory";
         case cudaErrorInvalidValue:
             return "invalid argument";
+        case cudaErrorLaunchFailure:
+            return "unspecified launch failure";
+        case cudaErrorStreamCaptureInvalidated:
+            return "operation failed due to a previous error during capture";
         default:
             return "emulated CUDA error";
     }
@@ -321,6 +352,10 @@ const char* cudaGetErrorName(cudaError_t error) {
             return "cudaErrorMemoryAllocation";
         case cudaErrorInvalidValue:
             return "cudaErrorInvalidValue";
+        case cudaErrorLaunchFailure:
+            return "cudaErrorLaunchFailure";
+        case cudaErrorStreamCaptureInvalidated:
+            return "cudaErrorStreamCaptureInvalidated";
         default:
             return "cudaErrorUnknown";
     }
@@ -417,7 +452,8 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-    return capturing(stream) ? cudaErrorStreamCaptureUnsupported : cudaSuccess;
+    if (capturing(stream)) return cudaErrorStreamCaptureUnsupported;
+    return std::exchange(g_pending_fault, cudaSuccess);
 }
 
 cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode /*mode*/) {
@@ -428,6 +464,15 @@ cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode /*
 
 cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
     if (!capturing(stream)) return cudaErrorInvalidValue;
+    // EARSHOT_CUDA_EMULATOR_REFUSE_CAPTURE=1: every capture ends invalidated, as one does on a
+    // GPU after a call that cannot be captured.
+    if (const char* refuse = std::getenv("EARSHOT_CUDA_EMULATOR_REFUSE_CAPTURE");
+        refuse != nullptr && std::string(refuse) == "1") {
+        delete stream->capture;
+        stream->capture = nullptr;
+        *graph = nullptr;
+        return cudaErrorStreamCaptureInvalidated;
+    }
     *graph = new CUgraph_st{std::move(*stream->capture)};
     delete stream->capture;
     stream->capture = nullptr;

@@ -139,6 +139,9 @@ void report(benchmark::State& state, CudaWhisper& whisper, double floor_ms, doub
     state.counters["floor_ms"] = floor_ms;
     if (target_ms > 0) state.counters["target_ms"] = target_ms;
     state.counters["device_MiB"] = static_cast<double>(whisper.device_bytes()) / (1024.0 * 1024.0);
+    // Captures that failed: their plans ran step by step, not from a graph.
+    state.counters["graph_capture_failures"] =
+        static_cast<double>(whisper.graph_capture_failures());
 }
 
 bool skip_without_cuda(benchmark::State& state) {

@@ -19,7 +19,9 @@ enum cudaError_t {
     cudaErrorNoKernelImageForDevice = 209,
     cudaErrorUnsupportedPtxVersion = 222,
     cudaErrorInvalidDeviceFunction = 98,
+    cudaErrorLaunchFailure = 719,
     cudaErrorStreamCaptureUnsupported = 900,
+    cudaErrorStreamCaptureInvalidated = 901,
 };
 
 enum cudaMemcpyKind {

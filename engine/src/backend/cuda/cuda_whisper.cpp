@@ -277,6 +277,9 @@ void CudaWhisper::reorder_batch(std::span<const int64_t> source_rows) {
 }
 
 int64_t CudaWhisper::device_bytes() const { return impl_->model->device_bytes(); }
+int64_t CudaWhisper::graph_capture_failures() const {
+    return impl_->model->graph_capture_failures();
+}
 
 void CudaWhisper::set_profiling(bool on) { impl_->profiling = on; }
 const std::vector<StepTiming>& CudaWhisper::last_timings() const { return impl_->timings; }

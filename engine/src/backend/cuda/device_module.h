@@ -16,7 +16,7 @@
 namespace earshot::backend::cuda {
 
 // Bumped whenever anything in this header changes.
-inline constexpr int kModuleAbiVersion = 2;
+inline constexpr int kModuleAbiVersion = 3;
 // extern "C" Module* earshot_cuda_module(int abi_version): nullptr on a version mismatch.
 inline constexpr const char* kModuleEntryName = "earshot_cuda_module";
 inline constexpr const char* kModuleFileName = "libearshot_cuda.so";
@@ -88,6 +88,8 @@ public:
                                        int64_t weights_bytes, std::vector<double>* step_ms) = 0;
 
     virtual int64_t device_bytes() const = 0;  // everything this model holds on the device
+    // How many CUDA graph captures failed (each plan then runs step by step).
+    virtual int64_t graph_capture_failures() const = 0;
 };
 
 class Module {

@@ -52,6 +52,10 @@ public:
 
     // Everything this model holds on the device now: weights, caches, the workspace.
     int64_t device_bytes() const;
+    // How many CUDA graph captures failed (the first is reported once on stderr with its reason;
+    // the plan then runs step by step). EARSHOT_CUDA_SYNC_EACH_STEP=1 synchronises after every
+    // plan step, so that a CudaError names the step, its op and its scope.
+    int64_t graph_capture_failures() const;
 
     // Per-step times of the last call from CUDA events, when profiling is on.
     void set_profiling(bool on);

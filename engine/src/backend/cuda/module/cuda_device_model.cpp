@@ -74,6 +74,10 @@ CudaDeviceModel::CudaDeviceModel(int device, std::string model_name)
     // EARSHOT_CUDA_FUSED_ATTENTION=0 materialises the scores through cuBLAS instead (to compare).
     const char* fused = std::getenv("EARSHOT_CUDA_FUSED_ATTENTION");
     flash_enabled_ = fused == nullptr || std::string(fused) != "0";
+    // EARSHOT_CUDA_SYNC_EACH_STEP=1 synchronises after every step, without graphs, so that an
+    // asynchronous fault is reported by the step that caused it (its op and scope).
+    const char* sync = std::getenv("EARSHOT_CUDA_SYNC_EACH_STEP");
+    sync_each_step_ = sync != nullptr && std::string(sync) == "1";
 }
 
 CudaDeviceModel::~CudaDeviceModel() {
@@ -314,23 +318,6 @@ void CudaDeviceModel::finish(const Prepared& prepared, const std::vector<void*>&
     }
 }
 
-void CudaDeviceModel::run_step_by_step(Prepared& prepared, const std::vector<void*>& ptr,
-                                       std::span<const KeptAttention> kept, bool timed) {
-    const ExecutionPlan& plan = *prepared.plan;
-    if (timed && prepared.events.empty()) {
-        prepared.events.resize(plan.steps.size() + 1);
-        for (cudaEvent_t& event : prepared.events) CUDA_CHECK(cudaEventCreate(&event));
-    }
-    std::byte* scratch = workspace_.as<std::byte>() + prepared.scratch_offset;
-    // Timed: each step between events (a kept head's probabilities count to its attention).
-    for (size_t s = 0; s < plan.steps.size(); ++s) {
-        if (timed) CUDA_CHECK(cudaEventRecord(prepared.events[s], stream_));
-        execute(prepared, s, ptr, scratch);
-        if (!kept.empty()) keep_attention(plan, s, ptr, kept);
-    }
-    if (timed) CUDA_CHECK(cudaEventRecord(prepared.events[plan.steps.size()], stream_));
-}
-
 void CudaDeviceModel::run(int handle, std::span<const HostInput> inputs, int32_t pos, void* output,
                           int64_t output_bytes, std::vector<double>* step_ms) {
     CUDA_CHECK(cudaSetDevice(device_));
@@ -429,59 +416,6 @@ void CudaDeviceModel::keep_attention(const ExecutionPlan& plan, size_t index,
                                              q_len, k_len, qs[3], scale, row_stride, stream_);
         }
     }
-}
-
-// The addresses a captured graph holds: the workspace and every cache the plan reads.
-std::vector<const void*> CudaDeviceModel::graph_signature(const Prepared& prepared,
-                                                          const std::vector<void*>& ptr) const {
-    std::vector<const void*> signature = {workspace_.get()};
-    for (size_t s = 0; s < prepared.plan->slots.size(); ++s) {
-        if (prepared.plan->slots[s].kind == SlotKind::state) signature.push_back(ptr[s]);
-    }
-    return signature;
-}
-
-void CudaDeviceModel::launch_steps(Prepared& prepared, const std::vector<void*>& ptr,
-                                   std::byte* scratch) {
-    const ExecutionPlan& plan = *prepared.plan;
-    ++prepared.runs;
-    const std::vector<const void*> signature = graph_signature(prepared, ptr);
-    if (prepared.graph != nullptr && prepared.signature == signature) {
-        CUDA_CHECK(cudaGraphLaunch(prepared.graph, stream_));
-        return;
-    }
-    if (prepared.graph != nullptr) {  // the workspace or a cache moved: capture again
-        cudaGraphExecDestroy(prepared.graph);
-        prepared.graph = nullptr;
-    }
-    // A plan's first run goes step by step; from its second run on (a plan that repeats: the
-    // decoder step), its steps are captured once as a CUDA graph and replayed as one launch. The
-    // inputs and `pos` were copied into the workspace before, so the graph reads them there.
-    if (!graphs_enabled_ || !prepared.graphable || prepared.runs < 2) {
-        for (size_t s = 0; s < plan.steps.size(); ++s) execute(prepared, s, ptr, scratch);
-        return;
-    }
-    cudaGraph_t graph = nullptr;
-    CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-    try {
-        for (size_t s = 0; s < plan.steps.size(); ++s) execute(prepared, s, ptr, scratch);
-        CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
-        CUDA_CHECK(cudaGraphInstantiate(&prepared.graph, graph, 0));
-        cudaGraphDestroy(graph);
-    } catch (const CudaError&) {
-        // Whatever refused to be captured: end the capture, run this plan step by step for good.
-        cudaGraph_t partial = nullptr;
-        cudaStreamEndCapture(stream_, &partial);
-        if (partial != nullptr) cudaGraphDestroy(partial);
-        if (graph != nullptr) cudaGraphDestroy(graph);
-        cudaGetLastError();
-        prepared.graph = nullptr;
-        prepared.graphable = false;
-        for (size_t s = 0; s < plan.steps.size(); ++s) execute(prepared, s, ptr, scratch);
-        return;
-    }
-    prepared.signature = signature;
-    CUDA_CHECK(cudaGraphLaunch(prepared.graph, stream_));
 }
 
 int64_t CudaDeviceModel::device_bytes() const {

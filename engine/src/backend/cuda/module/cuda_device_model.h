@@ -31,6 +31,7 @@ public:
                                std::span<const KeptAttention> kept, float* weights,
                                int64_t weights_bytes, std::vector<double>* step_ms) override;
     int64_t device_bytes() const override;
+    int64_t graph_capture_failures() const override { return graph_capture_failures_; }
 
 private:
     struct Param {
@@ -84,6 +85,14 @@ private:
                           std::span<const KeptAttention> kept, bool timed);
     std::vector<const void*> graph_signature(const Prepared& prepared,
                                              const std::vector<void*>& ptr) const;
+    // Step `index` launched (with the probabilities of the `kept` heads it computes), then the
+    // stream synchronised when sync_each_step_; a CudaError it throws names the step, its op and
+    // its scope.
+    void run_step(const Prepared& prepared, size_t index, const std::vector<void*>& ptr,
+                  std::byte* scratch, std::span<const KeptAttention> kept = {});
+    // After a failed capture (`graph`: what it captured, if anything): the capture ended and
+    // its graph and error dropped, so the stream can run again.
+    void abandon_capture(cudaGraph_t graph);
     void execute(const Prepared& prepared, size_t index, const std::vector<void*>& ptr,
                  std::byte* scratch);
     void attention(const ExecutionPlan& plan, const PlanStep& step, const std::vector<void*>& ptr,
@@ -98,6 +107,8 @@ private:
     DeviceBuffer cublas_workspace_;
     bool graphs_enabled_ = true;
     bool flash_enabled_ = true;
+    bool sync_each_step_ = false;
+    int64_t graph_capture_failures_ = 0;
     std::unordered_map<std::string, Param> params_;
     std::unordered_map<std::string, State> states_;
     DeviceBuffer workspace_;
