@@ -6,6 +6,7 @@
 #include <atomic>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "earshot/engine/decoding/seek_loop.h"
@@ -359,6 +360,65 @@ TEST(SeekLoop, TheTextOnlyDecodeRunsOnlyForASpeechOpeningWithNoText) {
     EXPECT_TRUE(text_only.seeks.empty());
     ASSERT_GE(segments.size(), 1u);
     EXPECT_EQ(segments[0].text, " w10");
+}
+
+// A mel with the file's speech activity: loud hops (10 ms) in [from_s, to_s).
+class SpeakingMel final : public MelWindowSource {
+public:
+    SpeakingMel(int64_t content, double from_s, double to_s)
+        : mel_(ramp_mel(content, 600)), source_(mel_, content) {
+        activity_.loud.assign(static_cast<size_t>(content), 0);
+        for (size_t hop = static_cast<size_t>(from_s * 100.0);
+             hop < static_cast<size_t>(to_s * 100.0) && hop < activity_.loud.size(); ++hop) {
+            activity_.loud[hop] = 1;
+        }
+    }
+    int64_t mels() const override { return source_.mels(); }
+    int64_t content_frames() const override { return source_.content_frames(); }
+    HostTensor window(int64_t seek, int64_t frames) override {
+        return source_.window(seek, frames);
+    }
+    const SpeechActivity* speech_activity() const override { return &activity_; }
+
+private:
+    HostTensor mel_;
+    TensorMelSource source_;
+    SpeechActivity activity_;
+};
+
+// Where the file's speech activity is known, a lone timestamp over silence (a last window of the
+// file's quiet end, say) is not decoded again: the model would make words up there. A text-only
+// result that is silence by the §5.5 rule leaves the segment blank too.
+TEST(SeekLoop, TheTextOnlyDecodeNeedsSpeechAfterTheTimestamp) {
+    SeekLoopOptions options;
+    options.frames = 600;
+    for (const auto& [from_s, to_s, decoded] :
+         std::vector<std::tuple<double, double, bool>>{{1.5, 3.0, true},   // speech after <|0.98|>
+                                                       {0.0, 0.9, false},  // only before it
+                                                       {3.0, 3.15, false}}) {  // 0.15 s: too little
+        Script script;
+        script.results.push_back(result({ts(49)}));  // the last window: 4 s of audio
+        Script text_only;
+        text_only.results.push_back(result({40, 41}));
+        options.decode_text_only = text_only.fn();
+        SpeakingMel mel(400, from_s, to_s);
+        const std::vector<Segment> segments =
+            run_seek_loop(mel, vocabulary(), options, script.fn(), nullptr, nullptr);
+        ASSERT_EQ(segments.size(), 1u);
+        EXPECT_EQ(text_only.seeks.size(), decoded ? 1u : 0u) << from_s;
+        EXPECT_EQ(segments[0].text, decoded ? " w40 w41" : "") << from_s;
+    }
+    Script script;
+    script.results.push_back(result({ts(49)}));
+    Script text_only;
+    text_only.results.push_back(result({40, 41}, 0.0, 0.9, -1.5));  // silence (§5.5)
+    options.decode_text_only = text_only.fn();
+    SpeakingMel mel(400, 1.5, 3.0);
+    const std::vector<Segment> segments =
+        run_seek_loop(mel, vocabulary(), options, script.fn(), nullptr, nullptr);
+    EXPECT_EQ(text_only.seeks.size(), 1u);
+    ASSERT_EQ(segments.size(), 1u);
+    EXPECT_EQ(segments[0].text, "");
 }
 
 TEST(SeekLoop, TimesStayInsideTheWindowsAudio) {

@@ -23,6 +23,9 @@ constexpr double kSecondsPerTimestamp = 0.02;
 // taken as cut there (end timestamps run 0.2-0.4 s early).
 constexpr double kResumeLeadS = 0.5;
 constexpr double kCutEdgeS = 0.4;
+// The speech a window must hold after a lone timestamp to be decoded again without timestamps
+// (see needs_text_only): about one short word.
+constexpr double kTextOnlySpeechS = 0.2;
 
 // The frame offset, from a window's start, where the next window starts when the last kept
 // segment ends at timestamp index `end_pos` and the next speech starts at `start_pos` (or the
@@ -66,14 +69,32 @@ public:
     }
 
     // The tokens are one timestamp, and the window cannot move on to it (take_window): the
-    // speech the model heard begin there would be a blank segment (see run_seek_loop).
-    bool needs_text_only(const WindowResult& result, int64_t size) const {
+    // speech the model heard begin there would be a blank segment (see run_seek_loop). Where
+    // the file's speech activity is known, there must be speech after the timestamp in the
+    // window's audio (a window of silence padding alone is not decoded again: the model would
+    // make words up).
+    bool needs_text_only(const WindowResult& result, int64_t seek, int64_t size,
+                         const SpeechActivity* activity) const {
         if (!options_.decode_text_only || skipped(result) || result.tokens.size() != 1 ||
             !is_timestamp(result.tokens.front())) {
             return false;
         }
+        const int64_t start = result.tokens.front() - vocabulary_.timestamp_begin;
         const bool full = options_.resume_in_pauses && size == options_.frames;
-        return !(full && result.tokens.front() > vocabulary_.timestamp_begin);
+        if (full && start > 0) return false;
+        if (activity == nullptr || !(activity->hop_s > 0.0)) return true;
+        const double from_s = static_cast<double>(seek) * kSecondsPerFrame +
+                              static_cast<double>(start) * kSecondsPerTimestamp;
+        const double to_s = static_cast<double>(seek + size) * kSecondsPerFrame;
+        const auto hops = static_cast<int64_t>(activity->loud.size());
+        const int64_t first =
+            std::clamp<int64_t>(static_cast<int64_t>(from_s / activity->hop_s), 0, hops);
+        const int64_t last =
+            std::clamp<int64_t>(static_cast<int64_t>(to_s / activity->hop_s), first, hops);
+        const auto loud =
+            std::count_if(activity->loud.begin() + first, activity->loud.begin() + last,
+                          [](uint8_t hop) { return hop != 0; });
+        return static_cast<double>(loud) * activity->hop_s >= kTextOnlySpeechS;
     }
 
     // A segment over [start_s, end_s] as the tokens say (before any clamping): blank when
@@ -183,7 +204,7 @@ public:
             const int64_t start = ts_pos(tokens.front());
             if (full && start > 0) {
                 advance = resume_at(0, start);
-            } else if (text_only != nullptr) {
+            } else if (text_only != nullptr && !skipped(*text_only)) {
                 // The speech the model heard begin at <|ts|>, as the window says it without
                 // timestamps: one segment from ts to the end of the window's audio.
                 current.push_back(make_segment(seconds(tokens.front()), window_end_s,
@@ -289,7 +310,7 @@ std::vector<Segment> run_seek_loop(MelWindowSource& mel, const SegmentVocabulary
         const HostTensor window = mel.window(seek, options.frames);
         const WindowResult result = decode_window(window, loop.prompt());
         std::optional<WindowResult> text_only;
-        if (loop.needs_text_only(result, size)) {
+        if (loop.needs_text_only(result, seek, size, mel.speech_activity())) {
             text_only = options.decode_text_only(window, loop.prompt());
         }
         const size_t before = segments.size();

@@ -127,7 +127,9 @@ struct SeekLoopOptions {
 // window cuts) in a window that cannot move on to it (the file's last window, or <|ts|> =
 // <|0.00|>) would leave that speech as a blank segment, and the file's last sentence would be
 // lost; the window is decoded again without timestamps, and its text is one segment [ts, the end
-// of the window's audio].
+// of the window's audio]. Not when the source's speech activity (when known) holds less than
+// 0.2 s of speech in [ts, the end of the window's audio], and not when the new result is
+// silence by the no-speech rule (§5.5): then the blank segment stays.
 //
 // `progress` (may be empty) gets min(seek, content_frames) / content_frames after each window.
 // When `*cancel` reads true the loop stops before the next window and returns what it has.
