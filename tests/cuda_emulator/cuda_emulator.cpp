@@ -5,12 +5,15 @@
 #include <setjmp.h>
 #include <ucontext.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -42,6 +45,8 @@ namespace earshot::cuda_emulator {
 namespace {
 
 constexpr size_t kStackBytes = 64 * 1024;
+// What device memory and shared memory hold before anything writes them: NaN as f32 and f16.
+constexpr int kUnwrittenByte = 0xFF;
 constexpr int kWarp = 32;
 
 // A coroutine that runs one GPU thread at a time. Fibers live for the whole process and are
@@ -70,7 +75,7 @@ struct Block {
     jmp_buf scheduler_resume{};
     Fiber* running = nullptr;
     const std::function<void()>* body = nullptr;
-    std::vector<std::byte> dynamic_shared;
+    std::byte* dynamic_shared = nullptr;
     Barrier block_barrier;
     std::vector<Barrier> warp_barriers;
     std::vector<float> lanes[2];  // shuffle exchange, one slot per thread, used in turn
@@ -81,8 +86,25 @@ struct Block {
     bool plain = false;         // threads run one after another as plain calls
 };
 
+// Shared memory a block may use (compute capability 9.0): 48 KiB, or up to 227 KiB for a kernel
+// that opted in with cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize).
+constexpr size_t kDefaultSharedBytes = 48 * 1024;
+constexpr size_t kOptInSharedBytes = 227 * 1024;
+
+// The launch running now: what the checks report against, once per launch.
+struct LaunchState {
+    const LaunchInfo* info = nullptr;
+    size_t dynamic_limit = kDefaultSharedBytes;  // the size set by cudaFuncSetAttribute
+    size_t total_limit = kDefaultSharedBytes;    // static and dynamic: 227 KiB when opted in
+    size_t static_shared_bytes = 0;
+    std::set<void*> static_arrays;
+    cudaError_t fault = cudaSuccess;  // the first check that failed
+};
+
 std::mutex g_mutex;  // one grid at a time (tests may run models on several threads)
 Block* g_block = nullptr;
+LaunchState* g_launch = nullptr;
+std::map<const void*, size_t> g_max_dynamic_shared;  // per kernel, from cudaFuncSetAttribute
 std::vector<std::unique_ptr<Fiber>> g_fibers;
 cudaError_t g_last_error = cudaSuccess;
 // EARSHOT_CUDA_EMULATOR_MEMORY_BYTES: the device memory there is, to test running out of it.
@@ -112,6 +134,30 @@ void count_run_for_fault() {
 }
 size_t g_allocated = 0;
 std::map<void*, size_t> g_allocations;
+
+// A check failed in the running launch: said once on stderr, naming the kernel and the thread,
+// and the launch fails as on a GPU (cudaGetLastError, and the next synchronisation).
+void report(cudaError_t error, const std::string& what) {
+    const char* kernel = g_launch != nullptr ? g_launch->info->name : "host code";
+    std::string where;
+    if (g_block != nullptr && g_block->running != nullptr) {
+        const ThreadState& state = g_block->running->state;
+        where = " (block " + std::to_string(state.block_idx.x) + ", thread " +
+                std::to_string(state.thread_idx.x) + ")";
+    }
+    if (g_launch != nullptr) {
+        if (g_launch->fault != cudaSuccess) return;
+        g_launch->fault = error;
+    }
+    std::fprintf(stderr, "CUDA emulator: %s in %s%s\n", what.c_str(), kernel, where.c_str());
+    g_last_error = error;
+    g_pending_fault = error;
+}
+
+bool env_is_one(const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && std::string(value) == "1";
+}
 
 void suspend() {
     if (_setjmp(g_block->running->resume) == 0) _longjmp(g_block->scheduler_resume, 1);
@@ -241,17 +287,81 @@ float warp_reduce(float value, bool take_max) {
     return results[thread % kWarp];
 }
 
-void* dynamic_shared() { return g_block->dynamic_shared.data(); }
+void* dynamic_shared() { return g_block->dynamic_shared; }
 
-void run_grid(dim3 grid, dim3 block_dim, size_t shared_bytes, const std::function<void()>& body) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    count_run_for_fault();
-    const unsigned threads = block_dim.x * block_dim.y * block_dim.z;
-    if (threads == 0 || threads > 1024 || threads % kWarp != 0 || block_dim.y != 1 ||
-        block_dim.z != 1 || grid.y != 1 || grid.z != 1) {
-        g_last_error = cudaErrorInvalidValue;
-        return;
+void static_shared(void* array, size_t bytes) {
+    LaunchState& launch = *g_launch;
+    if (!launch.static_arrays.insert(array).second) return;
+    std::memset(array, kUnwrittenByte, bytes);  // shared memory starts with what was there
+    launch.static_shared_bytes += bytes;
+    const size_t total = launch.static_shared_bytes + launch.info->shared_bytes;
+    if (launch.static_shared_bytes > kDefaultSharedBytes || total > launch.total_limit) {
+        report(cudaErrorInvalidValue, std::to_string(launch.static_shared_bytes) +
+                                          " bytes of static and " +
+                                          std::to_string(launch.info->shared_bytes) +
+                                          " of dynamic shared memory, over the limit of " +
+                                          std::to_string(launch.total_limit) +
+                                          " bytes (more than 48 KiB needs cudaFuncSetAttribute("
+                                          "cudaFuncAttributeMaxDynamicSharedMemorySize))");
     }
+}
+
+namespace {
+
+std::string address_text(const void* address) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%p", address);
+    return text;
+}
+
+void check_aligned(const void* address, size_t bytes, const char* access) {
+    const auto at = reinterpret_cast<uintptr_t>(address);
+    if (at % bytes == 0) return;
+    report(cudaErrorMisalignedAddress, "misaligned " + std::to_string(bytes) + "-byte " + access +
+                                           " at " + address_text(address) + " (address % " +
+                                           std::to_string(bytes) + " = " +
+                                           std::to_string(at % bytes) + ")");
+}
+
+}  // namespace
+
+const void* vector_load_address(const void* address, size_t bytes) {
+    check_aligned(address, bytes, "vector load");
+    return address;
+}
+
+void* vector_store_address(void* address, size_t bytes) {
+    check_aligned(address, bytes, "vector store");
+    return address;
+}
+
+void check_wmma_access(const void* address, unsigned ldm, size_t element_bytes) {
+    const auto at = reinterpret_cast<uintptr_t>(address);
+    if (at % 32 != 0) {
+        report(cudaErrorMisalignedAddress,
+               "wmma fragment access at " + address_text(address) +
+                   " not 32-byte aligned (address % 32 = " + std::to_string(at % 32) + ")");
+    } else if ((ldm * element_bytes) % 16 != 0) {
+        report(cudaErrorMisalignedAddress, "wmma fragment access with a leading dimension of " +
+                                               std::to_string(ldm) +
+                                               " elements, not a multiple of 16 bytes");
+    }
+}
+
+cudaError_t set_max_dynamic_shared(const void* kernel, int bytes) {
+    if (bytes < 0 || static_cast<size_t>(bytes) > kOptInSharedBytes) return cudaErrorInvalidValue;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_max_dynamic_shared[kernel] = static_cast<size_t>(bytes);
+    return cudaSuccess;
+}
+
+namespace {
+
+// Runs every block of the grid, in order or in reverse order.
+void run_blocks(const LaunchInfo& info, const std::function<void()>& body, bool reverse) {
+    const dim3 grid = info.grid;
+    const dim3 block_dim = info.block;
+    const unsigned threads = block_dim.x;
     Block block;
     block.body = &body;
     for (unsigned t = 0; t < threads; ++t) block.fibers.push_back(&fiber_at(t));
@@ -261,13 +371,19 @@ void run_grid(dim3 grid, dim3 block_dim, size_t shared_bytes, const std::functio
         block.reduced[turn].assign(threads, 0.0F);
         block.reduced_ready[turn].assign(threads / kWarp, 0);
     }
-    block.dynamic_shared.assign(shared_bytes, std::byte{0});
+    // Aligned as a GPU's shared memory window (wmma needs 32 bytes), unwritten bytes NaN.
+    const size_t storage_bytes = std::max<size_t>((info.shared_bytes + 127) / 128 * 128, 128);
+    std::unique_ptr<std::byte, decltype(&std::free)> dynamic(
+        static_cast<std::byte*>(std::aligned_alloc(128, storage_bytes)), &std::free);
+    std::memset(dynamic.get(), kUnwrittenByte, storage_bytes);
+    block.dynamic_shared = dynamic.get();
     Block* outer = g_block;
     g_block = &block;
-    for (unsigned b = 0; b < grid.x; ++b) {
+    for (unsigned i = 0; i < grid.x; ++i) {
+        const unsigned b = reverse ? grid.x - 1 - i : i;
         // A kernel whose first block never synchronised runs its other blocks' threads as plain
         // calls: the same results, without a coroutine switch per thread.
-        block.plain = b > 0 && !block.synchronised;
+        block.plain = i > 0 && !block.synchronised;
         if (block.plain) {
             for (unsigned t = 0; t < threads; ++t) {
                 Fiber& fiber = *block.fibers[t];
@@ -295,7 +411,91 @@ void run_grid(dim3 grid, dim3 block_dim, size_t shared_bytes, const std::functio
             }
         }
     }
+    block.running = nullptr;
     g_block = outer;
+}
+
+// The device allocations that hold the launch's written pointers, each once: [start, bytes].
+std::vector<std::pair<std::byte*, size_t>> written_allocations(const LaunchInfo& info) {
+    std::vector<std::pair<std::byte*, size_t>> found;
+    for (void* pointer : info.written) {
+        auto after = g_allocations.upper_bound(pointer);
+        if (after == g_allocations.begin()) continue;
+        const auto& [start, bytes] = *std::prev(after);
+        auto* first = static_cast<std::byte*>(start);
+        if (static_cast<std::byte*>(pointer) >= first + bytes) continue;
+        if (std::find(found.begin(), found.end(), std::pair(first, bytes)) == found.end()) {
+            found.emplace_back(first, bytes);
+        }
+    }
+    return found;
+}
+
+}  // namespace
+
+void run_grid(const LaunchInfo& info, const std::function<void()>& body) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    count_run_for_fault();
+    const dim3 grid = info.grid;
+    const dim3 block_dim = info.block;
+    const unsigned threads = block_dim.x * block_dim.y * block_dim.z;
+    if (threads == 0 || threads > 1024 || threads % kWarp != 0 || block_dim.y != 1 ||
+        block_dim.z != 1 || grid.y != 1 || grid.z != 1) {
+        g_last_error = cudaErrorInvalidValue;
+        return;
+    }
+    LaunchState launch;
+    launch.info = &info;
+    const auto opted_in = g_max_dynamic_shared.find(info.kernel);
+    if (opted_in != g_max_dynamic_shared.end()) {
+        launch.dynamic_limit = opted_in->second;
+        launch.total_limit = kOptInSharedBytes;
+    }
+    LaunchState* outer = g_launch;
+    g_launch = &launch;
+    if (info.shared_bytes > launch.dynamic_limit) {  // a GPU refuses the launch: nothing runs
+        report(cudaErrorInvalidValue, std::to_string(info.shared_bytes) +
+                                          " bytes of dynamic shared memory, over the limit of " +
+                                          std::to_string(launch.dynamic_limit) +
+                                          " bytes (more than 48 KiB needs cudaFuncSetAttribute("
+                                          "cudaFuncAttributeMaxDynamicSharedMemorySize))");
+        g_launch = outer;
+        return;
+    }
+    const bool check_order = grid.x > 1 && env_is_one("EARSHOT_CUDA_EMULATOR_CHECK_BLOCK_ORDER");
+    const auto regions =
+        check_order ? written_allocations(info) : std::vector<std::pair<std::byte*, size_t>>{};
+    if (regions.empty()) {
+        run_blocks(info, body, false);
+        g_launch = outer;
+        return;
+    }
+    // The grid in order, then again from the same memory in reverse order: blocks that depend on
+    // each other's writes (a race on a GPU, where blocks run in any order) write other values.
+    std::vector<std::vector<std::byte>> before;
+    for (const auto& [start, bytes] : regions) before.emplace_back(start, start + bytes);
+    run_blocks(info, body, false);
+    std::vector<std::vector<std::byte>> in_order;
+    for (size_t r = 0; r < regions.size(); ++r) {
+        const auto& [start, bytes] = regions[r];
+        in_order.emplace_back(start, start + bytes);
+        std::memcpy(start, before[r].data(), bytes);
+    }
+    launch.static_arrays.clear();
+    launch.static_shared_bytes = 0;
+    run_blocks(info, body, true);
+    for (size_t r = 0; r < regions.size(); ++r) {
+        const auto& [start, bytes] = regions[r];
+        const auto differs = std::mismatch(in_order[r].begin(), in_order[r].end(), start);
+        if (differs.first == in_order[r].end()) continue;
+        const auto offset = static_cast<size_t>(differs.first - in_order[r].begin());
+        report(cudaErrorUnknown, "a race between blocks: byte " + std::to_string(offset) +
+                                     " of the allocation at " + address_text(start) +
+                                     " differs when the " + std::to_string(grid.x) +
+                                     " blocks run in reverse order");
+        break;
+    }
+    g_launch = outer;
 }
 
 size_t g_graph_launches = 0;
@@ -339,6 +539,10 @@ const char* cudaGetErrorString(cudaError_t error) {
             return "unspecified launch failure";
         case cudaErrorStreamCaptureInvalidated:
             return "operation failed due to a previous error during capture";
+        case cudaErrorMisalignedAddress:
+            return "misaligned address";
+        case cudaErrorUnknown:
+            return "unknown error (the emulator saw a race between blocks)";
         default:
             return "emulated CUDA error";
     }
@@ -356,6 +560,8 @@ const char* cudaGetErrorName(cudaError_t error) {
             return "cudaErrorLaunchFailure";
         case cudaErrorStreamCaptureInvalidated:
             return "cudaErrorStreamCaptureInvalidated";
+        case cudaErrorMisalignedAddress:
+            return "cudaErrorMisalignedAddress";
         default:
             return "cudaErrorUnknown";
     }
@@ -403,7 +609,9 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
     }
     *ptr = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
     if (*ptr == nullptr) return cudaErrorMemoryAllocation;
-    std::memset(*ptr, 0xA5, bytes);  // like device memory: never zero by accident
+    // Like device memory, never zero by accident, and more: 0xFF bytes are NaN as f32 and as f16
+    // (and -1 as an integer), so an output computed from memory nobody wrote shows as NaN.
+    std::memset(*ptr, kUnwrittenByte, bytes);
     g_allocations[*ptr] = bytes;
     g_allocated += bytes;
     return cudaSuccess;

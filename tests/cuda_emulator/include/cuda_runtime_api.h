@@ -19,9 +19,11 @@ enum cudaError_t {
     cudaErrorNoKernelImageForDevice = 209,
     cudaErrorUnsupportedPtxVersion = 222,
     cudaErrorInvalidDeviceFunction = 98,
+    cudaErrorMisalignedAddress = 716,
     cudaErrorLaunchFailure = 719,
     cudaErrorStreamCaptureUnsupported = 900,
     cudaErrorStreamCaptureInvalidated = 901,
+    cudaErrorUnknown = 999,  // the emulator's own finding: a race between blocks
 };
 
 enum cudaMemcpyKind {

@@ -3,7 +3,8 @@
 // product (the calls are warp-uniform, so the copies agree); kernels must use fragments only
 // through these functions and uniform element-wise operations, as on a GPU. A warp runs these
 // calls in lockstep on a GPU, so every lane's load completes before any lane's store: loads end
-// and stores begin with a warp barrier here.
+// and stores begin with a warp barrier here. Every load and store checks what a GPU requires: a
+// 32-byte aligned pointer and a leading dimension of a multiple of 16 bytes.
 #pragma once
 
 #include <type_traits>
@@ -54,6 +55,7 @@ void fill_fragment(fragment<Use, M, N, K, T>& f, T value) {
 
 template <typename Use, int M, int N, int K, typename T, typename Layout>
 void load_matrix_sync(fragment<Use, M, N, K, T, Layout>& f, const T* ptr, unsigned ldm) {
+    ::earshot::cuda_emulator::check_wmma_access(ptr, ldm, sizeof(T));
     constexpr bool by_rows = std::is_same_v<Layout, row_major>;
     for (int r = 0; r < f.rows; ++r) {
         for (int c = 0; c < f.cols; ++c) {
@@ -66,6 +68,7 @@ void load_matrix_sync(fragment<Use, M, N, K, T, Layout>& f, const T* ptr, unsign
 template <int M, int N, int K>
 void load_matrix_sync(fragment<accumulator, M, N, K, float>& f, const float* ptr, unsigned ldm,
                       layout_t layout) {
+    ::earshot::cuda_emulator::check_wmma_access(ptr, ldm, sizeof(float));
     for (int r = 0; r < M; ++r) {
         for (int c = 0; c < N; ++c) {
             f.x[r * N + c] = layout == mem_row_major ? ptr[r * ldm + c] : ptr[c * ldm + r];
@@ -77,6 +80,7 @@ void load_matrix_sync(fragment<accumulator, M, N, K, float>& f, const float* ptr
 template <int M, int N, int K>
 void store_matrix_sync(float* ptr, const fragment<accumulator, M, N, K, float>& f, unsigned ldm,
                        layout_t layout) {
+    ::earshot::cuda_emulator::check_wmma_access(ptr, ldm, sizeof(float));
     ::earshot::cuda_emulator::sync_warp();
     for (int r = 0; r < M; ++r) {
         for (int c = 0; c < N; ++c) {

@@ -14,7 +14,7 @@ constexpr int64_t kSharedBytesLimit = 48 * 1024;  // without opting in to more
 
 __global__ void softmax_half_kernel(const float* scores, const uint8_t* mask, __half* probs,
                                     int64_t q_len, int64_t k_len) {
-    __shared__ float shared[32];
+    EARSHOT_STATIC_SHARED(float, shared, 32);
     const int64_t row = blockIdx.x;
     const float* s = scores + row * k_len;
     const uint8_t* visible = mask != nullptr ? mask + (row % q_len) * k_len : nullptr;

@@ -8,7 +8,7 @@ namespace {
 
 __global__ void layer_norm_kernel(const float* x, const float* w, const float* b, float* y,
                                   int64_t d, float eps) {
-    __shared__ float shared[32];
+    EARSHOT_STATIC_SHARED(float, shared, 32);
     const float* xr = x + static_cast<int64_t>(blockIdx.x) * d;
     float* yr = y + static_cast<int64_t>(blockIdx.x) * d;
     float sum = 0.0F;
@@ -26,7 +26,7 @@ __global__ void layer_norm_kernel(const float* x, const float* w, const float* b
 }
 
 __global__ void rms_norm_kernel(const float* x, const float* w, float* y, int64_t d, float eps) {
-    __shared__ float shared[32];
+    EARSHOT_STATIC_SHARED(float, shared, 32);
     const float* xr = x + static_cast<int64_t>(blockIdx.x) * d;
     float* yr = y + static_cast<int64_t>(blockIdx.x) * d;
     float squares = 0.0F;

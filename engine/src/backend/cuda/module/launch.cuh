@@ -22,20 +22,27 @@ inline unsigned grid_for(int64_t n) {
 // Throws CudaError when the last launch failed (no synchronisation).
 #define EARSHOT_CHECK_LAUNCH() CUDA_CHECK(cudaGetLastError())
 
-// Launches and dynamic shared memory. nvcc: the CUDA syntax. Any other compiler: the CPU
-// emulation of the CUDA runtime that the tests build the module against (a test double that runs
-// every thread of a block as a coroutine; see tests/cuda_emulator).
+// Launches and shared memory (static arrays declared with EARSHOT_STATIC_SHARED). nvcc: the CUDA
+// syntax. Any other compiler: the CPU emulation of the CUDA runtime that the tests build the module
+// against (a test double that runs every thread of a block as a coroutine; see
+// tests/cuda_emulator).
 #ifdef __CUDACC__
 #define EARSHOT_LAUNCH(kernel, grid, block, shared_bytes, stream) \
     kernel<<<(grid), (block), (shared_bytes), (stream)>>>
 #define EARSHOT_DYNAMIC_SHARED(type, name)   \
     extern __shared__ type name##_storage[]; \
     type* name = name##_storage
+#define EARSHOT_STATIC_SHARED(type, name, count) __shared__ type name[count]
 #else
 #define EARSHOT_LAUNCH(kernel, grid, block, shared_bytes, stream) \
-    ::earshot::cuda_emulator::launch(kernel, (grid), (block), (shared_bytes), (stream))
+    ::earshot::cuda_emulator::launch(kernel, (grid), (block), (shared_bytes), (stream), #kernel)
 #define EARSHOT_DYNAMIC_SHARED(type, name) \
     type* name = static_cast<type*>(::earshot::cuda_emulator::dynamic_shared())
+// Blocks run one after another, so one static array per kernel is the block's shared memory;
+// the emulator counts its size against the launch's shared-memory limit.
+#define EARSHOT_STATIC_SHARED(type, name, count) \
+    static type name[count];                     \
+    ::earshot::cuda_emulator::static_shared(name, sizeof(name))
 #endif
 
 #define EARSHOT_GRID_STRIDE(i, n)                                                          \

@@ -1,0 +1,146 @@
+// Deliberately broken kernels (and their correct twins) that the emulator's checks must catch:
+// a read of memory nobody wrote, misaligned 16-byte and wmma accesses, shared memory over the
+// limit without opting in, and blocks that race. Built only into the emulated module; the tests
+// run them by name through earshot_cuda_emulator_probe.
+#include <cuda_fp16.h>
+#include <mma.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string_view>
+
+#include "launch.cuh"
+
+namespace earshot::cuda_emulator::probes {
+
+namespace {
+
+using backend::cuda::kernels::kThreads;
+
+// y [1] = the sum of x [0, n) (n + 1 when `past_the_end`: one element more than was written).
+__global__ void sum_kernel(const float* x, float* y, int64_t n, bool past_the_end) {
+    if (threadIdx.x != 0) return;
+    float total = 0.0F;
+    for (int64_t i = 0; i < n + (past_the_end ? 1 : 0); ++i) total += x[i];
+    *y = total;
+}
+
+// y [8] = x [8] as halves, one 16-byte load from `x` and one 16-byte store to `y`.
+__global__ void copy_vector_kernel(const __half* x, __half* y) {
+    if (threadIdx.x != 0) return;
+    const uint4 value = *reinterpret_cast<const uint4*>(x);
+    *reinterpret_cast<uint4*>(y) = value;
+}
+
+// A wmma tile loaded from dynamic shared memory at byte `offset` (a multiple of 32, or not).
+__global__ void wmma_offset_kernel(float* y, int64_t offset) {
+    namespace wmma = nvcuda::wmma;
+    EARSHOT_DYNAMIC_SHARED(unsigned char, shared);
+    auto* tile = reinterpret_cast<__half*>(shared + offset);  // [16, 16]
+    for (int64_t i = threadIdx.x; i < 16 * 16; i += blockDim.x) tile[i] = __float2half_rn(1.0F);
+    __syncthreads();
+    if (threadIdx.x >= 32) return;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.0F);
+    wmma::load_matrix_sync(a, tile, 16);
+    wmma::load_matrix_sync(b, tile, 16);
+    wmma::mma_sync(acc, a, b, acc);
+    wmma::store_matrix_sync(y, acc, 16, wmma::mem_row_major);
+}
+
+// 32 KiB of static shared memory beside the launch's dynamic shared memory.
+__global__ void static_shared_kernel(float* y) {
+    EARSHOT_STATIC_SHARED(float, table, 8192);
+    EARSHOT_DYNAMIC_SHARED(float, extra);
+    table[threadIdx.x] = 1.0F;
+    extra[threadIdx.x] = 2.0F;
+    __syncthreads();
+    if (threadIdx.x == 0) *y = table[0] + extra[0];
+}
+
+// y [blocks]: block b writes b + 1, and when `chained` adds what block b - 1 wrote, which it
+// may not have written yet on a GPU (blocks run in any order).
+__global__ void chain_kernel(float* y, bool chained) {
+    if (threadIdx.x != 0) return;
+    const unsigned b = blockIdx.x;
+    y[b] = static_cast<float>(b + 1) + (chained && b > 0 ? y[b - 1] : 0.0F);
+}
+
+float* device_floats(int64_t n) {
+    void* p = nullptr;
+    if (cudaMalloc(&p, static_cast<size_t>(n) * sizeof(float)) != cudaSuccess) return nullptr;
+    return static_cast<float*>(p);
+}
+
+// The launch's error, else the synchronisation's; both cleared for the next probe.
+int finish() {
+    const cudaError_t launch = cudaGetLastError();
+    const cudaError_t sync = cudaStreamSynchronize(nullptr);
+    return launch != cudaSuccess ? launch : sync;
+}
+
+}  // namespace
+
+// Runs probe `name`; `values` [count] receives its output. Returns the CUDA error it ended with
+// (0: none), or -1 for an unknown name.
+int run(std::string_view name, float* values, int64_t count) {
+    float* y = device_floats(256);
+    int error = -1;
+    if (name == "unwritten_read" || name == "written_read") {
+        float* x = device_floats(9);
+        const float ones[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+        cudaMemcpy(x, ones, sizeof(ones), cudaMemcpyHostToDevice);  // x[8] left unwritten
+        EARSHOT_LAUNCH(sum_kernel, 1, kThreads, 0, nullptr)(x, y, 8, name == "unwritten_read");
+        error = finish();
+        cudaFree(x);
+    } else if (name == "misaligned_vector_load" || name == "misaligned_vector_store" ||
+               name == "aligned_vector_copy") {
+        void* x = nullptr;
+        cudaMalloc(&x, 64);
+        cudaMemsetAsync(x, 0, 64, nullptr);
+        auto* halves = static_cast<__half*>(x);
+        const bool load_off = name == "misaligned_vector_load";
+        const bool store_off = name == "misaligned_vector_store";
+        EARSHOT_LAUNCH(copy_vector_kernel, 1, kThreads, 0, nullptr)
+        (halves + (load_off ? 2 : 0), reinterpret_cast<__half*>(y) + (store_off ? 2 : 0));
+        error = finish();
+        cudaFree(x);
+    } else if (name == "misaligned_wmma_load" || name == "aligned_wmma_load") {
+        const int64_t offset = name == "misaligned_wmma_load" ? 16 : 32;
+        EARSHOT_LAUNCH(wmma_offset_kernel, 1, kThreads, 1024, nullptr)(y, offset);
+        error = finish();
+    } else if (name == "shared_over_limit" || name == "shared_over_limit_opted_in") {
+        if (name == "shared_over_limit_opted_in") {
+            cudaFuncSetAttribute(static_shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 20 * 1024);
+        }
+        EARSHOT_LAUNCH(static_shared_kernel, 1, kThreads, 20 * 1024, nullptr)(y);
+        error = finish();
+        // Back to what a GPU allows without opting in: 48 KiB less the 32 KiB static.
+        cudaFuncSetAttribute(static_shared_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             16 * 1024);
+    } else if (name == "dynamic_shared_over_limit") {
+        EARSHOT_LAUNCH(wmma_offset_kernel, 1, kThreads, 49 * 1024, nullptr)(y, 0);
+        error = finish();
+    } else if (name == "racing_blocks" || name == "independent_blocks") {
+        EARSHOT_LAUNCH(chain_kernel, 64, kThreads, 0, nullptr)(y, name == "racing_blocks");
+        error = finish();
+    }
+    if (values != nullptr && count > 0) {
+        cudaMemcpy(values, y, static_cast<size_t>(std::min<int64_t>(count, 256)) * sizeof(float),
+                   cudaMemcpyDeviceToHost);
+    }
+    cudaFree(y);
+    return error;
+}
+
+}  // namespace earshot::cuda_emulator::probes
+
+extern "C" __attribute__((visibility("default"))) int earshot_cuda_emulator_probe(const char* name,
+                                                                                  float* values,
+                                                                                  int64_t count) {
+    return earshot::cuda_emulator::probes::run(name, values, count);
+}

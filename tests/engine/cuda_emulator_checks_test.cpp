@@ -1,0 +1,140 @@
+// The CUDA emulator's own checks against deliberately broken kernels (tests/cuda_emulator/
+// emulator_probes.cpp): memory nobody wrote reads as NaN, misaligned 16-byte and wmma accesses
+// and shared memory over the limit fail the launch naming the kernel, and blocks that depend on
+// each other's writes are found by running the grid again in reverse order. Each broken kernel
+// has a correct twin that passes. Built where the emulated module is
+// (EARSHOT_CUDA_EMULATED_MODULE).
+#ifdef EARSHOT_CUDA_EMULATED_MODULE
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Error codes of the CUDA runtime (driver_types.h) that the emulator returns.
+constexpr int kCudaSuccess = 0;
+constexpr int kCudaErrorInvalidValue = 1;
+constexpr int kCudaErrorMisalignedAddress = 716;
+constexpr int kCudaErrorUnknown = 999;
+
+struct ProbeResult {
+    int error = -1;
+    std::vector<float> values;
+    std::string stderr_text;  // what the emulator reported
+};
+
+using Probe = int (*)(const char*, float*, int64_t);
+
+Probe load_probe() {
+    void* module = dlopen(EARSHOT_CUDA_EMULATED_MODULE, RTLD_NOW | RTLD_LOCAL);
+    if (module == nullptr) return nullptr;
+    return reinterpret_cast<Probe>(dlsym(module, "earshot_cuda_emulator_probe"));
+}
+
+ProbeResult run_probe(const char* name) {
+    static const Probe probe = load_probe();
+    ProbeResult result;
+    if (probe == nullptr) {
+        ADD_FAILURE() << "the emulated module " << EARSHOT_CUDA_EMULATED_MODULE
+                      << " cannot be loaded or lacks earshot_cuda_emulator_probe";
+        return result;
+    }
+    result.values.assign(64, 0.0F);
+    testing::internal::CaptureStderr();
+    result.error = probe(name, result.values.data(), static_cast<int64_t>(result.values.size()));
+    result.stderr_text = testing::internal::GetCapturedStderr();
+    return result;
+}
+
+TEST(EmulatorChecks, AReadOfDeviceMemoryNobodyWroteIsNan) {
+    const ProbeResult broken = run_probe("unwritten_read");
+    EXPECT_EQ(broken.error, kCudaSuccess);
+    EXPECT_TRUE(std::isnan(broken.values[0])) << broken.values[0];
+    const ProbeResult correct = run_probe("written_read");
+    EXPECT_EQ(correct.error, kCudaSuccess);
+    EXPECT_EQ(correct.values[0], 8.0F);
+}
+
+TEST(EmulatorChecks, AMisalignedSixteenByteLoadOrStoreFailsTheLaunchNamingTheKernel) {
+    for (const char* name : {"misaligned_vector_load", "misaligned_vector_store"}) {
+        const ProbeResult broken = run_probe(name);
+        EXPECT_EQ(broken.error, kCudaErrorMisalignedAddress) << name;
+        EXPECT_NE(broken.stderr_text.find("misaligned 16-byte vector"), std::string::npos)
+            << broken.stderr_text;
+        EXPECT_NE(broken.stderr_text.find("in copy_vector_kernel (block 0, thread 0)"),
+                  std::string::npos)
+            << broken.stderr_text;
+    }
+    const ProbeResult correct = run_probe("aligned_vector_copy");
+    EXPECT_EQ(correct.error, kCudaSuccess);
+    EXPECT_EQ(correct.stderr_text, "");
+}
+
+TEST(EmulatorChecks, AWmmaLoadThatIsNot32ByteAlignedFailsTheLaunch) {
+    const ProbeResult broken = run_probe("misaligned_wmma_load");
+    EXPECT_EQ(broken.error, kCudaErrorMisalignedAddress);
+    EXPECT_NE(broken.stderr_text.find("wmma fragment access"), std::string::npos)
+        << broken.stderr_text;
+    EXPECT_NE(broken.stderr_text.find("wmma_offset_kernel"), std::string::npos);
+    const ProbeResult correct = run_probe("aligned_wmma_load");
+    EXPECT_EQ(correct.error, kCudaSuccess) << correct.stderr_text;
+    EXPECT_EQ(correct.values[0], 16.0F);  // a row of 16 ones times a column of 16 ones
+}
+
+TEST(EmulatorChecks, SharedMemoryOver48KibFailsUnlessTheKernelOptedIn) {
+    const ProbeResult static_and_dynamic = run_probe("shared_over_limit");  // 32 + 20 KiB
+    EXPECT_EQ(static_and_dynamic.error, kCudaErrorInvalidValue);
+    EXPECT_NE(static_and_dynamic.stderr_text.find("static_shared_kernel"), std::string::npos)
+        << static_and_dynamic.stderr_text;
+    const ProbeResult dynamic_only = run_probe("dynamic_shared_over_limit");  // 49 KiB
+    EXPECT_EQ(dynamic_only.error, kCudaErrorInvalidValue);
+    EXPECT_NE(dynamic_only.stderr_text.find("50176 bytes of dynamic shared memory"),
+              std::string::npos)
+        << dynamic_only.stderr_text;
+    const ProbeResult opted_in = run_probe("shared_over_limit_opted_in");
+    EXPECT_EQ(opted_in.error, kCudaSuccess) << opted_in.stderr_text;
+    EXPECT_EQ(opted_in.values[0], 3.0F);
+}
+
+// EARSHOT_CUDA_EMULATOR_CHECK_BLOCK_ORDER=1 for one test, then as it was.
+class ScopedBlockOrderCheck {
+public:
+    ScopedBlockOrderCheck() {
+        const char* value = std::getenv(kName);
+        if (value != nullptr) before_ = value;
+        setenv(kName, "1", 1);
+    }
+    ~ScopedBlockOrderCheck() {
+        if (before_.empty()) {
+            unsetenv(kName);
+        } else {
+            setenv(kName, before_.c_str(), 1);
+        }
+    }
+    ScopedBlockOrderCheck(const ScopedBlockOrderCheck&) = delete;
+    ScopedBlockOrderCheck& operator=(const ScopedBlockOrderCheck&) = delete;
+
+private:
+    static constexpr const char* kName = "EARSHOT_CUDA_EMULATOR_CHECK_BLOCK_ORDER";
+    std::string before_;
+};
+
+TEST(EmulatorChecks, BlocksThatReadEachOthersWritesAreARace) {
+    const ScopedBlockOrderCheck check;
+    const ProbeResult broken = run_probe("racing_blocks");
+    EXPECT_EQ(broken.error, kCudaErrorUnknown);
+    EXPECT_NE(broken.stderr_text.find("a race between blocks"), std::string::npos)
+        << broken.stderr_text;
+    EXPECT_NE(broken.stderr_text.find("chain_kernel"), std::string::npos);
+    const ProbeResult correct = run_probe("independent_blocks");
+    EXPECT_EQ(correct.error, kCudaSuccess) << correct.stderr_text;
+    EXPECT_EQ(correct.values[63], 64.0F);
+}
+
+}  // namespace
+#endif
