@@ -4,7 +4,7 @@
 # run with exit 3), probes the machine, then runs each phase in its own process under its own
 # time limit, with EARSHOT_REQUIRE_CUDA=1 so that no CUDA test can pass by skipping:
 #   probe        device, driver, cuBLAS and tools found, host <-> device copy bandwidth
-#   suite_*      each CUDA test suite of earshot_engine_tests
+#   suite_*      each CUDA test suite of earshot_engine_tests (the kernels alone first)
 #   memcheck_*, racecheck_encode, initcheck_steps, synccheck_encode
 #                compute-sanitizer on the micro model and small random checkpoints
 #   bench_*      earshot_cuda_bench: the base shape, then large-v3 (writing its random
@@ -34,10 +34,11 @@ esac
 
 # Phase limits, in seconds. Their sum stays within 520 s, leaving the rest of the 600 s command
 # to unpacking, the self-test, the table and the tarball:
-#   probe 15 + suites (75 + 40 + 30 + 20 = 165) + sanitizers (45 + 30 + 40 + 25 + 25 = 165)
+#   probe 15 + suites (10 + 65 + 40 + 30 + 20 = 165) + sanitizers (45 + 30 + 40 + 25 + 25 = 165)
 #   + benchmarks (30 + 110 = 140) + ncu 35 = 520
 limit_probe=15
-limit_suite_parity=75
+limit_suite_kernels=10
+limit_suite_parity=65
 limit_suite_micro=40
 limit_suite_cross_attention=30
 limit_suite_ggml_quant=20
@@ -49,10 +50,10 @@ limit_synccheck_encode=25
 limit_bench_base=30
 limit_bench_large_v3=110
 limit_ncu_step=35
-limit_total=$((limit_probe + limit_suite_parity + limit_suite_micro + limit_suite_cross_attention +
-    limit_suite_ggml_quant + limit_memcheck_micro + limit_memcheck_f32 + limit_racecheck_encode +
-    limit_initcheck_steps + limit_synccheck_encode + limit_bench_base + limit_bench_large_v3 +
-    limit_ncu_step))
+limit_total=$((limit_probe + limit_suite_kernels + limit_suite_parity + limit_suite_micro +
+    limit_suite_cross_attention + limit_suite_ggml_quant + limit_memcheck_micro +
+    limit_memcheck_f32 + limit_racecheck_encode + limit_initcheck_steps + limit_synccheck_encode +
+    limit_bench_base + limit_bench_large_v3 + limit_ncu_step))
 if ((limit_total > 520)); then
     echo "session.sh: the phase limits add up to $limit_total s, more than 520 s" >&2
     exit 2
@@ -176,6 +177,8 @@ suite() {
     run_phase "$name" "$limit" "$tests" --gtest_filter="$filter" \
         --gtest_output="json:$logs/$name.json"
 }
+# Each kernel alone first: a wrong kernel is named here before the whole models show it.
+suite suite_kernels "$limit_suite_kernels" 'KernelsOnCudaDevice.*'
 suite suite_parity "$limit_suite_parity" '*BackendParityOnCudaDevice.*'
 suite suite_micro "$limit_suite_micro" 'MicroModelOnCudaDevice.*'
 suite suite_cross_attention "$limit_suite_cross_attention" '*CrossAttentionOnCudaDevice.*'

@@ -1,0 +1,77 @@
+// The CUDA module's kernels one at a time, for the per-kernel tests: device memory, copies and
+// every launcher of module/kernels.h on the default stream, in one table the module exports. The
+// engine never uses it; a test reaches it with dlsym on the module the engine loaded.
+#pragma once
+
+#include <cstdint>
+
+namespace earshot::backend::cuda {
+
+// Bumped whenever the table changes.
+inline constexpr int kKernelTableVersion = 1;
+// extern "C" const KernelTable* earshot_cuda_kernel_table(int version): nullptr on a mismatch.
+inline constexpr const char* kKernelTableEntryName = "earshot_cuda_kernel_table";
+
+// Shapes and meanings as in module/kernels.h; f16 values are IEEE half bits. Every call throws
+// CudaError when CUDA fails; launches are asynchronous until synchronize().
+struct KernelTable {
+    void* (*allocate)(int64_t bytes);  // device memory, uninitialised
+    void (*release)(void* device);
+    void (*upload)(void* device, const void* host, int64_t bytes);
+    void (*download)(void* host, const void* device, int64_t bytes);
+    void (*synchronize)();
+
+    void (*to_half)(const float* x, uint16_t* y, int64_t n);
+    // The Epilogue is (gelu, residual).
+    void (*gemv_f16)(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m,
+                     int64_t k, int64_t n, bool gelu, const float* residual);
+    void (*finish_linear)(float* y, const float* bias, int64_t rows, int64_t n, bool gelu,
+                          const float* residual);
+    void (*add_bias)(float* y, const float* bias, int64_t rows, int64_t n);
+    void (*gelu_erf)(const float* x, float* y, int64_t n);
+    void (*add)(const float* a, const float* b, float* y, int64_t n, int64_t nb);
+    void (*layer_norm)(const float* x, const float* w, const float* b, float* y, int64_t rows,
+                       int64_t d, float eps);
+    void (*rms_norm)(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps);
+    void (*split_heads)(const float* x, float* y, int64_t batch, int64_t n, int64_t heads,
+                        int64_t dh);
+    void (*merge_heads)(const float* x, float* y, int64_t batch, int64_t heads, int64_t n,
+                        int64_t dh);
+    void (*im2col_half)(const float* x, uint16_t* cols, int64_t batch, int64_t length,
+                        int64_t in_channels, int64_t kernel, int64_t stride, int64_t padding,
+                        int64_t out_length);
+    void (*embedding)(const int32_t* ids, const uint16_t* table, float* y, int64_t n,
+                      int64_t width);
+    void (*slice_rows)(const float* table, float* y, int64_t width, int64_t length, int64_t start,
+                       const int32_t* start_device);
+    void (*take)(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, int64_t index);
+    void (*write_span_f32)(float* state, const float* value, int64_t outer, int64_t state_len,
+                           int64_t value_len, int64_t inner, int64_t start,
+                           const int32_t* start_device);
+    void (*write_span_f16)(uint16_t* state, const float* value, int64_t outer, int64_t state_len,
+                           int64_t value_len, int64_t inner, int64_t start,
+                           const int32_t* start_device);
+    void (*causal_mask)(uint8_t* mask, int64_t size);
+    void (*iota)(int32_t* y, int64_t n);
+    void (*less_equal)(const int32_t* x, const int32_t* bound_device, uint8_t* y, int64_t n);
+    void (*softmax_rows_half)(const float* scores, const uint8_t* mask, uint16_t* probs,
+                              int64_t rows, int64_t q_len, int64_t k_len);
+    void (*attention_probabilities_f32)(const float* q, const float* k, float* p, int64_t batch,
+                                        int64_t heads, int64_t head, int64_t q_len, int64_t k_len,
+                                        int64_t dh, float scale, int64_t p_row_stride);
+    void (*attention_probabilities_f16)(const float* q, const uint16_t* k, float* p, int64_t batch,
+                                        int64_t heads, int64_t head, int64_t q_len, int64_t k_len,
+                                        int64_t dh, float scale, int64_t p_row_stride);
+    bool (*flash_attention_fits)(int64_t dh);
+    void (*flash_attention)(const uint16_t* q, const uint16_t* k, const uint16_t* v,
+                            const uint8_t* mask, float* y, int64_t bh, int64_t q_len, int64_t k_len,
+                            int64_t dh, float scale);
+    bool (*attend_one_query_f32)(const float* q, const float* k, const float* v,
+                                 const uint8_t* mask, float* y, int64_t bh, int64_t k_len,
+                                 int64_t dh, float scale);
+    bool (*attend_one_query_f16)(const float* q, const uint16_t* k, const uint16_t* v,
+                                 const uint8_t* mask, float* y, int64_t bh, int64_t k_len,
+                                 int64_t dh, float scale);
+};
+
+}  // namespace earshot::backend::cuda

@@ -1,0 +1,144 @@
+// The module's KernelTable (../kernel_table.h): each launcher of kernels.h on the default stream,
+// with device memory and copies, so the per-kernel tests can call one kernel alone.
+#include "../kernel_table.h"
+
+#include <cuda_runtime_api.h>
+
+#include "cuda_check.h"
+#include "kernels.h"
+
+namespace earshot::backend::cuda {
+
+namespace {
+
+namespace k = kernels;
+constexpr cudaStream_t kDefaultStream = nullptr;
+
+k::Epilogue epilogue(bool gelu, const float* residual) {
+    k::Epilogue e;
+    e.gelu = gelu;
+    e.residual = residual;
+    return e;
+}
+
+KernelTable make_table() {
+    KernelTable t{};
+    t.allocate = [](int64_t bytes) {
+        void* device = nullptr;
+        CUDA_CHECK(cudaMalloc(&device, static_cast<size_t>(bytes)));
+        return device;
+    };
+    t.release = [](void* device) { CUDA_CHECK(cudaFree(device)); };
+    t.upload = [](void* device, const void* host, int64_t bytes) {
+        CUDA_CHECK(cudaMemcpy(device, host, static_cast<size_t>(bytes), cudaMemcpyHostToDevice));
+    };
+    t.download = [](void* host, const void* device, int64_t bytes) {
+        CUDA_CHECK(cudaMemcpy(host, device, static_cast<size_t>(bytes), cudaMemcpyDeviceToHost));
+    };
+    t.synchronize = [] {
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaStreamSynchronize(kDefaultStream));
+    };
+    t.to_half = [](const float* x, uint16_t* y, int64_t n) { k::to_half(x, y, n, kDefaultStream); };
+    t.gemv_f16 = [](const float* x, const uint16_t* w, const float* bias, float* y, int64_t m,
+                    int64_t kk, int64_t n, bool gelu, const float* residual) {
+        k::gemv_f16(x, w, bias, y, m, kk, n, epilogue(gelu, residual), kDefaultStream);
+    };
+    t.finish_linear = [](float* y, const float* bias, int64_t rows, int64_t n, bool gelu,
+                         const float* residual) {
+        k::finish_linear(y, bias, rows, n, epilogue(gelu, residual), kDefaultStream);
+    };
+    t.add_bias = [](float* y, const float* bias, int64_t rows, int64_t n) {
+        k::add_bias(y, bias, rows, n, kDefaultStream);
+    };
+    t.gelu_erf = [](const float* x, float* y, int64_t n) { k::gelu_erf(x, y, n, kDefaultStream); };
+    t.add = [](const float* a, const float* b, float* y, int64_t n, int64_t nb) {
+        k::add(a, b, y, n, nb, kDefaultStream);
+    };
+    t.layer_norm = [](const float* x, const float* w, const float* b, float* y, int64_t rows,
+                      int64_t d,
+                      float eps) { k::layer_norm(x, w, b, y, rows, d, eps, kDefaultStream); };
+    t.rms_norm = [](const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps) {
+        k::rms_norm(x, w, y, rows, d, eps, kDefaultStream);
+    };
+    t.split_heads = [](const float* x, float* y, int64_t batch, int64_t n, int64_t heads,
+                       int64_t dh) { k::split_heads(x, y, batch, n, heads, dh, kDefaultStream); };
+    t.merge_heads = [](const float* x, float* y, int64_t batch, int64_t heads, int64_t n,
+                       int64_t dh) { k::merge_heads(x, y, batch, heads, n, dh, kDefaultStream); };
+    t.im2col_half = [](const float* x, uint16_t* cols, int64_t batch, int64_t length,
+                       int64_t in_channels, int64_t kernel, int64_t stride, int64_t padding,
+                       int64_t out_length) {
+        k::im2col_half(x, cols, batch, length, in_channels, kernel, stride, padding, out_length,
+                       kDefaultStream);
+    };
+    t.embedding = [](const int32_t* ids, const uint16_t* table, float* y, int64_t n,
+                     int64_t width) { k::embedding(ids, table, y, n, width, kDefaultStream); };
+    t.slice_rows = [](const float* table, float* y, int64_t width, int64_t length, int64_t start,
+                      const int32_t* start_device) {
+        k::slice_rows(table, y, width, length, start, start_device, kDefaultStream);
+    };
+    t.take = [](const float* x, float* y, int64_t outer, int64_t n, int64_t inner, int64_t index) {
+        k::take(x, y, outer, n, inner, index, kDefaultStream);
+    };
+    t.write_span_f32 = [](float* state, const float* value, int64_t outer, int64_t state_len,
+                          int64_t value_len, int64_t inner, int64_t start,
+                          const int32_t* start_device) {
+        k::write_span(state, value, outer, state_len, value_len, inner, start, start_device,
+                      kDefaultStream);
+    };
+    t.write_span_f16 = [](uint16_t* state, const float* value, int64_t outer, int64_t state_len,
+                          int64_t value_len, int64_t inner, int64_t start,
+                          const int32_t* start_device) {
+        k::write_span(state, value, outer, state_len, value_len, inner, start, start_device,
+                      kDefaultStream);
+    };
+    t.causal_mask = [](uint8_t* mask, int64_t size) { k::causal_mask(mask, size, kDefaultStream); };
+    t.iota = [](int32_t* y, int64_t n) { k::iota(y, n, kDefaultStream); };
+    t.less_equal = [](const int32_t* x, const int32_t* bound_device, uint8_t* y, int64_t n) {
+        k::less_equal(x, bound_device, y, n, kDefaultStream);
+    };
+    t.softmax_rows_half = [](const float* scores, const uint8_t* mask, uint16_t* probs,
+                             int64_t rows, int64_t q_len, int64_t k_len) {
+        k::softmax_rows_half(scores, mask, probs, rows, q_len, k_len, kDefaultStream);
+    };
+    t.attention_probabilities_f32 = [](const float* q, const float* kk, float* p, int64_t batch,
+                                       int64_t heads, int64_t head, int64_t q_len, int64_t k_len,
+                                       int64_t dh, float scale, int64_t p_row_stride) {
+        k::attention_probabilities(q, kk, p, batch, heads, head, q_len, k_len, dh, scale,
+                                   p_row_stride, kDefaultStream);
+    };
+    t.attention_probabilities_f16 = [](const float* q, const uint16_t* kk, float* p, int64_t batch,
+                                       int64_t heads, int64_t head, int64_t q_len, int64_t k_len,
+                                       int64_t dh, float scale, int64_t p_row_stride) {
+        k::attention_probabilities(q, kk, p, batch, heads, head, q_len, k_len, dh, scale,
+                                   p_row_stride, kDefaultStream);
+    };
+    t.flash_attention_fits = [](int64_t dh) { return k::flash_attention_fits(dh); };
+    t.flash_attention = [](const uint16_t* q, const uint16_t* kk, const uint16_t* v,
+                           const uint8_t* mask, float* y, int64_t bh, int64_t q_len, int64_t k_len,
+                           int64_t dh, float scale) {
+        k::flash_attention(q, kk, v, mask, y, bh, q_len, k_len, dh, scale, kDefaultStream);
+    };
+    t.attend_one_query_f32 = [](const float* q, const float* kk, const float* v,
+                                const uint8_t* mask, float* y, int64_t bh, int64_t k_len,
+                                int64_t dh, float scale) {
+        return k::attend_one_query(q, kk, v, mask, y, bh, k_len, dh, scale, kDefaultStream);
+    };
+    t.attend_one_query_f16 = [](const float* q, const uint16_t* kk, const uint16_t* v,
+                                const uint8_t* mask, float* y, int64_t bh, int64_t k_len,
+                                int64_t dh, float scale) {
+        return k::attend_one_query(q, kk, v, mask, y, bh, k_len, dh, scale, kDefaultStream);
+    };
+    return t;
+}
+
+}  // namespace
+
+}  // namespace earshot::backend::cuda
+
+extern "C" __attribute__((visibility("default"))) const earshot::backend::cuda::KernelTable*
+earshot_cuda_kernel_table(int version) {
+    if (version != earshot::backend::cuda::kKernelTableVersion) return nullptr;
+    static const earshot::backend::cuda::KernelTable table = earshot::backend::cuda::make_table();
+    return &table;
+}
