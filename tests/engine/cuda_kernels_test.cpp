@@ -1,9 +1,10 @@
 // The CUDA module's kernels one at a time (its KernelTable) against double-precision loops, as
 // cpu_kernels_test.cpp checks the CPU kernels: conversions, every linear epilogue (bias, GELU,
 // residual) through the GEMV and the GEMM finish, the norms, softmax, attention (one query, the
-// word-alignment probabilities, flash), layout ops and the cache writes. Tolerances are per
-// output type: f32 results within 1e-6..1e-5 of the double result, f16 results within the
-// rounding of one f16 ulp. Runs on the emulated module here and on a GPU (*OnCudaDevice).
+// word-alignment probabilities, flash), layout ops (permute included) and the cache writes.
+// Tolerances are per output type: f32 results within 1e-6..1e-5 of the double result, f16 results
+// within the rounding of one f16 ulp. Runs on the emulated module here and on a GPU
+// (*OnCudaDevice).
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -566,6 +567,23 @@ TEST_F(KernelsOnCudaDevice, LayoutOpsMoveEveryElementWhereTheirShapesSay) {
         for (size_t c = 0; c < width; ++c) {
             ASSERT_EQ(got_rows[i * width + c],
                       f16_to_f32(embeddings[static_cast<size_t>(ids[i]) * width + c]));
+        }
+    }
+}
+
+// x [2, 3, 4] -> y [4, 2, 3] (y[c, a, b] = x[a, b, c]), 4-byte elements moved bit for bit.
+TEST_F(KernelsOnCudaDevice, PermuteMovesFourByteElementsByStrides) {
+    std::vector<uint32_t> x(24);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = 0x7FC00000U + static_cast<uint32_t>(i);  // NaNs
+    const int64_t out_shape[3] = {4, 2, 3};
+    const int64_t src_strides[3] = {1, 12, 4};
+    uint32_t* y = device<uint32_t>(x.size());
+    k_->permute(device(x), y, 24, 3, out_shape, src_strides);
+    const std::vector<uint32_t> got = host(y, x.size());
+    for (size_t c = 0; c < 4; ++c) {
+        for (size_t a = 0; a < 2; ++a) {
+            for (size_t b = 0; b < 3; ++b)
+                ASSERT_EQ(got[(c * 2 + a) * 3 + b], x[a * 12 + b * 4 + c]);
         }
     }
 }

@@ -33,6 +33,9 @@ struct KernelTable {
     void (*layer_norm)(const float* x, const float* w, const float* b, float* y, int64_t rows,
                        int64_t d, float eps);
     void (*rms_norm)(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps);
+    // Permutation given as its rank (<= 6), output shape and source strides.
+    void (*permute)(const uint32_t* x, uint32_t* y, int64_t total, int rank,
+                    const int64_t* out_shape, const int64_t* src_strides);
     void (*split_heads)(const float* x, float* y, int64_t batch, int64_t n, int64_t heads,
                         int64_t dh);
     void (*merge_heads)(const float* x, float* y, int64_t batch, int64_t heads, int64_t n,

@@ -61,6 +61,16 @@ KernelTable make_table() {
     t.rms_norm = [](const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps) {
         k::rms_norm(x, w, y, rows, d, eps, kDefaultStream);
     };
+    t.permute = [](const uint32_t* x, uint32_t* y, int64_t total, int rank,
+                   const int64_t* out_shape, const int64_t* src_strides) {
+        k::Permutation permutation;
+        permutation.rank = rank;
+        for (int axis = 0; axis < rank; ++axis) {
+            permutation.out_shape[axis] = out_shape[axis];
+            permutation.src_strides[axis] = src_strides[axis];
+        }
+        k::permute(x, y, total, permutation, kDefaultStream);
+    };
     t.split_heads = [](const float* x, float* y, int64_t batch, int64_t n, int64_t heads,
                        int64_t dh) { k::split_heads(x, y, batch, n, heads, dh, kDefaultStream); };
     t.merge_heads = [](const float* x, float* y, int64_t batch, int64_t heads, int64_t n,
