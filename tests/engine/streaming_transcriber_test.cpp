@@ -303,7 +303,10 @@ TEST_F(StreamingTranscriberTest, CommitsEveryWordOnceOnTheSecondHypothesisThatHo
                 << word.text << " committed before a second hypothesis could hold it";
         }
     }
-    EXPECT_GT(agreed_commits, static_cast<int>(committed.size()) / 2);
+    // Words are agreed on once the window holds settle_s (0.3 s) after them, two 0.5 s updates
+    // apart: a sentence's last words mostly wait for its pause (11 of 25 agreed here; 13 before
+    // settling, when a word at the end of the audio could be agreed on).
+    EXPECT_GT(agreed_commits, static_cast<int>(committed.size()) / 3);
 
     // The window moved past finished segments and never held more than the model's Frames.
     double max_start = 0.0;
@@ -432,11 +435,11 @@ TEST_F(StreamingTranscriberTest, AFullWindowCommitsAllButItsLastWordAndLosesNone
     EXPECT_GT(repeated, 0) << "no restart heard a committed word again: the case is not tested";
 }
 
-// Short updates (0.1 s): each word is committed by the second update that heard it whole (a
-// word in a sentence as soon as the next one starts to sound, two intervals after its end at
-// most), a sentence's last word at the quick pause (VAD silence 0.1 s, the model's end timestamp
-// beside the VAD's end) within 0.3 s, and still every word once.
-TEST_F(StreamingTranscriberTest, ShortUpdatesCommitWithinTwoIntervalsOfTheWordEnd) {
+// Short updates (0.1 s): each word is committed by the second update that heard it settled (a
+// word in a sentence once the window holds settle_s after it, two intervals after that at most),
+// a sentence's last word at the quick pause (VAD silence 0.1 s, the model's end timestamp beside
+// the VAD's end) within 0.3 s, and still every word once.
+TEST_F(StreamingTranscriberTest, ShortUpdatesCommitWithinTwoIntervalsOfTheWordSettling) {
     WordWindowModel model(*tok_, 3000);
     options_.update_frames = 10;
     StreamingTranscriber st(model, *tok_, transpose_window, options_);
@@ -456,7 +459,10 @@ TEST_F(StreamingTranscriberTest, ShortUpdatesCommitWithinTwoIntervalsOfTheWordEn
             i + 1 == committed.size() ||
             script.words[i + 1].start_frame - script.words[i].end_frame > 8;
         EXPECT_FALSE(update.final) << i;
-        EXPECT_LE(update.audio_end_s, end_s + (last_of_sentence ? 0.3 : 0.2) + 1e-9)
+        // Settling is judged on the word's end in the hypothesis, where its segment's
+        // timestamps spread it: up to 0.2 s after the spoken end here.
+        const double settled_s = end_s + 0.2 + options_.settle_s;
+        EXPECT_LE(update.audio_end_s, (last_of_sentence ? end_s + 0.3 : settled_s + 0.2) + 1e-9)
             << i << committed[i].first.text;
         // Never before a second update had heard the word whole.
         int heard = 0;

@@ -14,7 +14,12 @@ size_t LocalAgreement::agree(const std::vector<TimedWord>& hypothesis, size_t li
            current[agreed] == previous_[agreed]) {
         ++agreed;
     }
-    previous_.assign(current.begin() + static_cast<std::ptrdiff_t>(agreed), current.end());
+    // Words held back (one that may still be sounding) are not kept for the next agreement
+    // either: a word cut by the end of the audio is the hypothesis's guess, and a guess the next
+    // hypothesis repeats is not two hearings of it.
+    const size_t keep = std::max(agreed, std::min(limit, current.size()));
+    previous_.assign(current.begin() + static_cast<std::ptrdiff_t>(agreed),
+                     current.begin() + static_cast<std::ptrdiff_t>(keep));
     return agreed;
 }
 

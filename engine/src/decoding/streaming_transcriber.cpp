@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -35,6 +36,11 @@ constexpr size_t kMaxRepeatedWords = 5;
 constexpr double kPauseAgreementS = 0.2;
 // engine_time pacing: the weight of the newest update in the running mean of engine time.
 constexpr double kEngineMeanWeight = 0.25;
+// The window moves past a finished segment only into a pause (the VAD's, hangover included): at
+// least this many frames of non-speech, starting at most kMoveSlackFrames after the segment's
+// end timestamp (end timestamps run early, inside the last word).
+constexpr int64_t kMovePauseFrames = 20;
+constexpr int64_t kMoveSlackFrames = 50;
 
 }  // namespace
 
@@ -125,6 +131,7 @@ void StreamingTranscriber::push_frame(std::span<const float> raw_frame, bool spe
     }
     if (room_frames() <= 0) throw std::logic_error("streaming: the window is full; update first");
     window_.insert(window_.end(), raw_frame.begin(), raw_frame.end());
+    window_speech_.push_back(speech || !options_.use_vad ? 1 : 0);
     if (speech || !options_.use_vad) last_speech_frame_ = total_frames_;
     ++total_frames_;
 }
@@ -175,14 +182,24 @@ StreamWord StreamingTranscriber::stream_word(const TimedWord& word, std::span<co
 void StreamingTranscriber::commit_words(const std::vector<TimedWord>& words, size_t count,
                                         std::span<const int32_t> tokens,
                                         std::span<const TokenProbability* const> measured,
-                                        double& floor_s, StreamUpdate& update) {
+                                        bool closes_segments, double& floor_s,
+                                        StreamUpdate& update) {
     if (count == 0) return;
     const TimedWord& last = words[count - 1];
-    const size_t end = last.closes_segment ? last.closing_index + 1 : last.token_end;
+    // The segment's end timestamp is committed with its last word only when everything heard is
+    // (a pause, the end): otherwise the model may yet say that the sentence goes on, and a
+    // forced end puts the words after it into a new segment, where the micro model skips the
+    // word the end timestamp covered ("see <|end|> next week" for "see you next week").
+    const bool close = last.closes_segment && count == words.size() && closes_segments;
+    const size_t end = close ? last.closing_index + 1 : last.token_end;
     committed_.insert(committed_.end(),
                       tokens.begin() + static_cast<std::ptrdiff_t>(committed_.size()),
                       tokens.begin() + static_cast<std::ptrdiff_t>(end));
     for (size_t i = 0; i < count; ++i) {
+        if (repeats_last_committed(words[i].text)) {
+            ++update.repeated_words;  // its tokens stay in the committed prefix
+            continue;
+        }
         update.committed_text += words[i].text;
         update.committed_words.push_back(stream_word(words[i], tokens, measured, floor_s));
         remember_committed(update.committed_words.back());
@@ -240,6 +257,16 @@ bool StreamingTranscriber::align_times(std::vector<TimedWord>& words,
     return true;
 }
 
+bool StreamingTranscriber::repeats_last_committed(const std::string& text) const {
+    if (recent_committed_.empty()) return false;
+    const std::string& before = recent_committed_.back().text;
+    if (before.empty() || std::isalnum(static_cast<unsigned char>(before.back())) == 0) {
+        return false;  // "No, no": punctuation between them says the speaker said it twice
+    }
+    const std::string word = comparable_word(text);
+    return !word.empty() && word == comparable_word(before);
+}
+
 void StreamingTranscriber::remember_committed(const StreamWord& word) {
     committed_end_s_ = std::max(committed_end_s_, word.end_s);
     recent_committed_.push_back(word);
@@ -278,10 +305,34 @@ void StreamingTranscriber::move_window_past_segments() {
         }
     }
     if (cut == committed_.size()) return;
-    const int32_t cut_steps = committed_[cut] - ts_begin;
+    int32_t cut_steps = committed_[cut] - ts_begin;
     const int64_t window_frames = static_cast<int64_t>(window_.size()) / mels_;
-    const int64_t cut_frames = std::min<int64_t>(cut_steps * kFramesPerTimestamp, window_frames);
+    int64_t cut_frames = std::min<int64_t>(cut_steps * kFramesPerTimestamp, window_frames);
     if (cut_frames <= 0) return;
+    if (options_.use_vad) {
+        // Only into a pause, never inside a sentence: a window that opens mid-sentence is not
+        // what a model saw in training, and the micro model then says words twice ("the new new
+        // phone"). The window starts where the pause starts; without one it stays (a pause or
+        // a full window drops it later). Text committed after the segment keeps it too.
+        for (size_t k = cut + 1; k < committed_.size(); ++k) {
+            if (committed_[k] < eot) return;
+        }
+        const int64_t last_start = std::min(cut_frames + kMoveSlackFrames, window_frames);
+        int64_t pause_start = -1;
+        int64_t run = 0;
+        for (int64_t f = cut_frames; f < window_frames; ++f) {
+            run = window_speech_[static_cast<size_t>(f)] != 0 ? 0 : run + 1;
+            if (run == 1 && f > last_start) break;
+            if (run >= kMovePauseFrames) {
+                pause_start = f + 1 - run;
+                break;
+            }
+        }
+        if (pause_start < 0) return;
+        cut_frames = pause_start - pause_start % kFramesPerTimestamp;
+        if (cut_frames <= 0) return;
+        cut_steps = static_cast<int32_t>(cut_frames / kFramesPerTimestamp);
+    }
 
     const std::vector<int32_t> done = text_tokens(std::span(committed_).first(cut + 1));
     prompt_.insert(prompt_.end(), done.begin(), done.end());
@@ -292,6 +343,7 @@ void StreamingTranscriber::move_window_past_segments() {
     }
     committed_ = std::move(rest);
     window_.erase(window_.begin(), window_.begin() + cut_frames * mels_);
+    window_speech_.erase(window_speech_.begin(), window_speech_.begin() + cut_frames);
     window_start_frame_ += cut_frames;
     // The new start is the model's end timestamp, which may fall inside the segment's last word.
     check_repeats_ = true;
@@ -313,6 +365,7 @@ void StreamingTranscriber::drop_window(int64_t keep_frames) {
     const int64_t window_frames = static_cast<int64_t>(window_.size()) / mels_;
     const int64_t drop = std::max<int64_t>(window_frames - std::max<int64_t>(keep_frames, 0), 0);
     window_.erase(window_.begin(), window_.begin() + drop * mels_);
+    window_speech_.erase(window_speech_.begin(), window_speech_.begin() + drop);
     window_start_frame_ += drop;
     agreement_.reset();
     const auto cap = static_cast<size_t>(std::max(options_.prompt_max_tokens, 0));
@@ -349,6 +402,10 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
     auto commit_tentative = [&]() {
         if (tentative_words_.empty()) return;
         for (const StreamWord& word : tentative_words_) {
+            if (repeats_last_committed(word.text)) {
+                ++update.repeated_words;
+                continue;
+            }
             update.committed_text += word.text;
             update.committed_words.push_back(word);
             remember_committed(word);
@@ -452,7 +509,12 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
     // closed its segment or the VAD heard the speech stop: agreement leaves it out.
     const bool still_sounding =
         trailing_silence_frames <= 0 && !words.empty() && !words.back().closes_segment && !final;
-    const size_t agreed = agreement_.agree(words, still_sounding ? words.size() - 1 : SIZE_MAX);
+    // ... and words that end less than settle_s before the end of the window's audio are held
+    // back as well: the model has not heard enough of what follows them.
+    size_t limit = still_sounding ? words.size() - 1 : words.size();
+    const double settled_until_s = seconds(window_frames) - options_.settle_s;
+    while (limit > 0 && words[limit - 1].end_s > settled_until_s) --limit;
+    const size_t agreed = agreement_.agree(words, limit);
     const double silence_s = options_.use_vad ? seconds(trailing_silence_frames) : 0.0;
     bool pause = options_.use_vad && silence_s >= options_.pause_commit_s;
     if (options_.use_vad && !pause && silence_s >= options_.quick_pause_s) {
@@ -477,7 +539,7 @@ StreamUpdate StreamingTranscriber::run(bool final, const std::atomic<bool>* canc
             ? WordTiming::aligned
             : WordTiming::estimated;
     double floor_s = committed_end_s_;
-    commit_words(shown, count, tokens, measured, floor_s, update);
+    commit_words(shown, count, tokens, measured, final || pause || full, floor_s, update);
 
     tentative_words_.clear();
     tentative_text_tokens_.clear();

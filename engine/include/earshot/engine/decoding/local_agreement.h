@@ -18,7 +18,10 @@ public:
     // the previous hypothesis's words that are still uncommitted. The words after those become the
     // previous hypothesis for the next call. The first call after reset() commits nothing.
     // At most `limit` words are committed (the caller holds back a word that may still be
-    // sounding); the words held back stay in the previous hypothesis.
+    // sounding), and only those can be agreed on by the next call: a word held back is not kept
+    // in the previous hypothesis. A word the end of the audio cuts is a guess (the micro model
+    // says the word before it again: "new new" for "new ph-"), and two hypotheses 0.1 s apart
+    // often guess alike; LocalAgreement-2 needs two hearings of a whole word.
     size_t agree(const std::vector<TimedWord>& hypothesis, size_t limit = SIZE_MAX);
 
     // The caller committed the first `count` words of the last hypothesis by other means (a

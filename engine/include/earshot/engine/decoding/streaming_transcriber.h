@@ -53,6 +53,11 @@ struct StreamingOptions {
     // at most 0.2 s after the VAD's last speech frame (or said nothing new): the VAD and the
     // model agree that the speech stopped. The VAD's hangover comes on top of both.
     double quick_pause_s = 0.1;
+    // A word is agreed on only once the window holds this much audio after its end: a word at
+    // the end of the audio is the model's guess from part of what follows (the micro model
+    // closes a sentence after its first word, "see" of "see you next week", and two updates
+    // 0.1 s apart guess alike). Pauses, a full window and the end commit regardless.
+    double settle_s = 0.3;
     double new_tokens_per_s = 12.0;  // a window may add at most min_new_tokens + this * its seconds
     int min_new_tokens = 16;  //   (a hallucination loop cannot run to 224 tokens each update)
     bool use_vad = true;      // frames' speech flags gate decoding; off: every frame counts
@@ -114,7 +119,10 @@ struct StreamUpdate {
     int new_tokens = 0;  // tokens sampled by this update
     UpdateGate gate = UpdateGate::empty;
     bool forced_commit = false;  // committed without agreement: a pause or a full window
-    int repeated_words = 0;      // words a restarted window heard again, dropped (see run())
+    int repeated_words = 0;      // words heard again, dropped: a restarted window's first
+                                 //   words that repeat the committed ones (see run()), and a
+                                 //   word that says the word before it again
+                                 //   (repeats_last_committed)
     bool final = false;          // finish(): everything is committed
     // How this transcriber times words (StreamingTranscriber::word_timing()); a word committed
     // as it stood in an earlier update keeps its own `timing`.
@@ -155,10 +163,12 @@ public:
 private:
     StreamUpdate run(bool final, const std::atomic<bool>* cancel);
     // measured[i]: the probability of tokens[i] when this update sampled it, else null.
+    // `closes_segments`: a pause, a full window or the end commits the words, and with all of
+    // them the end timestamp of their last segment.
     void commit_words(const std::vector<TimedWord>& words, size_t count,
                       std::span<const int32_t> tokens,
-                      std::span<const TokenProbability* const> measured, double& floor_s,
-                      StreamUpdate& update);
+                      std::span<const TokenProbability* const> measured, bool closes_segments,
+                      double& floor_s, StreamUpdate& update);
     // `floor_s`: the stream time the word may not start before; advanced to its end.
     StreamWord stream_word(const TimedWord& word, std::span<const int32_t> tokens,
                            std::span<const TokenProbability* const> measured,
@@ -173,6 +183,11 @@ private:
     void drop_window(int64_t keep_frames);
     size_t repeated_prefix(const std::vector<TimedWord>& words) const;
     void remember_committed(const StreamWord& word);
+    // `text` says the last committed word again, with no punctuation between them: in dictation
+    // that is the decoder filling audio it has already written down (a word the committed text
+    // lacks shifts what it hears: "phone number number", "milk milk"), not a repeat the speaker
+    // said; such a word's tokens join the committed prefix, its text is not committed.
+    bool repeats_last_committed(const std::string& text) const;
     std::vector<int32_t> text_tokens(std::span<const int32_t> tokens) const;
     double seconds(int64_t frames) const;
 
@@ -183,10 +198,11 @@ private:
     int64_t mels_ = 0;
     int64_t frames_ = 0;  // the model's window
 
-    std::vector<float> window_;       // [N][Mels] raw frames from window_start_frame_ on
-    int64_t window_start_frame_ = 0;  // stream frame index of window_[0]
-    int64_t total_frames_ = 0;        // frames pushed since construction
-    int64_t last_speech_frame_ = -1;  // stream frame index of the last speech frame
+    std::vector<float> window_;           // [N][Mels] raw frames from window_start_frame_ on
+    std::vector<uint8_t> window_speech_;  // [N] the VAD's flag of each (1 without the VAD)
+    int64_t window_start_frame_ = 0;      // stream frame index of window_[0]
+    int64_t total_frames_ = 0;            // frames pushed since construction
+    int64_t last_speech_frame_ = -1;      // stream frame index of the last speech frame
     int64_t frames_at_last_update_ = 0;
     int64_t interval_frames_ = 0;       // update_frames()
     double engine_ms_mean_ = -1.0;      // running mean over decoded updates; < 0 before the first
