@@ -96,6 +96,7 @@ public:
                                                  (runs[i].end_frame - runs[i].start_frame) / 10) %
                                              junk_ids_.size()]
                                  : word_ids_[static_cast<size_t>(runs[i].word)]);
+            if (!cut && runs[i].word == doubled_word) ideal_.push_back(ideal_.back());
             const bool closes = i + 1 == runs.size()
                                     ? content_end - runs[i].end_frame >= 20
                                     : runs[i + 1].start_frame - runs[i].end_frame >= 40;
@@ -122,6 +123,7 @@ public:
     int listens = 0;
     int steps = 0;
     std::chrono::milliseconds listen_delay{0};  // a slow engine
+    int doubled_word = -1;                      // this word, heard whole, is said twice ("sat sat")
 
 private:
     int32_t single(const std::string& text) const {
@@ -478,6 +480,22 @@ TEST_F(StreamingTranscriberTest, ShortUpdatesCommitWithinTwoIntervalsOfTheWordSe
 
 // Updates faster than a word: two of them may hear the same cut-off start of a word (the model
 // says the same junk for it), but a word that is still sounding is never committed.
+// A decoder that says a word twice ("sat sat", as the micro model said "number number" and "milk
+// milk" live): the second is not committed, its tokens stay in the prefix, and the transcript
+// says each spoken word once. Before, the live transcript had "sat sat".
+TEST_F(StreamingTranscriberTest, AWordSaidTwiceByTheDecoderIsCommittedOnce) {
+    WordWindowModel model(*tok_, 3000);
+    model.doubled_word = 2;  // " sat"
+    options_.update_frames = 10;
+    StreamingTranscriber st(model, *tok_, transpose_window, options_);
+    const Script script = make_script({{0, 1, 2, 3, 0, 4}, {5, 6, 7}}, 8, 60, 20);
+    const FedStream run = feed(st, script, 150);
+    EXPECT_EQ(run.transcript, script_text(script));
+    int repeated = 0;
+    for (const auto& u : run.updates) repeated += u.repeated_words;
+    EXPECT_GE(repeated, 1);
+}
+
 TEST_F(StreamingTranscriberTest, AWordStillSoundingIsNeverCommitted) {
     WordWindowModel model(*tok_, 3000);
     options_.update_frames = 5;
