@@ -263,6 +263,7 @@ void FilesWorker::startNext() {
     m_queue.pop_front();
     m_running = id;
     m_runningRemoved = false;
+    m_outcome.reset();
     m_cancel.store(false);
     emit busyChanged(true);
     emit jobStarted(id);
@@ -299,9 +300,26 @@ void FilesWorker::startNext() {
             outcome->kind = Outcome::Kind::failed;
             outcome->error = QString::fromStdString(error.what());
         }
+        m_outcome = outcome;
         QMetaObject::invokeMethod(
             this, [this, outcome] { finishJob(outcome); }, Qt::QueuedConnection);
     });
+}
+
+void FilesWorker::stopForQuit() {
+    m_held = true;
+    m_queue.clear();
+    if (m_running < 0) {
+        return;
+    }
+    m_cancel.store(true);
+    wakePaused();
+    if (m_thread.joinable()) {
+        m_thread.join();
+    }
+    if (const std::shared_ptr<Outcome> outcome = m_outcome) {
+        finishJob(outcome);  // its queued call, if it still comes, finds it handled
+    }
 }
 
 void FilesWorker::pause() {
@@ -348,9 +366,13 @@ void FilesWorker::waitWhilePaused() {
 }
 
 void FilesWorker::finishJob(const std::shared_ptr<Outcome>& outcome) {
+    if (outcome->id != m_running) {
+        return;  // handled already (stopForQuit)
+    }
     if (m_thread.joinable()) {
         m_thread.join();
     }
+    m_outcome.reset();
     m_running = -1;
     if (m_pauseRequested) {
         // The job ended before its next window boundary: the model is free now.

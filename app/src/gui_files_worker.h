@@ -91,6 +91,11 @@ public:
     // The job is forgotten: a queued one leaves the queue, the running one stops after its
     // current window, both without any further signal for it; a result is dropped.
     void remove(int id);
+    // Quitting: nothing more starts, the running job stops after its current window, and its
+    // outcome is delivered now, before this returns (jobCancelled with what it has, or
+    // jobFinished when it ended on its own), so that a partial transcript is kept as Cancel keeps
+    // it. The queued jobs are dropped without a signal.
+    void stopForQuit();
 
     bool isBusy() const { return m_running >= 0; }
     // Nothing running and nothing queued.
@@ -144,6 +149,8 @@ private:
     bool m_pauseWanted = false;
     bool m_waiting = false;  // the job's thread waits in waitWhilePaused()
     std::thread m_thread;
+    // The running job's outcome, set by its thread before it ends (read after joining it).
+    std::shared_ptr<Outcome> m_outcome;
     QHash<int, decoding::Transcript> m_results;
 };
 

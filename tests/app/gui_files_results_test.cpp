@@ -279,5 +279,51 @@ TEST(GuiFilesResults, SegmentsAppearWhileTheFileIsTranscribed) {
     EXPECT_EQ(rowsSeen.back(), panel->jobSegments(id).size());
 }
 
+// Quitting while a file is transcribed (the controller goes with the app) keeps what the file has
+// so far, as Cancel does: after a restart the page lists it as cancelled with its first window's
+// segments. Before, the outcome's queued signal never ran and the partial transcript was lost.
+TEST(GuiFilesResults, QuittingMidFileKeepsWhatItHasLikeCancel) {
+    ensure_gui_application();
+    ASSERT_TRUE(fs::exists(micro_model_dir() / "model.safetensors")) << micro_model_dir();
+    const TempDir dir("earshot-files-quit");
+    std::string why;
+    const fs::path wav = write_three_sentences(dir, why);
+    ASSERT_FALSE(wav.empty()) << why;
+    const app::GuiPaths paths = files_gui_paths(dir);  // with the results kept in `dir`
+    int rowsShown = 0;
+    {
+        ui::MainWindow window;
+        app::GuiController controller(window, paths);
+        ASSERT_TRUE(controller.openModel(q(micro_model_dir()), QString(),
+                                         app::GuiController::Remember::no));
+        ui::FilesPanel* panel = window.filesPanel();
+        const int id = panel->addFiles({q(wav)}).first();
+        // Hold the file after its first window with segments: it is mid-file, for certain.
+        QSignalSpy paused(&controller.files(), &app::FilesWorker::paused);
+        QObject::connect(&controller.files(), &app::FilesWorker::jobSegments, &controller,
+                         [&] { controller.files().pause(); });
+        ASSERT_TRUE(paused.wait(120'000)) << "the file never paused";
+        ASSERT_EQ(controller.files().runningJob(), id);
+        rowsShown = static_cast<int>(panel->jobSegments(id).size());
+        ASSERT_GT(rowsShown, 0);
+    }  // quit
+    const std::vector<app::FilesHistoryEntry> kept =
+        app::FilesHistory(paths.filesHistoryDir).load();
+    ASSERT_EQ(kept.size(), 1u);
+    EXPECT_TRUE(kept[0].cancelled);
+    EXPECT_EQ(kept[0].source, q(wav));
+    // What the page showed, and the segment a window holds back until the next one (long_form.h).
+    const int rowsKept = static_cast<int>(kept[0].rows.size());
+    EXPECT_GE(rowsKept, rowsShown);
+    EXPECT_LE(rowsKept, rowsShown + 1);
+    // The page after a restart lists it, cancelled, with those segments.
+    ui::MainWindow window;
+    app::GuiController controller(window, paths);
+    const QList<int> ids = window.filesPanel()->jobIds();
+    ASSERT_EQ(ids.size(), 1);
+    EXPECT_EQ(window.filesPanel()->jobState(ids[0]), ui::FileJobState::cancelled);
+    EXPECT_EQ(static_cast<int>(window.filesPanel()->jobSegments(ids[0]).size()), rowsKept);
+}
+
 }  // namespace
 }  // namespace earshot::test
