@@ -215,8 +215,9 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
 
     if (!screenshot) {
         // `earshot toggle` / `start` / `stop` from desktop shortcuts reach this window here.
-        InstanceServer instance(instance_socket_path(), [&window](const InstanceRequest& r) {
-            return answer_instance_request(window, r);
+        InstanceServer instance(instance_socket_path(), [&](const InstanceRequest& r) {
+            return answer_instance_request(window, r,
+                                           [&controller] { return controller.isStartPending(); });
         });
         tray.showIfAvailable();
         if (const QString why = instance.listen(); !why.isEmpty()) {

@@ -112,7 +112,8 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
         m_shortcut = new GlobalShortcut(this);
         connect(m_shortcut, &GlobalShortcut::activated, this, [this] {
             const QString answer =
-                answer_instance_request(m_window, InstanceRequest{InstanceAction::toggle, {}});
+                answer_instance_request(m_window, InstanceRequest{InstanceAction::toggle, {}},
+                                        [this] { return m_startPending; });
             if (answer.startsWith(QStringLiteral("error: "))) {
                 m_window.statusBar()->showMessage(answer.mid(7), kStatusMessageMs);
             }
@@ -140,7 +141,11 @@ void GuiController::applyGlobalShortcut() {
     }
 }
 
-GuiController::~GuiController() { m_window.setLayoutStore(nullptr); }
+GuiController::~GuiController() {
+    // Quitting mid-file keeps what the file has so far, as Cancel does.
+    m_files->stopForQuit();
+    m_window.setLayoutStore(nullptr);
+}
 
 void GuiController::fillDevices() {
     QList<ui::InputDeviceEntry> entries;

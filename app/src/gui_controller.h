@@ -67,6 +67,8 @@ public:
     void applySettings(const ui::Settings& settings);
 
     LiveBridge& live() const { return *m_live; }
+    // Start was asked for while a file ran: dictation starts once the file pauses.
+    bool isStartPending() const { return m_startPending; }
     ui::InspectorWidget& inspector() const { return *m_inspector; }
     FilesWorker& files() const { return *m_files; }
     // Starts dictation on `device` ("" = default input); the reason when it cannot start.

@@ -17,7 +17,8 @@ QString state(const ui::LivePanel& panel) {
 
 }  // namespace
 
-QString answer_instance_request(ui::MainWindow& window, const InstanceRequest& request) {
+QString answer_instance_request(ui::MainWindow& window, const InstanceRequest& request,
+                                const std::function<bool()>& startPending) {
     ui::LivePanel* panel = window.livePanel();
     bool wantRunning = panel->isRunning();
     switch (request.action) {
@@ -42,7 +43,12 @@ QString answer_instance_request(ui::MainWindow& window, const InstanceRequest& r
         } else {
             emit panel->startRequested(QStringLiteral("file:") + request.input);
         }
-        if (!panel->isRunning()) return QStringLiteral("error: ") + panel->statusText();
+        if (!panel->isRunning()) {
+            if (startPending && startPending()) {
+                return QStringLiteral("starting: ") + panel->statusText();
+            }
+            return QStringLiteral("error: ") + panel->statusText();
+        }
     } else if (!wantRunning && panel->isRunning()) {
         panel->toggle();  // stops: what is queued is still heard and committed
         return QStringLiteral("idle");

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QString>
+#include <functional>
 
 #include "instance_server.h"
 
@@ -12,7 +13,10 @@ class MainWindow;
 
 namespace earshot::app {
 
-// "listening", "idle", or "error: <why dictation could not start>".
-QString answer_instance_request(ui::MainWindow& window, const InstanceRequest& request);
+// "listening", "idle", "starting: <what it waits for>" (a start the controller will carry out:
+// `startPending` says so, after a file being transcribed pauses at its next window), or
+// "error: <why dictation could not start>".
+QString answer_instance_request(ui::MainWindow& window, const InstanceRequest& request,
+                                const std::function<bool()>& startPending = {});
 
 }  // namespace earshot::app

@@ -225,9 +225,10 @@ void PortalGlobalShortcut::onActivated(const QDBusMessage& message) {
 
 void connect_portal_shortcut(PortalGlobalShortcut& shortcut, ui::MainWindow& window,
                              GuiController& controller) {
-    QObject::connect(&shortcut, &PortalGlobalShortcut::activated, &window, [&window] {
+    QObject::connect(&shortcut, &PortalGlobalShortcut::activated, &window, [&window, &controller] {
         const QString answer =
-            answer_instance_request(window, InstanceRequest{InstanceAction::toggle, {}});
+            answer_instance_request(window, InstanceRequest{InstanceAction::toggle, {}},
+                                    [&controller] { return controller.isStartPending(); });
         if (answer.startsWith(QStringLiteral("error: "))) {
             window.statusBar()->showMessage(answer.mid(7), kStatusMessageMs);
         }

@@ -15,6 +15,7 @@
 #include "gui_controller.h"
 #include "gui_files_worker.h"
 #include "gui_fixture.h"
+#include "gui_instance.h"
 #include "gui_live_bridge.h"
 #include "gui_session.h"
 #include "micro_model.h"
@@ -146,6 +147,40 @@ TEST(GuiFilesPause, StartWhileFilesRunPausesThemAndTheyGoOn) {
     ASSERT_TRUE(app::wait_for_files(controller, 120'000));
     EXPECT_FALSE(controller.files().isPaused());
     EXPECT_EQ(window.filesPanel()->jobState(id), ui::FileJobState::done);
+}
+
+// `earshot start` while a file runs: the instance answers "starting: ..." (the command prints it
+// and exits 0), not "error: ...", since dictation starts once the file pauses. Before, the
+// command printed "error: Pausing the files after the current window..." and exited 1.
+TEST(GuiFilesPause, StartFromTheCommandLineWhileFilesRunIsNotAnError) {
+    ensure_gui_application();
+    const TempDir dir("earshot-gui-files-start-command");
+    std::string why;
+    const fs::path wav = write_three_sentences(dir, why);
+    ASSERT_FALSE(wav.empty()) << why;
+    ui::MainWindow window;
+    app::GuiPaths paths;
+    paths.settingsFile = q(dir.path() / "settings.ini");
+    paths.journal = false;
+    paths.listDevices = false;
+    app::GuiController controller(window, paths);
+    ASSERT_TRUE(
+        controller.openModel(q(micro_model_dir()), QString(), app::GuiController::Remember::no));
+    QSignalSpy paused(&controller.files(), &app::FilesWorker::paused);
+    window.filesPanel()->addFiles({q(wav)});
+    ASSERT_TRUE(controller.files().isBusy());
+    const QString answer =
+        app::answer_instance_request(window, app::InstanceRequest{app::InstanceAction::start, {}},
+                                     [&controller] { return controller.isStartPending(); });
+    EXPECT_EQ(answer, QStringLiteral("starting: Pausing the files after the current window\u2026"));
+    EXPECT_TRUE(controller.isStartPending());
+    ASSERT_TRUE(paused.count() > 0 || paused.wait(60'000));
+    EXPECT_FALSE(controller.isStartPending());
+    if (controller.live().isRunning()) {
+        controller.live().stop();
+        ASSERT_TRUE(wait_for_signal(&controller.live(), &app::LiveBridge::stopped, 60'000));
+    }
+    ASSERT_TRUE(app::wait_for_files(controller, 120'000));
 }
 
 }  // namespace
