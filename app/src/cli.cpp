@@ -70,19 +70,20 @@ CliRequest parse_cli(int argc, const char* const* argv, std::ostream& out, std::
 
     CLI::App* inspect = app.add_subcommand(
         "inspect", "Print the model's entries, generics and blocks, bound to a checkpoint");
-    inspect
-        ->add_option("--model", request.inspect.model_path,
-                     "HF model directory, model.safetensors or whisper.cpp ggml .bin")
-        ->required();
+    inspect->add_option(
+        "--model", request.inspect.model_path,
+        "HF model directory, model.safetensors, whisper.cpp ggml .bin or a name from "
+        "`earshot models list`; default: the model chosen in the app, else the micro "
+        "demo model");
 
     CLI::App* graph = app.add_subcommand(
         "graph", "Print the traced graph of one entry, with a type on every edge");
     std::string format = "json";
     bool bind = false;
-    graph
-        ->add_option("--model", request.graph.model_path,
-                     "HF model directory, model.safetensors or whisper.cpp ggml .bin")
-        ->required();
+    graph->add_option("--model", request.graph.model_path,
+                      "HF model directory, model.safetensors, whisper.cpp ggml .bin or a name from "
+                      "`earshot models list`; default: the model chosen in the app, else the micro "
+                      "demo model");
     graph->add_option("--entry", request.graph.entry, "Entry to trace: encode, decode, ...")
         ->capture_default_str();
     graph

@@ -121,13 +121,23 @@ TEST(ParseCli, SubcommandHelpDoesNotRepeatTheTopLevelFooter) {
     }
 }
 
+// Without --model, inspect and graph use the default model as transcribe and live do (the model
+// chosen in the app, else the embedded micro model): an empty path. Before, --model was required.
+TEST(ParseCli, InspectAndGraphTakeTheDefaultModel) {
+    CliRequest request = parse({"inspect"});
+    EXPECT_EQ(request.command, CliCommand::inspect);
+    EXPECT_EQ(request.inspect.model_path, "");
+    request = parse({"graph", "--entry", "step", "--format", "dot"});
+    EXPECT_EQ(request.command, CliCommand::graph);
+    EXPECT_EQ(request.graph.model_path, "");
+    EXPECT_EQ(request.graph.entry, "step");
+}
+
 TEST(ParseCli, UsageErrorsAreExitTwo) {
     const std::vector<std::vector<const char*>> cases = {
         {},
         {"frobnicate"},
-        {"inspect"},
         {"inspect", "--model"},
-        {"graph", "--entry", "encode"},
         {"graph", "--model", "m", "--format", "svg"},
         {"graph", "--model", "m", "--expand", "-1"},
         {"graph", "--model", "m", "--expand", "two"},

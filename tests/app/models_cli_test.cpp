@@ -322,6 +322,27 @@ TEST_F(ModelsCommand, WithoutModelUsesTheAppsChoiceElseTheMicroModel) {
         << r.err;
 }
 
+// inspect and graph choose their model as transcribe does; the README's `earshot graph --format
+// dot | dot -Tpng > g.png` draws the micro model's graph (before: --model was required, the
+// command printed only its usage, and the PNG was empty).
+TEST_F(ModelsCommand, InspectAndGraphWithoutModelUseTheSameDefault) {
+    ProcessResult r = earshot("graph --format dot", server_.url());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("digraph", 0), 0u) << r.out.substr(0, 200);
+    EXPECT_TRUE(contains(r.err, "earshot graph: no --model given; using the embedded micro model"))
+        << r.err;
+    r = earshot("inspect", server_.url());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "\nD\t64\n")) << r.out.substr(0, 600);
+    EXPECT_TRUE(
+        contains(r.err, "earshot inspect: no --model given; using the embedded micro model"))
+        << r.err;
+    // A catalog name that is not installed is refused with what to run, as transcribe does.
+    r = earshot("graph --model tiny", server_.url());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(contains(r.err, "earshot graph: ")) << r.err;
+}
+
 // The built-in catalog: every size in both forms, with whisper.cpp's published hashes.
 TEST(ModelCatalog, HoldsTheOfficialCheckpointsInBothForms) {
     const std::vector<app::CatalogEntry> catalog = app::builtin_catalog();

@@ -12,7 +12,9 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 2;  // missing or malformed model file, bad entry name, ...
 
 struct InspectOptions {
-    std::string model_path;  // HF directory, model.safetensors (config.json beside it), ggml .bin
+    // HF directory, model.safetensors (config.json beside it), ggml .bin, a catalog name; empty:
+    // the app's model, else the embedded micro model
+    std::string model_path;
 };
 
 enum class GraphFormat { json, dot };
