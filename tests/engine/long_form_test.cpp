@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "earshot/engine/decoding/seek_loop.h"
@@ -366,11 +367,15 @@ TEST(SeekLoop, TheTextOnlyDecodeRunsOnlyForASpeechOpeningWithNoText) {
 class SpeakingMel final : public MelWindowSource {
 public:
     SpeakingMel(int64_t content, double from_s, double to_s)
+        : SpeakingMel(content, std::vector<std::pair<double, double>>{{from_s, to_s}}) {}
+    SpeakingMel(int64_t content, const std::vector<std::pair<double, double>>& runs)
         : mel_(ramp_mel(content, 600)), source_(mel_, content) {
         activity_.loud.assign(static_cast<size_t>(content), 0);
-        for (size_t hop = static_cast<size_t>(from_s * 100.0);
-             hop < static_cast<size_t>(to_s * 100.0) && hop < activity_.loud.size(); ++hop) {
-            activity_.loud[hop] = 1;
+        for (const auto& [from_s, to_s] : runs) {
+            for (size_t hop = static_cast<size_t>(from_s * 100.0);
+                 hop < static_cast<size_t>(to_s * 100.0) && hop < activity_.loud.size(); ++hop) {
+                activity_.loud[hop] = 1;
+            }
         }
     }
     int64_t mels() const override { return source_.mels(); }
@@ -419,6 +424,37 @@ TEST(SeekLoop, TheTextOnlyDecodeNeedsSpeechAfterTheTimestamp) {
     EXPECT_EQ(text_only.seeks.size(), 1u);
     ASSERT_EQ(segments.size(), 1u);
     EXPECT_EQ(segments[0].text, "");
+}
+
+// A full window whose tokens are an unfinished segment at <|0.00|> (it cannot move on): where
+// the file's speech activity shows a pause of 1 s or more and speech after it, the segment ends
+// at the pause and the next window starts in it, so the sentence after the pause is decoded.
+// Before (and without speech activity, as openai), the segment ran to the window's end and the
+// next window started 6 s on: the micro model lost a sentence of a two-minute file this way.
+TEST(SeekLoop, AnUnfinishedSegmentAtZeroEndsAtASentencePause) {
+    SeekLoopOptions options;
+    options.frames = 600;
+    Script script;
+    script.results.push_back(result({ts(0), 10, 11}));
+    SpeakingMel mel(1200, {{0.3, 2.0}, {3.2, 5.0}, {7.0, 8.0}});
+    const std::vector<Segment> segments =
+        run_seek_loop(mel, vocabulary(), options, script.fn(), nullptr, nullptr);
+    ASSERT_GE(script.seeks.size(), 2u);
+    EXPECT_EQ(script.seeks[1], 270);  // 0.5 s before the speech at 3.2 s
+    ASSERT_GE(segments.size(), 1u);
+    EXPECT_EQ(segments[0].text, " w10 w11");
+    EXPECT_NEAR(segments[0].start_s, 0.0, 1e-9);
+    EXPECT_NEAR(segments[0].end_s, 2.0, 1e-9);
+
+    // A pause shorter than 1 s is inside the sentence: openai's rule.
+    Script within;
+    within.results.push_back(result({ts(0), 10, 11}));
+    SpeakingMel close(1200, {{0.3, 2.0}, {2.8, 5.0}, {7.0, 8.0}});
+    const std::vector<Segment> whole =
+        run_seek_loop(close, vocabulary(), options, within.fn(), nullptr, nullptr);
+    ASSERT_GE(within.seeks.size(), 2u);
+    EXPECT_EQ(within.seeks[1], 600);
+    EXPECT_NEAR(whole.at(0).end_s, 6.0, 1e-9);
 }
 
 TEST(SeekLoop, TimesStayInsideTheWindowsAudio) {

@@ -2,10 +2,12 @@
 #include "earshot/engine/decoding/seek_loop.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "python_strip.h"
 
@@ -26,6 +28,37 @@ constexpr double kCutEdgeS = 0.4;
 // The speech a window must hold after a lone timestamp to be decoded again without timestamps
 // (see needs_text_only): about one short word.
 constexpr double kTextOnlySpeechS = 0.2;
+// A pause this long in the file's speech activity ends an unfinished segment that a full window
+// cannot move past (see take_window): sentences in dictation and recordings are set apart by
+// more, the pauses inside one by less.
+constexpr double kSentencePauseS = 1.0;
+
+// The first pause of at least kSentencePauseS in `activity` after the speech that starts at or
+// after `from_s`, with speech after it before `to_s`: {pause start, next speech start} in
+// seconds; nullopt when there is none.
+std::optional<std::pair<double, double>> sentence_pause(const SpeechActivity& activity,
+                                                        double from_s, double to_s) {
+    if (!(activity.hop_s > 0.0)) return std::nullopt;
+    const auto hops = static_cast<int64_t>(activity.loud.size());
+    const int64_t end = std::min(hops, static_cast<int64_t>(to_s / activity.hop_s));
+    const auto pause_hops = static_cast<int64_t>(std::ceil(kSentencePauseS / activity.hop_s));
+    bool heard = false;
+    int64_t quiet = 0;
+    for (int64_t hop = std::max<int64_t>(static_cast<int64_t>(from_s / activity.hop_s), 0);
+         hop < end; ++hop) {
+        if (activity.loud[static_cast<size_t>(hop)] == 0) {
+            ++quiet;
+            continue;
+        }
+        if (heard && quiet >= pause_hops) {
+            return std::make_pair(static_cast<double>(hop - quiet) * activity.hop_s,
+                                  static_cast<double>(hop) * activity.hop_s);
+        }
+        heard = true;
+        quiet = 0;
+    }
+    return std::nullopt;
+}
 
 // The frame offset, from a window's start, where the next window starts when the last kept
 // segment ends at timestamp index `end_pos` and the next speech starts at `start_pos` (or the
@@ -129,7 +162,8 @@ public:
     // returns how far seek advances, in [1, size]. `text_only`: the window decoded again without
     // timestamps when needs_text_only(result, size), else null.
     int64_t take_window(const WindowResult& result, int64_t seek, int64_t size,
-                        std::vector<Segment>& segments, const WindowResult* text_only) {
+                        std::vector<Segment>& segments, const WindowResult* text_only,
+                        const SpeechActivity* activity) {
         const double time_offset_s = static_cast<double>(seek) * kSecondsPerFrame;
         const double window_end_s = time_offset_s + static_cast<double>(size) * kSecondsPerFrame;
         if (skipped(result)) return size;
@@ -210,8 +244,21 @@ public:
                 current.push_back(make_segment(seconds(tokens.front()), window_end_s,
                                                text_only->tokens, *text_only));
             } else {
-                current.push_back(
-                    make_segment(seconds(tokens.front()), window_end_s, tokens, result));
+                // A full window's unfinished segment at <|0.00|> cannot move on; openai keeps it
+                // to the window's end and moves a whole window, and a sentence after a pause in
+                // that window, which the model did not say, was lost. Where the file's speech
+                // activity shows such a pause, the segment ends there and the next window starts
+                // in it.
+                double end_s = window_end_s;
+                if (const auto pause =
+                        full && activity != nullptr
+                            ? sentence_pause(*activity, seconds(tokens.front()), window_end_s)
+                            : std::nullopt) {
+                    end_s = pause->first;
+                    const double resume_s = std::max(pause->first, pause->second - kResumeLeadS);
+                    advance = static_cast<int64_t>((resume_s - time_offset_s) / kSecondsPerFrame);
+                }
+                current.push_back(make_segment(seconds(tokens.front()), end_s, tokens, result));
             }
         } else {
             double duration_s = static_cast<double>(size) * kSecondsPerFrame;
@@ -314,8 +361,8 @@ std::vector<Segment> run_seek_loop(MelWindowSource& mel, const SegmentVocabulary
             text_only = options.decode_text_only(window, loop.prompt());
         }
         const size_t before = segments.size();
-        const int64_t advance =
-            loop.take_window(result, seek, size, segments, text_only ? &*text_only : nullptr);
+        const int64_t advance = loop.take_window(
+            result, seek, size, segments, text_only ? &*text_only : nullptr, mel.speech_activity());
         if (advance < 1) {  // the loop's termination (see the guard in take_window)
             throw std::logic_error("run_seek_loop: seek did not advance at frame " +
                                    std::to_string(seek));

@@ -120,7 +120,12 @@ struct SeekLoopOptions {
 // - a single timestamp ending: the next window starts at most 0.5 s before the window's end, not
 //   at it, so a sentence that begins in those 0.5 s (too little for the model to say it) is not
 //   cut;
-// - a segment without a pair that opens with <|ts|> starts at ts, not at time_offset.
+// - a segment without a pair that opens with <|ts|> starts at ts, not at time_offset;
+// - an unfinished segment alone at <|0.00|> whose window's audio, by the source's speech activity
+//   (when known), holds a pause of at least 1 s and then more speech: the segment ends where that
+//   pause starts, and the next window starts in it as above (openai: the segment runs to the
+//   window's end and a whole window is skipped, with the speech after the pause, which the model
+//   did not say).
 //
 // One deviation whenever options.decode_text_only is set: tokens that are one timestamp <|ts|>
 // (the model heard speech begin there and said nothing of it, as models mark a sentence that a
