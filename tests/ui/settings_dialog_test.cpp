@@ -7,6 +7,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QKeySequenceEdit>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -188,6 +189,48 @@ TEST(SettingsDialog, ShowsAndReadsBackEveryField) {
     // The spin boxes stop at the ranges Settings::load accepts.
     dialog.beamBox()->setValue(1000);
     EXPECT_EQ(dialog.beamBox()->value(), Settings::kMaxBeamSize);
+}
+
+// The global shortcut field: Ctrl+Alt+D is recorded, and Enter then confirms the dialog instead
+// of being recorded as the shortcut; a bare key is refused with the reason (it would be taken
+// from every application: Enter started dictation everywhere); a function key alone is allowed.
+// A bare key saved by an older version loads as no shortcut.
+TEST(SettingsDialog, AShortcutNeedsAModifierAndEnterConfirms) {
+    SettingsDialog dialog(Settings{}, englishAndFrench(), CudaAvailability{});
+    dialog.show();
+    QKeySequenceEdit* edit = dialog.shortcutEdit();
+    edit->setFocus();
+    QTest::keyClick(edit, Qt::Key_D, Qt::ControlModifier | Qt::AltModifier);
+    emit edit->editingFinished();
+    EXPECT_EQ(dialog.settings().globalShortcut, QStringLiteral("Ctrl+Alt+D"));
+    QTest::keyClick(edit, Qt::Key_Return);
+    EXPECT_EQ(dialog.result(), QDialog::Accepted);
+    EXPECT_EQ(dialog.settings().globalShortcut, QStringLiteral("Ctrl+Alt+D"));
+
+    SettingsDialog bare(Settings{}, englishAndFrench(), CudaAvailability{});
+    bare.show();
+    bare.shortcutEdit()->setKeySequence(QKeySequence(Qt::Key_A));
+    emit bare.shortcutEdit()->editingFinished();
+    EXPECT_TRUE(bare.shortcutEdit()->keySequence().isEmpty());
+    EXPECT_FALSE(bare.shortcutNote()->isHidden());
+    EXPECT_TRUE(bare.shortcutNote()->text().contains(QStringLiteral("needs Ctrl, Alt or Super")))
+        << bare.shortcutNote()->text().toStdString();
+    EXPECT_EQ(bare.settings().globalShortcut, QString());
+    bare.shortcutEdit()->setKeySequence(QKeySequence(Qt::Key_F9));
+    emit bare.shortcutEdit()->editingFinished();
+    EXPECT_TRUE(bare.shortcutNote()->isHidden());
+    EXPECT_EQ(bare.settings().globalShortcut, QStringLiteral("F9"));
+
+    EXPECT_FALSE(isGlobalShortcut(QStringLiteral("Return")));
+    EXPECT_FALSE(isGlobalShortcut(QStringLiteral("Shift+A")));
+    EXPECT_TRUE(isGlobalShortcut(QStringLiteral("Meta+Space")));
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    QSettings store(dir.filePath(QStringLiteral("earshot.ini")), QSettings::IniFormat);
+    store.setValue(QStringLiteral("settings/global_shortcut"), QStringLiteral("Return"));
+    EXPECT_EQ(Settings::load(store).globalShortcut, QString());
+    store.setValue(QStringLiteral("settings/global_shortcut"), QStringLiteral("Ctrl+Alt+D"));
+    EXPECT_EQ(Settings::load(store).globalShortcut, QStringLiteral("Ctrl+Alt+D"));
 }
 
 TEST(SettingsDialog, CudaIsDisabledWithTheReasonWhenItCannotRun) {

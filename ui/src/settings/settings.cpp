@@ -2,6 +2,7 @@
 // the range the dialog offers.
 #include "earshot/ui/settings/settings.h"
 
+#include <QKeySequence>
 #include <QSettings>
 
 namespace earshot::ui {
@@ -48,10 +49,20 @@ Settings Settings::load(QSettings& store) {
     if (ok && preRoll >= 0.0 && preRoll <= kMaxPreRollSeconds) {
         s.preRollSeconds = preRoll;
     }
-    s.globalShortcut =
+    const QString shortcut =
         store.value(QStringLiteral("global_shortcut"), s.globalShortcut).toString().trimmed();
+    if (shortcut.isEmpty() || isGlobalShortcut(shortcut)) s.globalShortcut = shortcut;
     store.endGroup();
     return s;
+}
+
+bool isGlobalShortcut(const QString& portableText) {
+    const QKeySequence keys = QKeySequence::fromString(portableText, QKeySequence::PortableText);
+    if (keys.count() != 1) return false;
+    const Qt::Key key = keys[0].key();
+    if (key >= Qt::Key_F1 && key <= Qt::Key_F35) return true;
+    return (keys[0].keyboardModifiers() &
+            (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier)) != Qt::NoModifier;
 }
 
 void Settings::save(QSettings& store) const {

@@ -6,6 +6,7 @@
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QKeyEvent>
 #include <QKeySequenceEdit>
 #include <QLabel>
 #include <QPushButton>
@@ -155,9 +156,27 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
 
     m_shortcut = new QKeySequenceEdit(this);
     m_shortcut->setObjectName(QStringLiteral("shortcutEdit"));
-    // One key combination: a finished recording keeps its first.
+    // Enter and Return confirm the dialog, as in every other field; they are never recorded.
+    m_shortcut->installEventFilter(this);
+    m_shortcutNote = new QLabel(this);
+    m_shortcutNote->setObjectName(QStringLiteral("shortcutNote"));
+    m_shortcutNote->setWordWrap(true);
+    m_shortcutNote->hide();
+    // One key combination: a finished recording keeps its first, and a key without Ctrl, Alt or
+    // Super (function keys aside) is refused: it would be taken from every application.
     connect(m_shortcut, &QKeySequenceEdit::editingFinished, this, [this] {
         const QKeySequence keys = m_shortcut->keySequence();
+        if (keys.isEmpty()) return;
+        if (!isGlobalShortcut(QKeySequence(keys[0]).toString(QKeySequence::PortableText))) {
+            m_shortcutNote->setText(
+                tr("%1 alone would be taken from every application: a shortcut needs Ctrl, Alt "
+                   "or Super (or is a function key).")
+                    .arg(QKeySequence(keys[0]).toString(QKeySequence::NativeText)));
+            m_shortcutNote->show();
+            m_shortcut->clear();
+            return;
+        }
+        m_shortcutNote->hide();
         if (keys.count() > 1) m_shortcut->setKeySequence(QKeySequence(keys[0]));
     });
     m_shortcut->setClearButtonEnabled(true);
@@ -185,6 +204,7 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
     form->addRow(tr("&Pre-roll:"), m_preRoll);
     form->addRow(QString(), m_preRollNote);
     form->addRow(tr("Global &shortcut:"), m_shortcut);
+    form->addRow(QString(), m_shortcutNote);
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -242,6 +262,18 @@ void SettingsDialog::updatePreRollNote() {
             : tr("The microphone is closed while dictation is idle."));
 }
 
+bool SettingsDialog::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_shortcut && event->type() == QEvent::KeyPress) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        if ((key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) &&
+            key->modifiers() == Qt::NoModifier) {
+            if (m_ok->isEnabled()) accept();
+            return true;
+        }
+    }
+    return QDialog::eventFilter(watched, event);
+}
+
 Settings SettingsDialog::settings() const {
     Settings s;
     const QString language = chosenLanguage();
@@ -255,8 +287,9 @@ Settings SettingsDialog::settings() const {
     s.typingMethod = m_typingMethod->currentData().toString();
     s.preRollSeconds = m_preRoll->value();
     const QKeySequence keys = m_shortcut->keySequence();
-    s.globalShortcut =
+    const QString shortcut =
         keys.isEmpty() ? QString() : QKeySequence(keys[0]).toString(QKeySequence::PortableText);
+    s.globalShortcut = isGlobalShortcut(shortcut) ? shortcut : QString();
     return s;
 }
 

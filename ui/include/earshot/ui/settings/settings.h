@@ -8,6 +8,11 @@ class QSettings;
 
 namespace earshot::ui {
 
+// Whether `portableText` (QKeySequence's portable text, one combination) may be a global
+// shortcut: it holds Ctrl, Alt or Super, or is a function key (F1-F35). A bare key ("Return",
+// "A") would be taken from every application.
+bool isGlobalShortcut(const QString& portableText);
+
 struct Settings {
     QString language = QStringLiteral("auto");    // an openai code ("en"), or auto to detect
     QString task = QStringLiteral("transcribe");  // or "translate" (to English)
@@ -33,7 +38,8 @@ struct Settings {
     static constexpr double kMaxVadMarginDb = 60.0;
     static constexpr double kMaxPreRollSeconds = 5.0;
 
-    // Reads the group "settings"; a missing or out-of-range value keeps its default.
+    // Reads the group "settings"; a missing or out-of-range value keeps its default, and a
+    // global shortcut that isGlobalShortcut() refuses (saved by an older version) is none.
     static Settings load(QSettings& store);
     void save(QSettings& store) const;
 

@@ -51,10 +51,16 @@ public:
     // Says whether the microphone stays open while idle, as the pre-roll box is set.
     QLabel* preRollNote() const { return m_preRollNote; }
     QKeySequenceEdit* shortcutEdit() const { return m_shortcut; }
+    // Why the last recorded shortcut was refused (hidden when none was).
+    QLabel* shortcutNote() const { return m_shortcutNote; }
     QLabel* backendNote() const { return m_backendNote; }
     // Why the typed language cannot be used (hidden when it can); OK stays disabled meanwhile.
     QLabel* languageNote() const { return m_languageNote; }
     QPushButton* okButton() const { return m_ok; }
+
+protected:
+    // Enter and Return in the shortcut field confirm the dialog instead of being recorded.
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     // The code the language box names ("auto" included); "" when it names none this model can
@@ -78,6 +84,7 @@ private:
     QDoubleSpinBox* m_preRoll = nullptr;
     QLabel* m_preRollNote = nullptr;
     QKeySequenceEdit* m_shortcut = nullptr;
+    QLabel* m_shortcutNote = nullptr;
 };
 
 }  // namespace earshot::ui
