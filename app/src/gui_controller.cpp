@@ -45,6 +45,8 @@ namespace earshot::app {
 
 namespace {
 constexpr int kStatusMessageMs = 8000;
+// Where the chosen microphone is kept (the device's name; empty: the default input).
+const QString kInputDeviceKey = QStringLiteral("live/input_device");
 
 // The Files page's options: the settings, then what the checkpoint itself carries.
 decoding::TranscribeOptions files_options(const ui::Settings& settings, const LoadedModel& model) {
@@ -91,6 +93,11 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
     }
     if (paths.listDevices) {
         fillDevices();
+        // A microphone the user picks is remembered across restarts.
+        QComboBox* picker = m_window.livePanel()->devicePicker();
+        connect(picker, &QComboBox::activated, this, [this, picker](int index) {
+            m_store->setValue(kInputDeviceKey, picker->itemData(index).toString());
+        });
     }
     // The pre-roll's microphone, open while idle: the status bar says so.
     m_idleMicrophone = paths.listDevices;
@@ -161,6 +168,12 @@ void GuiController::fillDevices() {
             tr("No input devices: %1").arg(QString::fromStdString(error.what())));
     }
     m_window.livePanel()->setDevices(entries);
+    // The microphone chosen last time, when it is there; else the default input, and the choice
+    // is kept for when it comes back.
+    QComboBox* picker = m_window.livePanel()->devicePicker();
+    const QString chosen = m_store->value(kInputDeviceKey).toString();
+    const int index = chosen.isEmpty() ? -1 : picker->findData(chosen);
+    if (index >= 0) picker->setCurrentIndex(index);
 }
 
 void GuiController::openInitialModel(const QString& explicitModel,

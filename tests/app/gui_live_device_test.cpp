@@ -1,10 +1,13 @@
 // The GUI's dictation through a real (virtual) microphone: when the device goes away mid-session,
-// the Live page says why it stopped, keeps what was committed and lets Start run again.
+// the Live page says why it stopped, keeps what was committed and lets Start run again; the
+// microphone picked is the one selected after a restart.
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QPushButton>
+#include <QSettings>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -58,6 +61,40 @@ TEST(GuiLiveDevice, ALostMicrophoneIsNamedOnTheLivePage) {
     EXPECT_FALSE(controller.live().lastStats().error.empty());
     // Start may be pressed again (it then reports whether a device is there).
     EXPECT_TRUE(panel->startStopButton()->isEnabled());
+}
+
+// The microphone picked on the Live page is the one selected after a restart (before, it came
+// back on "Default input"); a remembered one that is gone leaves the default selected.
+TEST(GuiLiveDevice, TheChosenMicrophoneIsRememberedAcrossRestarts) {
+    VirtualMic mic;
+    ASSERT_TRUE(mic.available()) << mic.error();
+    mic.export_environment();  // before PortAudio starts in this process
+    ensure_gui_application();
+    const TempDir dir("earshot-gui-mic-choice");
+    app::GuiPaths paths;
+    paths.settingsFile = QString::fromStdString((dir.path() / "settings.ini").string());
+    paths.journalFile = QString::fromStdString((dir.path() / "journal.txt").string());
+    paths.listDevices = true;
+    {
+        ui::MainWindow window;
+        app::GuiController controller(window, paths);
+        QComboBox* picker = window.livePanel()->devicePicker();
+        EXPECT_EQ(picker->currentIndex(), 0);  // "Default input" on a first start
+        const int pulse = picker->findData(QStringLiteral("pulse"));
+        ASSERT_GT(pulse, 0) << "the virtual microphone's ALSA device is not listed";
+        picker->setCurrentIndex(pulse);
+        emit picker->activated(pulse);  // as a person's choice reports it
+    }
+    {
+        ui::MainWindow window;
+        app::GuiController controller(window, paths);
+        EXPECT_EQ(window.livePanel()->selectedDevice(), QStringLiteral("pulse"));
+    }
+    QSettings(paths.settingsFile, QSettings::IniFormat)
+        .setValue(QStringLiteral("live/input_device"), QStringLiteral("a microphone not here"));
+    ui::MainWindow window;
+    app::GuiController controller(window, paths);
+    EXPECT_EQ(window.livePanel()->selectedDevice(), QString());
 }
 
 }  // namespace
