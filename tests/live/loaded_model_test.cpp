@@ -58,6 +58,33 @@ TEST(LoadedModel, ABadSuppressListIsALoadError) {
                  checkpoint::CheckpointError);
 }
 
+// A folder with only config.json says at once what it lacks, the weights first; before, it asked
+// for a vocabulary and, given one, then said there were no weights.
+TEST(LoadedModel, AFolderSaysEverythingItLacksWeightsFirst) {
+    const TempDir dir;
+    fs::copy_file(fs::path(EARSHOT_MICRO_MODEL_DIR) / "config.json", dir.path() / "config.json");
+    try {
+        (void)app::load_model(dir.path());
+        FAIL() << "a folder with only config.json loaded";
+    } catch (const checkpoint::CheckpointError& error) {
+        const std::string what = error.what();
+        const size_t weights = what.find("the weights (model.safetensors");
+        const size_t vocabulary = what.find("the vocabulary (tokenizer.json");
+        EXPECT_NE(weights, std::string::npos) << what;
+        EXPECT_NE(vocabulary, std::string::npos) << what;
+        EXPECT_LT(weights, vocabulary) << what;
+    }
+    // With a vocabulary given, only the weights are missing.
+    try {
+        (void)app::load_model(dir.path(), fs::path(EARSHOT_MICRO_MODEL_DIR));
+        FAIL() << "a folder without weights loaded";
+    } catch (const checkpoint::CheckpointError& error) {
+        const std::string what = error.what();
+        EXPECT_NE(what.find("lacks the weights"), std::string::npos) << what;
+        EXPECT_EQ(what.find("vocabulary"), std::string::npos) << what;
+    }
+}
+
 // Why CUDA cannot run in this process (the same search the loader does), or nullopt with a device.
 std::optional<backend::CudaError> cuda_unavailable() {
     try {

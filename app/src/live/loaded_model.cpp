@@ -1,9 +1,13 @@
 // Loading a checkpoint, its tokenizer and the chosen backend's decoder model together.
 #include "earshot/app/loaded_model.h"
 
+#include <initializer_list>
 #include <string>
+#include <system_error>
 #include <utility>
+#include <vector>
 
+#include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/decoding/word_alignment.h"
 
 namespace earshot::app {
@@ -18,6 +22,38 @@ std::string model_name(const std::filesystem::path& model_path) {
     return name.empty() ? std::string("the model") : name.string();
 }
 
+// A Hugging Face folder without weights is refused with everything it lacks at once, the weights
+// first (a vocabulary chosen for a folder without weights would not make it load), before any
+// file is read. Pickled weights count as present: the checkpoint reader refuses them by name.
+void check_hf_folder(const std::filesystem::path& folder, bool vocabulary_given) {
+    namespace fs = std::filesystem;
+    std::error_code error;
+    if (!fs::is_directory(folder, error)) return;
+    auto present = [&](std::initializer_list<const char*> names) {
+        for (const char* name : names) {
+            if (fs::is_regular_file(folder / name, error)) return true;
+        }
+        return false;
+    };
+    // With the weights there, a missing vocabulary is the tokenizer's error (the app then offers
+    // to choose one).
+    if (present({"model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+                 "pytorch_model.bin.index.json"})) {
+        return;
+    }
+    std::vector<std::string> missing{
+        "the weights (model.safetensors or model.safetensors.index.json)"};
+    if (!vocabulary_given && !present({"tokenizer.json", "vocab.json"})) {
+        missing.emplace_back("the vocabulary (tokenizer.json, or vocab.json and merges.txt)");
+    }
+    if (!present({"config.json"})) missing.emplace_back("config.json");
+    std::string problem = "the folder lacks " + missing.front();
+    for (size_t i = 1; i < missing.size(); ++i) {
+        problem += (i + 1 == missing.size() ? " and " : ", ") + missing[i];
+    }
+    throw checkpoint::CheckpointError(folder, problem);
+}
+
 }  // namespace
 
 std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model_path,
@@ -25,6 +61,7 @@ std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model_path,
                                         backend::BackendChoice backend) {
     // The configuration, the tokenizer and the generation settings before the weights: a model
     // without its tokenizer is refused at once, not after reading gigabytes.
+    check_hf_folder(model_path, !vocab_path.empty());
     model::WhisperBinding binding =
         model::bind_whisper(checkpoint::read_whisper_config(model_path));
     const int64_t n_vocab = binding.values.dims.at("Vocab");
