@@ -117,7 +117,10 @@ CliRequest parse_cli(int argc, const char* const* argv, std::ostream& out, std::
                       }});
     // Set once every subcommand exists: subcommands copy their parent's footer when created, and
     // this line belongs to `earshot --help` only.
-    app.footer("Without a subcommand, `earshot [--model PATH]` starts the graphical interface.");
+    app.footer(
+        "Without a subcommand, `earshot [--model PATH]` starts the graphical interface.\n"
+        "The manual: `man earshot` once installed; from a build tree, "
+        "`earshot man-page | man -l -`.");
 
     try {
         app.parse(argc, argv);

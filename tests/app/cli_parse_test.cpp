@@ -107,6 +107,8 @@ TEST(ParseCli, HelpIsExitZeroOnStdout) {
     EXPECT_NE(out.find("inspect"), std::string::npos) << out;
     EXPECT_NE(out.find("graph"), std::string::npos) << out;
     EXPECT_NE(out.find("Without a subcommand"), std::string::npos) << out;
+    // Where the manual is, installed or not (`man earshot` finds nothing in a build tree).
+    EXPECT_NE(out.find("`earshot man-page | man -l -`"), std::string::npos) << out;
     EXPECT_EQ(err, "");
 }
 
@@ -165,17 +167,23 @@ TEST(EarshotExecutable, UnknownOptionIsExitTwo) {
     EXPECT_NE(result.err.find("--bogus"), std::string::npos) << result.err;
 }
 
-TEST(EarshotExecutable, InspectWithoutModelIsExitTwo) {
-    const ProcessResult result = run_earshot("inspect");
+// Without --model, inspect and graph take the default model (ModelsCommand tests that with a
+// private configuration); a model that is not there is exit 2, named.
+TEST(EarshotExecutable, InspectOfAMissingModelIsExitTwo) {
+    const ProcessResult result = run_earshot("inspect --model /nonexistent/model");
     EXPECT_EQ(result.exit_code, 2);
-    EXPECT_NE(result.err.find("--model"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("earshot inspect: model: no such file or directory"),
+              std::string::npos)
+        << result.err;
     EXPECT_EQ(result.out, "");
 }
 
-TEST(EarshotExecutable, GraphWithoutModelIsExitTwo) {
-    const ProcessResult result = run_earshot("graph --entry encode");
+TEST(EarshotExecutable, GraphOfAMissingModelIsExitTwo) {
+    const ProcessResult result = run_earshot("graph --model /nonexistent/model --entry encode");
     EXPECT_EQ(result.exit_code, 2);
-    EXPECT_NE(result.err.find("--model"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("earshot graph: model: no such file or directory"), std::string::npos)
+        << result.err;
+    EXPECT_EQ(result.out, "");
 }
 
 TEST(EarshotExecutable, NoSubcommandIsExitTwo) {
