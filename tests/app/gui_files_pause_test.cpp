@@ -7,6 +7,7 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "earshot/ui/files/files_panel.h"
@@ -106,81 +107,78 @@ TEST(FilesWorkerPause, CancellingAPausedFileEndsIt) {
     EXPECT_NE(worker.transcript(2), nullptr);
 }
 
+// The app with the micro model and three spoken sentences queued on the Files page (running).
+class GuiFilesPause : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ensure_gui_application();
+        std::string why;
+        wav_ = write_three_sentences(dir_, why);
+        ASSERT_FALSE(wav_.empty()) << why;
+        app::GuiPaths paths;
+        paths.settingsFile = q(dir_.path() / "settings.ini");
+        paths.journal = false;
+        paths.listDevices = false;
+        window_.emplace();
+        controller_.emplace(*window_, paths);
+        ASSERT_TRUE(controller_->openModel(q(micro_model_dir()), QString(),
+                                           app::GuiController::Remember::no));
+        paused_.emplace(&controller_->files(), &app::FilesWorker::paused);
+        id_ = window_->filesPanel()->addFiles({q(wav_)}).first();
+        ASSERT_TRUE(controller_->files().isBusy());
+    }
+    // Dictation, if it started, stops; the file then ends.
+    void finish() {
+        if (controller_->live().isRunning()) {
+            controller_->live().stop();
+            ASSERT_TRUE(wait_for_signal(&controller_->live(), &app::LiveBridge::stopped, 60'000));
+        }
+        ASSERT_TRUE(app::wait_for_files(*controller_, 120'000));
+        EXPECT_FALSE(controller_->files().isPaused());
+        EXPECT_EQ(window_->filesPanel()->jobState(id_), ui::FileJobState::done);
+    }
+
+    TempDir dir_{"earshot-gui-files-pause"};
+    fs::path wav_;
+    std::optional<ui::MainWindow> window_;  // made once the application exists
+    std::optional<app::GuiController> controller_;
+    std::optional<QSignalSpy> paused_;
+    int id_ = -1;
+};
+
 // The Live page while a file runs: Start is allowed and says it pauses the files; pressing it
 // pauses them, dictation then starts (or says why it cannot, with no device here), and the
 // files go on afterwards.
-TEST(GuiFilesPause, StartWhileFilesRunPausesThemAndTheyGoOn) {
-    ensure_gui_application();
-    const TempDir dir("earshot-gui-files-pause");
-    std::string why;
-    const fs::path wav = write_three_sentences(dir, why);
-    ASSERT_FALSE(wav.empty()) << why;
-    ui::MainWindow window;
-    app::GuiPaths paths;
-    paths.settingsFile = q(dir.path() / "settings.ini");
-    paths.journal = false;
-    paths.listDevices = false;
-    app::GuiController controller(window, paths);
-    ASSERT_TRUE(
-        controller.openModel(q(micro_model_dir()), QString(), app::GuiController::Remember::no));
-    ui::LivePanel* live = window.livePanel();
-    QSignalSpy paused(&controller.files(), &app::FilesWorker::paused);
-    const int id = window.filesPanel()->addFiles({q(wav)}).first();
-    ASSERT_TRUE(controller.files().isBusy());
+TEST_F(GuiFilesPause, StartWhileFilesRunPausesThemAndTheyGoOn) {
+    ui::LivePanel* live = window_->livePanel();
     EXPECT_TRUE(live->startAllowed());
     EXPECT_TRUE(live->startStopButton()->isEnabled());
     EXPECT_EQ(live->statusText(),
               QStringLiteral("Files are being transcribed: Start pauses them while you dictate."));
 
     live->startStopButton()->click();
-    EXPECT_TRUE(controller.files().isPaused());
-    ASSERT_TRUE(paused.count() > 0 || paused.wait(60'000));
+    EXPECT_TRUE(controller_->files().isPaused());
+    ASSERT_TRUE(paused_->count() > 0 || paused_->wait(60'000));
     // Dictation started on the default input, or could not (no device): either way it said so.
     const QString status = live->statusText();
     EXPECT_TRUE(status.startsWith(QStringLiteral("Listening")) ||
                 status.startsWith(QStringLiteral("Could not start")))
         << status.toStdString();
-    if (controller.live().isRunning()) {
-        controller.live().stop();
-        ASSERT_TRUE(wait_for_signal(&controller.live(), &app::LiveBridge::stopped, 60'000));
-    }
-    ASSERT_TRUE(app::wait_for_files(controller, 120'000));
-    EXPECT_FALSE(controller.files().isPaused());
-    EXPECT_EQ(window.filesPanel()->jobState(id), ui::FileJobState::done);
+    finish();
 }
 
 // `earshot start` while a file runs: the instance answers "starting: ..." (the command prints it
 // and exits 0), not "error: ...", since dictation starts once the file pauses. Before, the
 // command printed "error: Pausing the files after the current window..." and exited 1.
-TEST(GuiFilesPause, StartFromTheCommandLineWhileFilesRunIsNotAnError) {
-    ensure_gui_application();
-    const TempDir dir("earshot-gui-files-start-command");
-    std::string why;
-    const fs::path wav = write_three_sentences(dir, why);
-    ASSERT_FALSE(wav.empty()) << why;
-    ui::MainWindow window;
-    app::GuiPaths paths;
-    paths.settingsFile = q(dir.path() / "settings.ini");
-    paths.journal = false;
-    paths.listDevices = false;
-    app::GuiController controller(window, paths);
-    ASSERT_TRUE(
-        controller.openModel(q(micro_model_dir()), QString(), app::GuiController::Remember::no));
-    QSignalSpy paused(&controller.files(), &app::FilesWorker::paused);
-    window.filesPanel()->addFiles({q(wav)});
-    ASSERT_TRUE(controller.files().isBusy());
+TEST_F(GuiFilesPause, StartFromTheCommandLineWhileFilesRunIsNotAnError) {
     const QString answer =
-        app::answer_instance_request(window, app::InstanceRequest{app::InstanceAction::start, {}},
-                                     [&controller] { return controller.isStartPending(); });
+        app::answer_instance_request(*window_, app::InstanceRequest{app::InstanceAction::start, {}},
+                                     [this] { return controller_->isStartPending(); });
     EXPECT_EQ(answer, QStringLiteral("starting: Pausing the files after the current window\u2026"));
-    EXPECT_TRUE(controller.isStartPending());
-    ASSERT_TRUE(paused.count() > 0 || paused.wait(60'000));
-    EXPECT_FALSE(controller.isStartPending());
-    if (controller.live().isRunning()) {
-        controller.live().stop();
-        ASSERT_TRUE(wait_for_signal(&controller.live(), &app::LiveBridge::stopped, 60'000));
-    }
-    ASSERT_TRUE(app::wait_for_files(controller, 120'000));
+    EXPECT_TRUE(controller_->isStartPending());
+    ASSERT_TRUE(paused_->count() > 0 || paused_->wait(60'000));
+    EXPECT_FALSE(controller_->isStartPending());
+    finish();
 }
 
 }  // namespace
