@@ -124,8 +124,8 @@ ui::ModelSummary model_summary(const LoadedModel& loaded, const QString& modelPa
             "The built-in micro model is a demo: it was trained only on espeak-ng voices saying "
             "the ~200 words of its word list (resources/models/micro/words.txt) and the digits. "
             "It understands those words spoken by espeak-ng, not human speech. For real speech, "
-            "open a Whisper checkpoint with Checkpoint folder… or Checkpoint file…, or "
-            "download one from the models listed on this page.");
+            "open a Whisper checkpoint (File ▸ Open model folder… or Open model file…) or "
+            "download one from the list of models on the Model page.");
     } else {
         const QFileInfo info(QDir::cleanPath(modelPath));
         const QString file = info.fileName().isEmpty() ? modelPath : info.fileName();

@@ -6,6 +6,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDoubleSpinBox>
 #include <QKeySequenceEdit>
 #include <QLabel>
@@ -209,8 +210,13 @@ TEST(SettingsDialog, AShortcutNeedsAModifierAndEnterConfirms) {
 
     SettingsDialog bare(Settings{}, englishAndFrench(), CudaAvailability{});
     bare.show();
+    QCoreApplication::processEvents();
+    const int heightBefore = bare.height();
     bare.shortcutEdit()->setKeySequence(QKeySequence(Qt::Key_A));
     emit bare.shortcutEdit()->editingFinished();
+    // The dialog grows for the note instead of cutting the other notes' lines.
+    QCoreApplication::processEvents();
+    EXPECT_GT(bare.height(), heightBefore);
     EXPECT_TRUE(bare.shortcutEdit()->keySequence().isEmpty());
     EXPECT_FALSE(bare.shortcutNote()->isHidden());
     EXPECT_TRUE(bare.shortcutNote()->text().contains(QStringLiteral("needs Ctrl, Alt or Super")))

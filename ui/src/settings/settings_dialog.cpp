@@ -12,6 +12,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -174,6 +175,7 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
                     .arg(QKeySequence(keys[0]).toString(QKeySequence::NativeText)));
             m_shortcutNote->show();
             m_shortcut->clear();
+            growToFit();
             return;
         }
         m_shortcutNote->hide();
@@ -251,6 +253,19 @@ void SettingsDialog::checkLanguage() {
     m_languageNote->setText(why);
     m_languageNote->setVisible(!usable);
     m_ok->setEnabled(usable);
+    growToFit();
+}
+
+void SettingsDialog::growToFit() {
+    // After the note's text is laid out: the dialog grows to the height its notes need at its
+    // width, instead of squeezing the other notes until their lines are cut.
+    QTimer::singleShot(0, this, [this] {
+        if (!isVisible() || layout() == nullptr) return;
+        layout()->activate();
+        const int needed = layout()->hasHeightForWidth() ? layout()->totalHeightForWidth(width())
+                                                         : layout()->totalSizeHint().height();
+        if (needed > height()) resize(width(), needed);
+    });
 }
 
 void SettingsDialog::updatePreRollNote() {

@@ -67,6 +67,8 @@ private:
     // use, with the reason in `why`.
     QString chosenLanguage(QString* why = nullptr) const;
     void checkLanguage();
+    // Makes the dialog tall enough for its notes as they are now (a note just shown).
+    void growToFit();
     void updatePreRollNote();
 
     LanguageList m_languages;
