@@ -391,6 +391,9 @@ QString GuiController::startLive(const QString& device) {
     if (error.isEmpty()) {
         m_files->setHeld(true);
         m_window.setLiveRunning(true);
+        // The pre-roll microphone is dictation's now: the status bar no longer says it is open
+        // while idle.
+        m_microphoneLabel->hide();
         m_window.livePanel()->setStatusText(device.isEmpty() ? tr("Listening on the default input…")
                                                              : tr("Listening on %1…").arg(device));
     }
@@ -453,6 +456,7 @@ void GuiController::connectLive() {
             [panel](const QString& message) { panel->setStatusText(message); });
     connect(m_live, &LiveBridge::stopped, this, [this, panel] {
         m_window.setLiveRunning(false);
+        m_microphoneLabel->setVisible(m_live->idleMicrophoneOpen());
         m_files->resume();  // a pause for dictation ends, and the queue goes on
         const LiveStats& stats = m_live->lastStats();
         // Why it stopped stays on the page: a lost microphone must not read like a normal stop.

@@ -6,6 +6,7 @@
 
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QPushButton>
 #include <QSettings>
 #include <chrono>
@@ -95,6 +96,35 @@ TEST(GuiLiveDevice, TheChosenMicrophoneIsRememberedAcrossRestarts) {
     ui::MainWindow window;
     app::GuiController controller(window, paths);
     EXPECT_EQ(window.livePanel()->selectedDevice(), QString());
+}
+
+// The status bar's "Mic open (pre-roll)" is for an idle microphone: it goes while dictation has
+// the microphone and comes back after (before, it stayed on while listening).
+TEST(GuiLiveDevice, ThePreRollLabelIsNotShownWhileListening) {
+    VirtualMic mic;
+    ASSERT_TRUE(mic.available()) << mic.error();
+    mic.export_environment();  // before PortAudio starts in this process
+    ensure_gui_application();
+    const TempDir dir("earshot-gui-mic-label");
+    app::GuiPaths paths;
+    paths.settingsFile = QString::fromStdString((dir.path() / "settings.ini").string());
+    paths.journalFile = QString::fromStdString((dir.path() / "journal.txt").string());
+    paths.listDevices = true;
+    ui::MainWindow window;
+    app::GuiController controller(window, paths);
+    ASSERT_TRUE(controller.openModel(QString::fromStdString(micro_model_dir().string()), QString(),
+                                     app::GuiController::Remember::no));
+    auto* label = window.findChild<QLabel*>(QStringLiteral("microphoneLabel"));
+    ASSERT_NE(label, nullptr);
+    ASSERT_TRUE(controller.live().idleMicrophoneOpen()) << "the pre-roll microphone did not open";
+    EXPECT_FALSE(label->isHidden());
+    EXPECT_EQ(label->text(), QStringLiteral("Mic open (pre-roll)"));
+    // On the idle microphone's own device, which dictation takes over with its pre-roll.
+    ASSERT_EQ(controller.startLive(window.livePanel()->selectedDevice()), QString());
+    EXPECT_TRUE(label->isHidden());
+    controller.live().stop();
+    ASSERT_TRUE(wait_for_signal(&controller.live(), &app::LiveBridge::stopped, 30'000));
+    EXPECT_EQ(label->isHidden(), !controller.live().idleMicrophoneOpen());
 }
 
 }  // namespace
