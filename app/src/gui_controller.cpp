@@ -500,6 +500,13 @@ void GuiController::connectFiles() {
     });
     connect(m_files, &FilesWorker::jobStarted, panel, &ui::FilesPanel::setJobRunning);
     connect(m_files, &FilesWorker::jobProgress, panel, &ui::FilesPanel::setJobProgress);
+    // A file paused for dictation says so in its row, and goes back to "Transcribing" after.
+    connect(m_files, &FilesWorker::paused, panel, [this, panel] {
+        // Unless dictation could not start and the files went on already.
+        if (m_files->isPaused()) panel->setJobPaused(m_files->runningJob(), true);
+    });
+    connect(m_files, &FilesWorker::resumed, panel,
+            [this, panel] { panel->setJobPaused(m_files->runningJob(), false); });
     connect(m_files, &FilesWorker::jobSegments, panel, &ui::FilesPanel::appendJobSegments);
     connect(m_files, &FilesWorker::jobFinished, panel, &ui::FilesPanel::setJobFinished);
     connect(m_files, &FilesWorker::jobFailed, panel, &ui::FilesPanel::setJobFailed);

@@ -335,12 +335,14 @@ void FilesWorker::pause() {
 }
 
 void FilesWorker::resume() {
+    const bool wasPaused = m_pauseRequested;
     m_pauseRequested = false;
     {
         const std::lock_guard lock(m_pauseMutex);
         m_pauseWanted = false;
     }
     m_pauseChanged.notify_all();
+    if (wasPaused && m_running >= 0) emit resumed();
     setHeld(false);
 }
 

@@ -124,8 +124,9 @@ signals:
     void jobFailed(int id, const QString& message);
     void jobCancelled(int id, const QList<earshot::ui::SegmentRow>& partial);
     void busyChanged(bool busy);
-    void idle();    // the last queued job ended
-    void paused();  // after pause(): the model is free until resume()
+    void idle();     // the last queued job ended
+    void paused();   // after pause(): the model is free until resume()
+    void resumed();  // resume() of a running job that was paused
 
 private:
     struct Outcome;

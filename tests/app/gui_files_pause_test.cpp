@@ -5,6 +5,7 @@
 
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTest>
 #include <filesystem>
 #include <optional>
@@ -156,14 +157,31 @@ TEST_F(GuiFilesPause, StartWhileFilesRunPausesThemAndTheyGoOn) {
     EXPECT_EQ(live->statusText(),
               QStringLiteral("Files are being transcribed: Start pauses them while you dictate."));
 
+    QSignalSpy resumed(&controller_->files(), &app::FilesWorker::resumed);
     live->startStopButton()->click();
     EXPECT_TRUE(controller_->files().isPaused());
     ASSERT_TRUE(paused_->count() > 0 || paused_->wait(60'000));
+    // While dictation runs, the file's row says it waits (before: still "Transcribing").
+    QTableWidget* queue = window_->filesPanel()->queueTable();
+    if (controller_->live().isRunning()) {
+        EXPECT_TRUE(
+            queue->item(0, 2)->text().startsWith(QStringLiteral("Paused while you dictate")))
+            << queue->item(0, 2)->text().toStdString();
+    }
     // Dictation started on the default input, or could not (no device): either way it said so.
     const QString status = live->statusText();
     EXPECT_TRUE(status.startsWith(QStringLiteral("Listening")) ||
                 status.startsWith(QStringLiteral("Could not start")))
         << status.toStdString();
+    if (controller_->live().isRunning()) {
+        controller_->live().stop();
+        ASSERT_TRUE(wait_for_signal(&controller_->live(), &app::LiveBridge::stopped, 60'000));
+    }
+    if (controller_->files().isBusy()) {
+        EXPECT_GE(resumed.count(), 1);
+        EXPECT_TRUE(queue->item(0, 2)->text().startsWith(QStringLiteral("Transcribing")))
+            << queue->item(0, 2)->text().toStdString();
+    }
     finish();
 }
 

@@ -66,6 +66,14 @@ TEST(FilesPanel, QueuesFilesWithProgressBars) {
     EXPECT_EQ(panel.progressBar(ids[1])->value(), 0);
     EXPECT_EQ(panel.jobState(ids[0]), FileJobState::running);
     EXPECT_EQ(panel.queueTable()->item(0, 2)->text(), QStringLiteral("Transcribing"));
+    // Paused for dictation, the row says so, and goes back after (before: "Transcribing").
+    panel.setJobPaused(ids[0], true);
+    EXPECT_EQ(panel.queueTable()->item(0, 2)->text(), QStringLiteral("Paused while you dictate"));
+    EXPECT_EQ(panel.jobState(ids[0]), FileJobState::running);
+    panel.setJobPaused(ids[0], false);
+    EXPECT_EQ(panel.queueTable()->item(0, 2)->text(), QStringLiteral("Transcribing"));
+    panel.setJobPaused(ids[1], true);  // a queued job is not running: nothing changes
+    EXPECT_EQ(panel.queueTable()->item(1, 2)->text(), QStringLiteral("Queued"));
 
     panel.setJobFinished(ids[0], jfkLikeSegments(), QStringLiteral("en"));
     EXPECT_EQ(panel.jobState(ids[0]), FileJobState::done);

@@ -299,6 +299,19 @@ void FilesPanel::setJobRunning(int id) {
     setState(id, FileJobState::running, tr("Transcribing"));
 }
 
+void FilesPanel::setJobPaused(int id, bool paused) {
+    const auto it = m_jobs.find(id);
+    const int row = rowOf(id);
+    if (it == m_jobs.end() || it->state != FileJobState::running || row < 0) {
+        return;
+    }
+    const QString count = segmentCount(static_cast<int>(it->segments.size()));
+    QString status = paused ? tr("Paused while you dictate") : tr("Transcribing");
+    if (!it->segments.isEmpty()) status += tr(": %1 so far").arg(count);
+    m_queue->item(row, kStatusColumn)->setText(status);
+    m_queue->item(row, kStatusColumn)->setToolTip(status);
+}
+
 void FilesPanel::appendJobSegments(int id, const QList<SegmentRow>& segments) {
     const auto it = m_jobs.find(id);
     if (it == m_jobs.end() || it->state != FileJobState::running || segments.isEmpty()) {

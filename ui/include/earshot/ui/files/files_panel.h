@@ -52,6 +52,8 @@ public:
     // Segments a running job has just transcribed: appended to its rows (shown at once when it is
     // the job shown). Ignored for a job that is not running.
     void appendJobSegments(int id, const QList<SegmentRow>& segments);
+    // A running job waits while dictation has the model (`paused`), or goes on: its row says so.
+    void setJobPaused(int id, bool paused);
     void setJobFinished(int id, const QList<SegmentRow>& segments, const QString& language);
     void setJobFailed(int id, const QString& message);
     // Cancelled: keeps what was transcribed before the cancel, viewable and exportable.
