@@ -191,9 +191,8 @@ void GuiController::openInitialModel(const QString& explicitModel,
                               Remember::no)) {
                     // First start: say at once that this model is a demo.
                     m_window.statusBar()->showMessage(
-                        tr("Opened the built-in micro demo model: it understands only espeak-ng "
-                           "voices saying its ~200 words. Choose a Whisper checkpoint on the "
-                           "Model page for real speech."));
+                        tr("Opened the micro demo model (~200 words, espeak-ng voices only): "
+                           "for real speech, open a Whisper model."));
                 }
             }
         }
