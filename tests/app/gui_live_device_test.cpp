@@ -24,6 +24,15 @@
 namespace earshot::test {
 namespace {
 
+// The app's settings and journal in `dir`; the Live page lists the devices when `listDevices`.
+app::GuiPaths paths_in(const TempDir& dir, bool listDevices) {
+    app::GuiPaths paths;
+    paths.settingsFile = QString::fromStdString((dir.path() / "settings.ini").string());
+    paths.journalFile = QString::fromStdString((dir.path() / "journal.txt").string());
+    paths.listDevices = listDevices;
+    return paths;
+}
+
 TEST(GuiLiveDevice, ALostMicrophoneIsNamedOnTheLivePage) {
     VirtualMic mic;
     ASSERT_TRUE(mic.available()) << mic.error();
@@ -31,10 +40,7 @@ TEST(GuiLiveDevice, ALostMicrophoneIsNamedOnTheLivePage) {
     ensure_gui_application();
     const TempDir dir("earshot-gui-mic");
     ui::MainWindow window;
-    app::GuiPaths paths;
-    paths.settingsFile = QString::fromStdString((dir.path() / "settings.ini").string());
-    paths.journalFile = QString::fromStdString((dir.path() / "journal.txt").string());
-    paths.listDevices = false;
+    app::GuiPaths paths = paths_in(dir, /*listDevices=*/false);
     app::GuiController controller(window, paths);
     ASSERT_TRUE(controller.openModel(QString::fromStdString(micro_model_dir().string()), QString(),
                                      app::GuiController::Remember::no));
@@ -72,10 +78,7 @@ TEST(GuiLiveDevice, TheChosenMicrophoneIsRememberedAcrossRestarts) {
     mic.export_environment();  // before PortAudio starts in this process
     ensure_gui_application();
     const TempDir dir("earshot-gui-mic-choice");
-    app::GuiPaths paths;
-    paths.settingsFile = QString::fromStdString((dir.path() / "settings.ini").string());
-    paths.journalFile = QString::fromStdString((dir.path() / "journal.txt").string());
-    paths.listDevices = true;
+    app::GuiPaths paths = paths_in(dir, /*listDevices=*/true);
     {
         ui::MainWindow window;
         app::GuiController controller(window, paths);
@@ -106,10 +109,7 @@ TEST(GuiLiveDevice, ThePreRollLabelIsNotShownWhileListening) {
     mic.export_environment();  // before PortAudio starts in this process
     ensure_gui_application();
     const TempDir dir("earshot-gui-mic-label");
-    app::GuiPaths paths;
-    paths.settingsFile = QString::fromStdString((dir.path() / "settings.ini").string());
-    paths.journalFile = QString::fromStdString((dir.path() / "journal.txt").string());
-    paths.listDevices = true;
+    app::GuiPaths paths = paths_in(dir, /*listDevices=*/true);
     ui::MainWindow window;
     app::GuiController controller(window, paths);
     ASSERT_TRUE(controller.openModel(QString::fromStdString(micro_model_dir().string()), QString(),
