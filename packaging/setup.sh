@@ -52,6 +52,9 @@ packages=(
     portaudio19-dev
     libasound2-dev
     libjack-jackd2-dev
+    # audio: names what a file holds when it is not audio (libmagic and its type database)
+    libmagic-dev
+    libmagic-mgc
     # audio tests: a virtual microphone (PulseAudio null sink via ALSA's pulse plugin),
     # speech and fixture files
     pulseaudio

@@ -18,6 +18,7 @@ extern "C" {
 #include <utility>
 
 #include "ffmpeg_log.h"
+#include "file_content_kind.h"
 
 namespace earshot::audio {
 namespace {
@@ -110,6 +111,13 @@ struct FileDecoder::State {
         fail(what + ": " + ffmpeg::describe(code));
     }
 
+    // A file whose content is text, an image, a document...: says so, whatever its name claims.
+    void fail_if_not_media() const {
+        if (const auto content = describe_non_media_content(path)) {
+            fail(*content);
+        }
+    }
+
     void open_input();
     void open_decoder();
     void configure_resampler(const AVFrame& input);
@@ -133,11 +141,13 @@ void FileDecoder::State::open_input() {
         if (code == AVERROR(ENOENT) || code == AVERROR(EACCES) || code == AVERROR(EISDIR)) {
             fail("cannot open", code);
         }
+        fail_if_not_media();
         fail("not a readable audio or video file", code);
     }
     ffmpeg::clear_last_message();
     code = avformat_find_stream_info(format, nullptr);
     if (code < 0) {
+        fail_if_not_media();
         fail("cannot read the stream parameters", code);
     }
 }
@@ -145,6 +155,10 @@ void FileDecoder::State::open_input() {
 void FileDecoder::State::open_decoder() {
     const AVCodec* decoder = nullptr;
     const int index = av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0);
+    if (index < 0 || decoder == nullptr) {
+        // A text file named .mp3 opens as an MP3 stream that has no sample rate.
+        fail_if_not_media();
+    }
     if (index == AVERROR_STREAM_NOT_FOUND) {
         // FFmpeg's tty demuxer opens any .txt (or .ans, .nfo) as text drawn on video.
         if (format->iformat != nullptr && std::string_view(format->iformat->name) == "tty") {

@@ -371,8 +371,37 @@ TEST_F(FileDecoderTest, MissingFileIsAnError) {
 TEST_F(FileDecoderTest, TextRenamedWavIsAnError) {
     const fs::path text = fixture("notes.wav");
     write_bytes(text, "These are meeting notes, not audio.\nSecond line.\n");
-    expect_open_error(
-        text, "not a readable audio or video file: Invalid data found when processing input");
+    expect_open_error(text, "a text file, not audio or video (ASCII text)");
+}
+
+// FFmpeg opens a text file named .mp3 as an MP3 stream and fails with "Could not seek to 1041"
+// (or "no audio stream (streams: audio)" for a short one): the message names the content.
+TEST_F(FileDecoderTest, TextRenamedMp3IsNamedAsText) {
+    std::string notes;
+    for (int line = 0; line < 60; ++line) {
+        notes += "Meeting notes, line " + std::to_string(line) + ": caf\xc3\xa9 and tea.\n";
+    }
+    const fs::path long_text = fixture("notes.mp3");
+    write_bytes(long_text, notes);
+    expect_open_error(long_text, "a text file, not audio or video (");
+
+    const fs::path short_text = fixture("short.mp3");
+    write_bytes(short_text, notes.substr(0, 500));
+    expect_open_error(short_text, "a text file, not audio or video");
+}
+
+// An image given as audio is named as an image.
+TEST_F(FileDecoderTest, ImageRenamedWavIsNamedAsImage) {
+    // A 1 x 1 PNG: signature, IHDR, IDAT, IEND (CRCs included).
+    const unsigned char png[] = {
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48,
+        0x44, 0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00,
+        0x00, 0x90, 0x77, 0x53, 0xde, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x08,
+        0xd7, 0x63, 0xf8, 0xcf, 0xc0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0x18, 0xdd, 0x8d,
+        0xb0, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
+    const fs::path image = fixture("photo.wav");
+    write_bytes(image, std::string(reinterpret_cast<const char*>(png), sizeof(png)));
+    expect_open_error(image, "not audio or video (PNG image data, 1 x 1");
 }
 
 // A .txt file opens in FFmpeg as text drawn on video (its tty demuxer); it is named as text.
@@ -383,7 +412,7 @@ TEST_F(FileDecoderTest, TextFileIsNamedAsText) {
         notes += "Meeting notes, line " + std::to_string(line) + ": nothing here is audio.\n";
     }
     write_bytes(text, notes);
-    expect_open_error(text, "a text file, not audio or video");
+    expect_open_error(text, "a text file, not audio or video (");
 }
 
 TEST_F(FileDecoderTest, TruncatedFilesAreErrors) {
