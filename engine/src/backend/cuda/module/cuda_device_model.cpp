@@ -16,9 +16,8 @@ using program::OpKind;
 namespace {
 
 constexpr int64_t kAlignBytes = 256;
-// The decoder caches are f16 on the device (half the memory and the bytes a step reads); every
-// value written to them is rounded once, to nearest even, as the f16 GEMM operands are.
-constexpr int64_t kCacheValueBytes = 2;
+// The decoder caches are f16 on the device (kCacheValueBytes, cuda_launch_rules.h); every value
+// written to them is rounded once, to nearest even, as the f16 GEMM operands are.
 
 // Where an op may read or write a cache: the state a write_span / write_at updates (input 0)
 // and the keys and values of an attention (inputs 1, 2). Any other read would see f16 bits.
@@ -72,8 +71,7 @@ CudaDeviceModel::CudaDeviceModel(int device, std::string model_name)
     const char* graphs = std::getenv("EARSHOT_CUDA_GRAPHS");
     graphs_enabled_ = graphs == nullptr || std::string(graphs) != "0";
     // EARSHOT_CUDA_FUSED_ATTENTION=0 materialises the scores through cuBLAS instead (to compare).
-    const char* fused = std::getenv("EARSHOT_CUDA_FUSED_ATTENTION");
-    flash_enabled_ = fused == nullptr || std::string(fused) != "0";
+    flash_enabled_ = fused_attention_enabled();
     // EARSHOT_CUDA_SYNC_EACH_STEP=1 synchronises after every step, without graphs, so that an
     // asynchronous fault is reported by the step that caused it (its op and scope).
     const char* sync = std::getenv("EARSHOT_CUDA_SYNC_EACH_STEP");
@@ -458,17 +456,24 @@ void CudaDeviceModel::attention(const ExecutionPlan& plan, const PlanStep& step,
     auto* y = static_cast<float*>(ptr[static_cast<size_t>(step.output)]);
     // As the CPU backend computes it: 1 / sqrt(scale_dim) in f32.
     const float scale = 1.0F / std::sqrt(static_cast<float>(step.ints.at("scale_dim")));
-    if (q_len == 1 && k_cached && v_cached &&
-        kernels::attend_one_query(q, static_cast<const uint16_t*>(at(1)),
-                                  static_cast<const uint16_t*>(at(2)), mask, y, bh, k_len, dh,
-                                  scale, stream_)) {
+    // The path `earshot debug plan` lists too (cuda_launch_rules.h).
+    const AttentionPath path =
+        attention_path(q_len, k_len, dh, k_cached, v_cached, fused_attention(dh));
+    if (path == AttentionPath::one_query_f16) {
+        if (!kernels::attend_one_query(q, static_cast<const uint16_t*>(at(1)),
+                                       static_cast<const uint16_t*>(at(2)), mask, y, bh, k_len, dh,
+                                       scale, stream_)) {
+            throw std::logic_error("attend_one_query refused keys the launch rules let through");
+        }
         return;
     }
-    if (q_len == 1 && !k_cached && !v_cached &&
-        kernels::attend_one_query(q, k, v, mask, y, bh, k_len, dh, scale, stream_)) {
+    if (path == AttentionPath::one_query_f32) {
+        if (!kernels::attend_one_query(q, k, v, mask, y, bh, k_len, dh, scale, stream_)) {
+            throw std::logic_error("attend_one_query refused keys the launch rules let through");
+        }
         return;
     }
-    const bool fused = fused_attention(dh);
+    const bool fused = path == AttentionPath::fused;
     const AttentionScratch layout = attention_scratch(bh, q_len, k_len, dh, fused);
     auto* q16 = reinterpret_cast<uint16_t*>(scratch + layout.q16);
     const uint16_t* k16 = k_cached ? static_cast<const uint16_t*>(at(1))
@@ -591,7 +596,7 @@ void CudaDeviceModel::execute(const Prepared& prepared, size_t index, const std:
             epilogue.gelu = linear_gelu_epilogue(step);
             if (const auto residual = linear_residual_input(step))
                 epilogue.residual = in(*residual);
-            if (m <= kernels::kMaxGemvRows) {  // a step: one kernel reads the weights once
+            if (linear_path(m) == LinearPath::gemv) {  // a step: one kernel reads the weights once
                 kernels::gemv_f16(in(0), in_f16(1), bias, out, m, k, n, epilogue, stream_);
                 return;
             }

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "../cuda_launch_rules.h"
+
 namespace earshot::backend::cuda::kernels {
 
 // False when the module holds no kernel image the current device can run.
@@ -30,10 +32,8 @@ struct Epilogue {
     }
 };
 
-// The most rows gemv_f16 takes (a beam of 5 and some room).
-inline constexpr int64_t kMaxGemvRows = 8;
 // y [m, n] = epilogue(x [m, k] w^T (+ bias [n] when not null)), w [n, k] f16, for
-// 1 <= m <= kMaxGemvRows.
+// 1 <= m <= kMaxGemvRows (cuda_launch_rules.h).
 void gemv_f16(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m, int64_t k,
               int64_t n, const Epilogue& epilogue, cudaStream_t stream);
 // y [rows, n] = epilogue(y + bias) in one pass (bias may be null): a GEMM's output finished.
@@ -117,8 +117,7 @@ void attention_probabilities(const float* q, const uint16_t* k, float* p, int64_
 
 // Fused attention (scores and probabilities stay on chip; tensor-core products): q [BH, Q, Dh],
 // k and v [BH, K, Dh] f16, mask [Q, K] or null -> y [BH, Q, Dh] f32. Only for head sizes
-// flash_attention_fits() accepts (multiples of 16 up to kMaxFlashHeadSize).
-inline constexpr int64_t kMaxFlashHeadSize = 64;
+// flash_attention_fits() accepts (cuda_launch_rules.h: multiples of 16 up to kMaxFlashHeadSize).
 bool flash_attention_fits(int64_t dh);
 void flash_attention(const uint16_t* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
                      float* y, int64_t bh, int64_t q_len, int64_t k_len, int64_t dh, float scale,

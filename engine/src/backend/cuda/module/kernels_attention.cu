@@ -10,7 +10,6 @@ namespace earshot::backend::cuda::kernels {
 namespace {
 
 constexpr int kAttendThreads = 128;
-constexpr int64_t kSharedBytesLimit = 48 * 1024;  // without opting in to more
 
 __global__ void softmax_half_kernel(const float* scores, const uint8_t* mask, __half* probs,
                                     int64_t q_len, int64_t k_len) {
@@ -104,7 +103,7 @@ template <typename KV>
 bool attend_one(const float* q, const KV* k, const KV* v, const uint8_t* mask, float* y, int64_t bh,
                 int64_t k_len, int64_t dh, float scale, cudaStream_t stream) {
     const int64_t shared_bytes = (dh + k_len + 32) * static_cast<int64_t>(sizeof(float));
-    if (shared_bytes > kSharedBytesLimit) return false;
+    if (!attend_one_query_fits(k_len, dh)) return false;  // cuda_launch_rules.h
     if (bh == 0) return true;
     EARSHOT_LAUNCH(attend_one_kernel<KV>, static_cast<unsigned>(bh), kAttendThreads,
                    static_cast<size_t>(shared_bytes), stream)

@@ -7,6 +7,8 @@
 #include <cuda_fp16.h>
 #include <mma.h>
 
+#include <stdexcept>
+
 #include "kernels.h"
 #include "launch.cuh"
 
@@ -16,11 +18,12 @@ namespace {
 
 namespace wmma = nvcuda::wmma;
 
-constexpr int kQueryTile = 64;  // queries per block
-constexpr int kKeyTile = 32;    // keys per step
-constexpr int kWarps = 4;       // 16 query rows each
+// The tiles as cuda_launch_rules.h gives them (its flash_shared_bytes is this layout's total).
+constexpr int kQueryTile = static_cast<int>(kFlashQueryTile);  // queries per block
+constexpr int kKeyTile = static_cast<int>(kFlashKeyTile);      // keys per step
+constexpr int kWarps = static_cast<int>(kFlashWarps);          // 16 query rows each
 constexpr int kFlashThreads = kWarps * 32;
-constexpr int kRowsPerWarp = 16;
+constexpr int kRowsPerWarp = static_cast<int>(kFlashRowsPerWarp);
 
 // Shared memory, in bytes, for head size dh; every part starts 32-byte aligned (wmma).
 struct FlashLayout {
@@ -162,8 +165,13 @@ __global__ void flash_attention_kernel(const __half* q, const __half* k, const _
 }  // namespace
 
 bool flash_attention_fits(int64_t dh) {
-    return dh % 16 == 0 && dh >= 16 && dh <= kMaxFlashHeadSize &&
-           FlashLayout(dh).total <= 48 * 1024;
+    // The rule the plan listing uses too; the layout here must be the one it counts.
+    const bool fits = cuda::flash_attention_fits(dh);
+    if (fits && FlashLayout(dh).total != flash_shared_bytes(dh)) {
+        throw std::logic_error("flash attention: its shared-memory layout differs from "
+                               "flash_shared_bytes (cuda_launch_rules.h)");
+    }
+    return fits;
 }
 
 void flash_attention(const uint16_t* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
