@@ -1,0 +1,176 @@
+// The kernels the CUDA module launches for one plan step, as CudaDeviceModel::execute launches
+// them: the same launch rules (cuda_launch_rules.h) decide a linear's GEMV or GEMM and an
+// attention's path, and parameters are read as device_module.h says (f16 GEMM operands).
+#include <stdexcept>
+
+#include "../plan_kernels.h"
+#include "cuda_launch_rules.h"
+#include "device_module.h"
+
+namespace earshot::backend {
+
+using program::OpKind;
+
+bool cuda_fused_attention_enabled() { return cuda::fused_attention_enabled(); }
+
+namespace {
+
+int64_t count(const std::vector<int64_t>& shape) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+}
+
+}  // namespace
+
+std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, const PlanStep& step,
+                                          bool fused_attention) {
+    if (step.alias) return {};  // a view: nothing runs
+    auto in = [&](size_t i) -> const Slot& {
+        return plan.slots[static_cast<size_t>(step.inputs.at(i))];
+    };
+    auto present = [&](size_t i) { return i < step.inputs.size() && in(i).kind != SlotKind::none; };
+    // How the module holds each input: parameters as device_module.h says, caches f16.
+    const InputDtype dtype = [&](size_t i) -> std::string {
+        const Slot& slot = in(i);
+        if (slot.kind == SlotKind::param) {
+            return cuda::reads_param_as_f16(step.kind, i) ? "f16" : "f32";
+        }
+        if (slot.kind == SlotKind::state) return cuda::kCacheValueBytes == 2 ? "f16" : "f32";
+        return slot_dtype(slot);
+    };
+    if (auto common = common_step_kernel(plan, step, dtype)) return {std::move(*common)};
+    const Slot& out = plan.slots[static_cast<size_t>(step.output)];
+    std::vector<PlanKernel> kernels;
+    switch (step.kind) {
+        case OpKind::conv1d: {
+            const auto& xs = in(0).shape;  // [B, L, Cin]
+            const auto& ws = in(1).shape;  // [Cout, Cin, K]
+            const int64_t rows = xs[0] * out.shape[1];
+            const std::vector<int64_t> cols = {rows, ws[1] * ws[2]};  // [B Lout, Cin K] f16
+            kernels.push_back(
+                KernelDescription("im2col_half", step).read("f32", xs).write("f16", cols).done());
+            kernels.push_back(KernelDescription("cublas_gemm", step)
+                                  .read("f16", cols)
+                                  .read(dtype(1), ws)
+                                  .write("f32", out.shape)
+                                  .flops(2 * rows * cols[1] * ws[0])
+                                  .done());
+            if (present(2)) {
+                kernels.push_back(KernelDescription("add_bias", step)
+                                      .read("f32", out.shape)
+                                      .read(dtype(2), in(2).shape)
+                                      .write("f32", out.shape)
+                                      .done());
+            }
+            return kernels;
+        }
+        case OpKind::linear: {
+            const auto& xs = in(0).shape;  // [.., K]
+            const auto& ws = in(1).shape;  // [N, K]
+            const int64_t k = xs.back();
+            const int64_t n = ws.at(0);
+            const int64_t m = count(xs) / k;
+            const auto bias = linear_bias_input(step);
+            const bool has_bias = bias && present(*bias);
+            const auto residual = linear_residual_input(step);
+            const bool gelu = linear_gelu_epilogue(step);
+            const std::string epilogue =
+                std::string(gelu ? "+gelu" : "") + (residual ? "+residual" : "");
+            if (cuda::linear_path(m) == cuda::LinearPath::gemv) {
+                KernelDescription gemv("gemv_f16" + epilogue, step);
+                gemv.read("f32", xs).read(dtype(1), ws);
+                if (has_bias) gemv.read(dtype(*bias), in(*bias).shape);
+                if (residual) gemv.read("f32", in(*residual).shape);
+                kernels.push_back(gemv.write("f32", out.shape).flops(2 * m * k * n).done());
+                return kernels;
+            }
+            kernels.push_back(
+                KernelDescription("to_half", step).read("f32", xs).write("f16", {m, k}).done());
+            kernels.push_back(KernelDescription("cublas_gemm", step)
+                                  .read("f16", {m, k})
+                                  .read(dtype(1), ws)
+                                  .write("f32", out.shape)
+                                  .flops(2 * m * k * n)
+                                  .done());
+            if (has_bias || gelu || residual) {
+                KernelDescription finish("finish_linear" + epilogue, step);
+                finish.read("f32", out.shape);
+                if (has_bias) finish.read(dtype(*bias), in(*bias).shape);
+                if (residual) finish.read("f32", in(*residual).shape);
+                kernels.push_back(finish.write("f32", out.shape).done());
+            }
+            return kernels;
+        }
+        case OpKind::attention: {
+            const auto& qs = in(0).shape;  // [B, H, Q, Dh]
+            const auto& ks = in(1).shape;  // [B, H, K, Dh]
+            const int64_t bh = qs[0] * qs[1];
+            const int64_t q_len = qs[2];
+            const int64_t k_len = ks[2];
+            const int64_t dh = qs[3];
+            const bool k_cached = in(1).kind == SlotKind::state;
+            const bool v_cached = in(2).kind == SlotKind::state;
+            const bool mask = present(3);
+            const int64_t flops = 4 * bh * q_len * k_len * dh;  // q k^T and p v
+            const cuda::AttentionPath path =
+                cuda::attention_path(q_len, k_len, dh, k_cached, v_cached,
+                                     fused_attention && cuda::flash_attention_fits(dh));
+            if (path == cuda::AttentionPath::one_query_f16 ||
+                path == cuda::AttentionPath::one_query_f32) {
+                KernelDescription one(path == cuda::AttentionPath::one_query_f16
+                                          ? "attend_one_query_f16"
+                                          : "attend_one_query_f32",
+                                      step);
+                one.read("f32", qs).read(dtype(1), ks).read(dtype(2), in(2).shape);
+                if (mask) one.read(dtype(3), in(3).shape);
+                kernels.push_back(one.write("f32", out.shape).flops(flops).done());
+                return kernels;
+            }
+            // q, and keys and values not already f16 caches, as f16 operands.
+            kernels.push_back(
+                KernelDescription("to_half", step).read("f32", qs).write("f16", qs).done());
+            if (!k_cached) {
+                kernels.push_back(
+                    KernelDescription("to_half", step).read("f32", ks).write("f16", ks).done());
+            }
+            if (!v_cached) {
+                kernels.push_back(KernelDescription("to_half", step)
+                                      .read("f32", in(2).shape)
+                                      .write("f16", in(2).shape)
+                                      .done());
+            }
+            if (path == cuda::AttentionPath::fused) {
+                KernelDescription flash("flash_attention", step);
+                flash.read("f16", qs).read("f16", ks).read("f16", in(2).shape);
+                if (mask) flash.read(dtype(3), in(3).shape);
+                kernels.push_back(flash.write("f32", out.shape).flops(flops).done());
+                return kernels;
+            }
+            const std::vector<int64_t> scores = {bh, q_len, k_len};
+            kernels.push_back(KernelDescription("cublas_gemm_batched", step)
+                                  .read("f16", qs)
+                                  .read("f16", ks)
+                                  .write("f32", scores)
+                                  .flops(flops / 2)
+                                  .done());
+            KernelDescription softmax("softmax_rows_half", step);
+            softmax.read("f32", scores);
+            if (mask) softmax.read(dtype(3), in(3).shape);
+            kernels.push_back(softmax.write("f16", scores).done());
+            kernels.push_back(KernelDescription("cublas_gemm_batched", step)
+                                  .read("f16", scores)
+                                  .read("f16", in(2).shape)
+                                  .write("f32", out.shape)
+                                  .flops(flops / 2)
+                                  .done());
+            return kernels;
+        }
+        default:
+            break;
+    }
+    throw std::logic_error("the CUDA plan listing has no kernel for op " +
+                           std::string(program::op_kind_name(step.kind)));
+}
+
+}  // namespace earshot::backend

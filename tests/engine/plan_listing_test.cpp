@@ -1,0 +1,214 @@
+// The plan listing (`earshot debug plan`): kernel counts per entry and backend for the micro model
+// and for large-v3 read from a config.json alone, bytes and FLOPs of single kernels against hand
+// counts, the TOTAL line, and the refusals.
+#include "earshot/engine/backend/plan_listing.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include "earshot/engine/checkpoint/whisper_config.h"
+#include "temp_dir.h"
+
+namespace {
+
+using earshot::backend::list_plan;
+using earshot::backend::PlanBackend;
+using earshot::backend::PlanKernel;
+using earshot::backend::PlanListing;
+using earshot::backend::PlanListingError;
+using earshot::backend::PlanListingRequest;
+
+// openai/whisper-large-v3's config.json (its dims; the file has more fields, none read here).
+constexpr const char* kLargeV3Config = R"({
+  "architectures": ["WhisperForConditionalGeneration"],
+  "model_type": "whisper",
+  "torch_dtype": "float16",
+  "num_mel_bins": 128,
+  "max_source_positions": 1500,
+  "d_model": 1280,
+  "encoder_attention_heads": 20,
+  "encoder_layers": 32,
+  "encoder_ffn_dim": 5120,
+  "max_target_positions": 448,
+  "decoder_attention_heads": 20,
+  "decoder_layers": 32,
+  "decoder_ffn_dim": 5120,
+  "vocab_size": 51866
+})";
+
+// large-v3 bound from a folder holding only its config.json (no weights anywhere).
+const earshot::model::WhisperBinding& large_v3() {
+    static const earshot::model::WhisperBinding binding = [] {
+        earshot::test::TempDir dir("earshot-plan-listing");
+        std::ofstream(dir.path() / "config.json") << kLargeV3Config;
+        return earshot::model::bind_whisper(earshot::checkpoint::read_whisper_config(dir.path()));
+    }();
+    return binding;
+}
+
+const earshot::model::WhisperBinding& micro() {
+    static const earshot::model::WhisperBinding binding = earshot::model::bind_whisper(
+        earshot::checkpoint::read_whisper_config(EARSHOT_MICRO_MODEL_DIR));
+    return binding;
+}
+
+PlanListing listing(const earshot::model::WhisperBinding& binding, const std::string& entry,
+                    PlanBackend backend, int64_t rows = 1) {
+    PlanListingRequest request;
+    request.entry = entry;
+    request.backend = backend;
+    request.rows = rows;
+    return list_plan(binding, request);
+}
+
+int count_kernels(const PlanListing& l, const std::string& kernel) {
+    int n = 0;
+    for (const PlanKernel& k : l.kernels) n += k.kernel == kernel ? 1 : 0;
+    return n;
+}
+
+int count_in_scope(const PlanListing& l, const std::string& prefix) {
+    int n = 0;
+    for (const PlanKernel& k : l.kernels) n += k.scope.starts_with(prefix) ? 1 : 0;
+    return n;
+}
+
+const PlanKernel& find(const PlanListing& l, const std::string& kernel, const std::string& scope) {
+    for (const PlanKernel& k : l.kernels) {
+        if (k.kernel == kernel && k.scope == scope) return k;
+    }
+    throw std::runtime_error("no " + kernel + " in " + scope);
+}
+
+// A decoder step's layer on CUDA: three layer norms, eight GEMVs (k, v, q, out; cross q, cross
+// out; fc1, fc2: biases, GELU and residuals in them), two cache writes, two one-query attentions.
+constexpr int kCudaStepKernelsPerLayer = 15;
+// Besides the layers: the token embedding, the position rows, their sum, the mask's iota and
+// `<= pos` (computed once for every layer), the last position taken, the final norm, the head.
+constexpr int kStepKernelsOutsideLayers = 8;
+
+TEST(PlanListing, MicroStepOnCudaIsFifteenKernelsPerDecoderLayer) {
+    const PlanListing l = listing(micro(), "step", PlanBackend::cuda);
+    ASSERT_EQ(micro().values.dims.at("DecoderLayers"), 2);
+    EXPECT_EQ(l.kernels.size(), 2 * kCudaStepKernelsPerLayer + kStepKernelsOutsideLayers);
+    // Layer 1 holds only its own kernels (layer 0 also holds the mask's two, shared after).
+    EXPECT_EQ(count_in_scope(l, "decoder_layers[1]."), kCudaStepKernelsPerLayer);
+    EXPECT_EQ(count_in_scope(l, "decoder_layers[0]."), kCudaStepKernelsPerLayer + 2);
+    EXPECT_EQ(count_kernels(l, "attend_one_query_f16"), 4);
+    EXPECT_EQ(count_kernels(l, "write_at_f16"), 4);
+    EXPECT_EQ(l.cache_dtype, "f16");
+    // Split and merged heads of one position are views: nothing runs for them.
+    EXPECT_GT(l.views, 0);
+}
+
+TEST(PlanListing, LargeV3FromAConfigAloneCountsEveryEntry) {
+    const auto& lv3 = large_v3();
+    EXPECT_EQ(lv3.config.weight_dtype, "f16");
+    const PlanListing step = listing(lv3, "step", PlanBackend::cuda);
+    EXPECT_EQ(step.kernels.size(), 32 * kCudaStepKernelsPerLayer + kStepKernelsOutsideLayers);
+    EXPECT_EQ(count_in_scope(step, "decoder_layers[31]."), kCudaStepKernelsPerLayer);
+    // A beam of 5 still fits the GEMV; 9 rows take cuBLAS: to_half, the GEMM and finish_linear
+    // for the 7 linears with a bias or an epilogue, no finish for the keys (no bias) and the head.
+    EXPECT_EQ(listing(lv3, "step", PlanBackend::cuda, 5).kernels.size(), step.kernels.size());
+    EXPECT_EQ(listing(lv3, "step", PlanBackend::cuda, 9).kernels.size(),
+              step.kernels.size() + 32 * (7 * 2 + 1) + 1);
+    // The CPU runs one op per step of the same plan.
+    EXPECT_EQ(listing(lv3, "step", PlanBackend::cpu).kernels.size(), step.kernels.size());
+
+    // The encoder on CUDA per layer: norm, q/k/v through cuBLAS (8, the keys without finish),
+    // heads split (3), fused attention after q/k/v to f16 (4), heads merged, out (3), norm, fc1
+    // and fc2 (3 each): 27. Outside: permute, two convs (im2col, GEMM, bias) with GELU, +
+    // positions.
+    const PlanListing encode = listing(lv3, "encode", PlanBackend::cuda);
+    EXPECT_EQ(encode.kernels.size(), 32 * 27 + 1 + 2 * 4 + 1 + 1);
+    EXPECT_EQ(count_kernels(encode, "flash_attention"), 32);
+    // On the CPU an encoder layer is 13 ops (norm, q, k, v, 3 splits, attention, merge, out,
+    // norm, fc1, fc2), plus permute, conv, gelu, conv, gelu, + positions, final norm.
+    EXPECT_EQ(listing(lv3, "encode", PlanBackend::cpu).kernels.size(), 32 * 13 + 7);
+    // listen = encode + per decoder layer the cross keys and values: (to_half + GEMM [+ finish
+    // for the values' bias]), heads split, written into the cache.
+    EXPECT_EQ(listing(lv3, "listen", PlanBackend::cuda).kernels.size(),
+              encode.kernels.size() + 32 * (2 + 1 + 1 + 3 + 1 + 1));
+    EXPECT_EQ(listing(lv3, "listen", PlanBackend::cpu).kernels.size(), 32 * 13 + 7 + 32 * 6);
+}
+
+TEST(PlanListing, BytesAndFlopsOfOneKernelAreTheHandCounts) {
+    const PlanListing step = listing(large_v3(), "step", PlanBackend::cuda);
+    // fc1 of layer 3: x [1, 1, 1280] f32, w [5120, 1280] f16, bias [5120] f32 -> [1, 1, 5120].
+    const PlanKernel& fc1 = find(step, "gemv_f16+gelu", "decoder_layers[3].mlp.fc1");
+    EXPECT_EQ(fc1.read_bytes, 1280 * 4 + 5120 * 1280 * 2 + 5120 * 4);
+    EXPECT_EQ(fc1.written_bytes, 5120 * 4);
+    EXPECT_EQ(fc1.flops, 2 * 1280 * 5120);
+    ASSERT_EQ(fc1.inputs.size(), 3u);
+    EXPECT_EQ(fc1.inputs[1].str(), "f16[5120, 1280]");
+    // The cross attention of one query over the f16 audio caches [1, 20, 1500, 64].
+    const PlanKernel& cross =
+        find(step, "attend_one_query_f16", "decoder_layers[3].encoder_attn.attend");
+    EXPECT_EQ(cross.read_bytes, 1280 * 4 + 2 * 20 * 1500 * 64 * 2);
+    EXPECT_EQ(cross.written_bytes, 1280 * 4);
+    EXPECT_EQ(cross.flops, 4 * 20 * 1500 * 64);
+    // The keys' projection has no bias: it reads x and w only.
+    const PlanKernel& keys = find(step, "gemv_f16", "decoder_layers[3].self_attn.k_proj");
+    EXPECT_EQ(keys.read_bytes, 1280 * 4 + 1280 * 1280 * 2);
+    // The new position's keys written into the cache: [1, 20, 1, 64] as f16.
+    EXPECT_EQ(find(step, "write_at_f16", "decoder_layers[3].step").written_bytes, 1280 * 2);
+    // The embedding reads the token's row, not the table.
+    EXPECT_EQ(find(step, "embedding_f16", "").read_bytes, 4 + 1280 * 2);
+}
+
+TEST(PlanListing, TheCpuReadsAnF32CheckpointsMatricesAsF32) {
+    earshot::model::WhisperBinding f32 = large_v3();
+    f32.config.weight_dtype = "f32";
+    const PlanListing step = listing(f32, "step", PlanBackend::cpu);
+    EXPECT_EQ(step.cache_dtype, "f32");
+    const PlanKernel& fc2 = find(step, "linear+residual", "decoder_layers[0].mlp.fc2");
+    // x [1, 1, 5120], w [1280, 5120] f32, bias, residual; plus the residual pass over the output.
+    EXPECT_EQ(fc2.read_bytes, 5120 * 4 + 1280 * 5120 * 4 + 1280 * 4 + 1280 * 4 + 1280 * 4);
+    EXPECT_EQ(fc2.written_bytes, 1280 * 4 + 1280 * 4);
+    // CUDA narrows every GEMM operand to f16 whatever the checkpoint holds.
+    const PlanListing cuda = listing(f32, "step", PlanBackend::cuda);
+    EXPECT_EQ(find(cuda, "gemv_f16+residual", "decoder_layers[0].mlp.fc2").read_bytes,
+              5120 * 4 + 1280 * 5120 * 2 + 1280 * 4 + 1280 * 4);
+}
+
+TEST(PlanListing, TotalsAddUpAndTheLastLineIsTheTotal) {
+    const PlanListing l = listing(large_v3(), "step", PlanBackend::cuda);
+    int64_t read = 0;
+    for (const PlanKernel& k : l.kernels) read += k.read_bytes;
+    EXPECT_EQ(l.read_bytes(), read);
+    // Every f16 decoder weight once (14 D^2 per layer) and the head (Vocab x D), plus the caches
+    // (keys and values: 448 self and 1500 audio positions per layer, f16), plus small change.
+    const double weights = (32.0 * 14 * 1280 * 1280 + 51866.0 * 1280) * 2;
+    const double caches = 32.0 * 2 * 1280 * (448 + 1500) * 2;
+    EXPECT_NEAR(static_cast<double>(l.read_bytes()), weights + caches, 0.01 * (weights + caches));
+    const std::string total = earshot::backend::plan_total_line(l);
+    EXPECT_TRUE(std::regex_match(
+        total, std::regex(R"(TOTAL: 488 kernels, \d+\.\d\d MiB read, \d+\.\d\d MiB written, )"
+                          R"(\d+\.\d\d\d GFLOP)")))
+        << total;
+    const std::string text = earshot::backend::plan_listing_text(l);
+    ASSERT_GT(text.size(), total.size() + 1);
+    EXPECT_EQ(text.substr(text.size() - total.size() - 1), total + "\n");
+    EXPECT_NE(text.find("attend_one_query_f16"), std::string::npos);
+}
+
+TEST(PlanListing, RefusesUnknownEntriesAndRowsOrTokensOutOfRange) {
+    EXPECT_THROW(listing(micro(), "decode", PlanBackend::cpu), PlanListingError);
+    EXPECT_THROW(listing(micro(), "step", PlanBackend::cpu, 0), PlanListingError);
+    PlanListingRequest request;
+    request.entry = "prefill";
+    request.tokens = 449;
+    EXPECT_THROW(list_plan(micro(), request), PlanListingError);
+    try {
+        listing(micro(), "decode", PlanBackend::cpu);
+    } catch (const PlanListingError& e) {
+        EXPECT_NE(std::string(e.what()).find("step, prefill, listen and encode"),
+                  std::string::npos);
+    }
+    EXPECT_EQ(earshot::backend::parse_plan_backend("cuda"), PlanBackend::cuda);
+    EXPECT_FALSE(earshot::backend::parse_plan_backend("gpu").has_value());
+}
+
+}  // namespace
