@@ -14,6 +14,7 @@ ExtraCommand add_debug_record(CLI::App& root);     // command_debug_record.cpp
 ExtraCommand add_debug_encode(CLI::App& root);     // command_debug_model.cpp
 ExtraCommand add_debug_logits(CLI::App& root);     // command_debug_model.cpp
 ExtraCommand add_debug_tokens(CLI::App& root);     // command_debug_tokens.cpp
+ExtraCommand add_debug_plan(CLI::App& root);       // command_debug_plan.cpp
 ExtraCommand add_gui(CLI::App& root);              // gui_command.cpp
 
 const std::vector<CommandAdder>& extra_commands() {
@@ -32,6 +33,7 @@ const std::vector<CommandAdder>& extra_commands() {
         add_debug_encode,
         add_debug_logits,
         add_debug_tokens,
+        add_debug_plan,
     };
     // clang-format on
     return adders;

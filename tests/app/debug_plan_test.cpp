@@ -1,0 +1,89 @@
+// `earshot debug plan` through the real executable: large-v3's plan from a folder holding only
+// its config.json, ending in the TOTAL line; the default model said on stderr; one-line errors
+// with exit code 2 for a bad entry, backend or row count.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include "run_process.h"
+#include "temp_dir.h"
+
+namespace earshot::app {
+namespace {
+
+using test::run_earshot;
+using test::run_shell;
+using test::shell_quote;
+
+// openai/whisper-large-v3's config.json dims (no weights anywhere near it).
+constexpr const char* kLargeV3Config = R"({
+  "model_type": "whisper", "torch_dtype": "float16", "num_mel_bins": 128,
+  "max_source_positions": 1500, "d_model": 1280, "encoder_attention_heads": 20,
+  "encoder_layers": 32, "encoder_ffn_dim": 5120, "max_target_positions": 448,
+  "decoder_attention_heads": 20, "decoder_layers": 32, "decoder_ffn_dim": 5120,
+  "vocab_size": 51866
+})";
+
+class DebugPlan : public ::testing::Test {
+protected:
+    void SetUp() override { std::ofstream(dir_.path() / "config.json") << kLargeV3Config; }
+    std::string plan(const std::string& options) const {
+        return "debug plan --model " + shell_quote(dir_.path().string()) + " " + options;
+    }
+    static std::string last_line(const std::string& text) {
+        const size_t end = text.size() - (text.ends_with('\n') ? 1 : 0);
+        const size_t start = text.rfind('\n', end - 1);
+        return text.substr(start == std::string::npos ? 0 : start + 1, end - (start + 1));
+    }
+    test::TempDir dir_{"earshot-debug-plan"};
+};
+
+TEST_F(DebugPlan, LargeV3FromItsConfigAloneEndsWithTheTotal) {
+    const test::ProcessResult r = run_earshot(plan("--entry step --backend cuda"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // 32 decoder layers of 15 kernels and 8 outside them (PlanListing tests count them).
+    const std::regex total(
+        R"(TOTAL: 488 kernels, \d+\.\d\d MiB read, \d+\.\d\d MiB written, \d+\.\d\d\d GFLOP)");
+    EXPECT_TRUE(std::regex_match(last_line(r.out), total)) << last_line(r.out);
+    EXPECT_NE(r.out.find("attend_one_query_f16  decoder_layers[3].encoder_attn.attend"),
+              std::string::npos);
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    for (const char* entry : {"prefill", "listen", "encode"}) {
+        const test::ProcessResult e = run_earshot(plan(std::string("--entry ") + entry));
+        ASSERT_EQ(e.exit_code, 0) << entry << ": " << e.err;
+        EXPECT_EQ(last_line(e.out).rfind("TOTAL: ", 0), 0u) << last_line(e.out);
+    }
+}
+
+TEST_F(DebugPlan, WithoutModelTheDefaultIsSaidOnStderr) {
+    test::TempDir config("earshot-debug-plan-config");
+    const test::ProcessResult r =
+        run_shell("env XDG_CONFIG_HOME=" + shell_quote(config.path().string()) + " " +
+                  shell_quote(EARSHOT_EXE) + " debug plan");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("earshot debug plan: no --model given; using the embedded micro model"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(last_line(r.out).rfind("TOTAL: ", 0), 0u) << last_line(r.out);
+}
+
+TEST_F(DebugPlan, BadEntryBackendOrRowsAreOneLineWithExitCode2) {
+    const auto expect_error = [&](const std::string& options, const std::string& part) {
+        const test::ProcessResult r = run_earshot(plan(options));
+        EXPECT_EQ(r.exit_code, 2) << options << ": " << r.out;
+        EXPECT_TRUE(r.out.empty()) << r.out;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
+    };
+    expect_error("--entry decode", "earshot debug plan: no entry \"decode\" to list");
+    expect_error("--backend gpu", "earshot debug plan: --backend must be cpu or cuda");
+    expect_error("--rows 0", "earshot debug plan: rows must be 1 or more");
+    expect_error("--entry prefill --tokens 449", "prefill tokens must be 1 .. 448");
+}
+
+}  // namespace
+}  // namespace earshot::app
