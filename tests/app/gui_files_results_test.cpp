@@ -180,6 +180,11 @@ TEST(GuiFilesResults, RemovedResultsDoNotComeBackAfterARestart) {
             window.filesPanel()->findChild<QPushButton*>(QStringLiteral("clearFinishedButton"));
         ASSERT_NE(clear, nullptr);
         QTest::mouseClick(clear, Qt::LeftButton);
+        auto* confirm = window.filesPanel()->findChild<QPushButton*>(
+            QStringLiteral("clearFinishedConfirmButton"));
+        ASSERT_NE(confirm, nullptr) << "Clear finished deletes stored results: it asks first";
+        EXPECT_EQ(listedNames(window).size(), 2);
+        QTest::mouseClick(confirm, Qt::LeftButton);
         EXPECT_TRUE(listedNames(window).isEmpty());
     }
     ui::MainWindow window;

@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -21,6 +22,7 @@
 #include <QTimer>
 #include <QUrl>
 
+#include "earshot/ui/files/distinct_file_names.h"
 #include "earshot/ui/files/export_all_dialog.h"
 #include "earshot/ui/files/export_targets.h"
 #include "ink_pixels.h"
@@ -297,12 +299,89 @@ TEST(FilesPanel, ClearFinishedKeepsQueuedAndRunning) {
     panel.setJobCancelled(ids[3], {});
     EXPECT_TRUE(clear->isEnabled());
     QSignalSpy removed(&panel, &FilesPanel::jobsRemoved);
+
+    // It asks first, saying what goes; Cancel keeps everything.
     QTest::mouseClick(clear, Qt::LeftButton);
+    auto* confirm = panel.findChild<QMessageBox*>(QStringLiteral("clearFinishedConfirm"));
+    ASSERT_NE(confirm, nullptr);
+    EXPECT_EQ(confirm->text(), QStringLiteral("Take 3 finished files off the list?"));
+    EXPECT_EQ(confirm->informativeText(),
+              QStringLiteral("2 transcripts are deleted from Earshot (exported files stay). 1 "
+                             "failed file and its error go from the list. The audio files are "
+                             "not touched."));
+    QTest::mouseClick(confirm->button(QMessageBox::Cancel), Qt::LeftButton);
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    EXPECT_EQ(removed.count(), 0);
+    EXPECT_EQ(panel.jobIds().size(), 5);
+    EXPECT_EQ(panel.findChild<QMessageBox*>(QStringLiteral("clearFinishedConfirm")), nullptr);
+
+    QTest::mouseClick(clear, Qt::LeftButton);
+    confirm = panel.findChild<QMessageBox*>(QStringLiteral("clearFinishedConfirm"));
+    ASSERT_NE(confirm, nullptr);
+    QTest::mouseClick(
+        confirm->findChild<QPushButton*>(QStringLiteral("clearFinishedConfirmButton")),
+        Qt::LeftButton);
     ASSERT_EQ(removed.count(), 1);
     EXPECT_EQ(removed.at(0).at(0).value<QList<int>>(), (QList<int>{ids[0], ids[1], ids[3]}));
     EXPECT_EQ(panel.jobIds(), (QList<int>{ids[2], ids[4]}));
     EXPECT_EQ(panel.queueTable()->item(0, 0)->text(), QStringLiteral("running.wav"));
     EXPECT_FALSE(clear->isEnabled());
+}
+
+TEST(DistinctFileNames, AddsParentFoldersOnlyWhereNamesAreShared) {
+    EXPECT_EQ(
+        distinctFileNames({QStringLiteral("/rec/a/speech.wav"), QStringLiteral("/rec/b/speech.wav"),
+                           QStringLiteral("/rec/talk.mp3"), QStringLiteral("/x/a/speech.wav")}),
+        (QStringList{QStringLiteral("/rec/a/speech.wav"), QStringLiteral("b/speech.wav"),
+                     QStringLiteral("talk.mp3"), QStringLiteral("/x/a/speech.wav")}));
+    // The same file twice keeps its short name; a file at the root is written as a path.
+    EXPECT_EQ(distinctFileNames({QStringLiteral("/in/a.wav"), QStringLiteral("/in//a.wav"),
+                                 QStringLiteral("/a.wav")}),
+              (QStringList{QStringLiteral("/in/a.wav"), QStringLiteral("/in/a.wav"),
+                           QStringLiteral("/a.wav")}));
+    EXPECT_EQ(distinctFileNames({QStringLiteral("/in/a.wav"), QStringLiteral("/in/a.wav")}),
+              (QStringList{QStringLiteral("a.wav"), QStringLiteral("a.wav")}));
+    EXPECT_TRUE(distinctFileNames({}).isEmpty());
+}
+
+// Two queued files of the same name are told apart by their folders, in the row and the title;
+// when one goes, the other's name is short again.
+TEST(FilesPanel, FilesOfTheSameNameAreToldApart) {
+    FilesPanel panel;
+    const QList<int> ids = panel.addFiles({QStringLiteral("/rec/monday/speech.wav"),
+                                           QStringLiteral("/rec/tuesday/speech.wav"),
+                                           QStringLiteral("/rec/other.wav")});
+    const QTableWidget* queue = panel.queueTable();
+    EXPECT_EQ(queue->item(0, 0)->text(), QStringLiteral("monday/speech.wav"));
+    EXPECT_EQ(queue->item(1, 0)->text(), QStringLiteral("tuesday/speech.wav"));
+    EXPECT_EQ(queue->item(2, 0)->text(), QStringLiteral("other.wav"));
+    panel.setJobFailed(ids[1], QStringLiteral("/rec/tuesday/speech.wav: a text file, not audio "
+                                              "or video (ASCII text)"));
+    panel.selectJob(ids[1]);
+    // The row names the file: its status gives only the problem.
+    EXPECT_EQ(queue->item(1, 2)->text(),
+              QStringLiteral("Failed: a text file, not audio or video (ASCII text)"));
+    EXPECT_EQ(panel.resultTitle()->text(),
+              QStringLiteral("tuesday/speech.wav failed: a text file, not audio or video (ASCII "
+                             "text)"));
+    panel.removeJobs({ids[0]});
+    EXPECT_EQ(queue->item(0, 0)->text(), QStringLiteral("speech.wav"));
+    EXPECT_EQ(panel.resultTitle()->text(),
+              QStringLiteral("speech.wav failed: a text file, not audio or video (ASCII text)"));
+}
+
+// The queue keeps room for five rows however the window is sized.
+TEST(FilesPanel, TheQueueShowsFiveRows) {
+    FilesPanel panel;
+    panel.resize(900, 420);
+    panel.addFiles({QStringLiteral("/a/1.wav"), QStringLiteral("/a/2.wav"),
+                    QStringLiteral("/a/3.wav"), QStringLiteral("/a/4.wav"),
+                    QStringLiteral("/a/5.wav"), QStringLiteral("/a/6.wav")});
+    panel.show();
+    QCoreApplication::processEvents();
+    const QTableWidget* queue = panel.queueTable();
+    EXPECT_GE(queue->viewport()->height(), 5 * queue->rowHeight(0) - 1)
+        << queue->viewport()->height() << " px for rows of " << queue->rowHeight(0) << " px";
 }
 
 TEST(ExportTargets, NamesEachResultAfterItsFileWithoutCollisions) {

@@ -11,6 +11,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
@@ -24,6 +25,7 @@
 #include <cmath>
 #include <optional>
 
+#include "earshot/ui/files/distinct_file_names.h"
 #include "earshot/ui/files/export_all_dialog.h"
 #include "earshot/ui/files/export_targets.h"
 #include "earshot/ui/files/segment_tokens_view.h"
@@ -86,7 +88,9 @@ FilesPanel::FilesPanel(QWidget* parent) : QWidget(parent) {
     connect(m_remove, &QPushButton::clicked, this, &FilesPanel::removeSelected);
     m_clearFinished = new QPushButton(tr("C&lear finished"), this);
     m_clearFinished->setObjectName(QStringLiteral("clearFinishedButton"));
-    m_clearFinished->setToolTip(tr("Takes every done, failed and cancelled file off the list."));
+    m_clearFinished->setToolTip(
+        tr("Takes every done, failed and cancelled file off the list (after asking: their "
+           "stored transcripts go too)."));
     connect(m_clearFinished, &QPushButton::clicked, this, &FilesPanel::clearFinished);
     m_export = new QPushButton(tr("&Export"), this);
     m_export->setObjectName(QStringLiteral("exportButton"));
@@ -122,6 +126,11 @@ FilesPanel::FilesPanel(QWidget* parent) : QWidget(parent) {
     m_queue->horizontalHeader()->setSectionResizeMode(kProgressColumn, QHeaderView::Fixed);
     m_queue->horizontalHeader()->resizeSection(kProgressColumn, 200);
     m_queue->horizontalHeader()->setSectionResizeMode(kStatusColumn, QHeaderView::Stretch);
+    // At least five rows show: the result below must not squeeze a queue of files to two.
+    constexpr int kQueueRowsShown = 5;
+    m_queue->setMinimumHeight(m_queue->horizontalHeader()->sizeHint().height() +
+                              kQueueRowsShown * m_queue->verticalHeader()->defaultSectionSize() +
+                              2 * m_queue->frameWidth());
     connect(m_queue, &QTableWidget::itemSelectionChanged, this, [this] {
         const int row = m_queue->currentRow();
         if (row >= 0 && row < m_order.size() && m_order[row] != m_shown) {
@@ -220,11 +229,10 @@ int FilesPanel::appendJob(const QString& path) {
     const int id = m_nextId++;
     Job job;
     job.path = path;
-    m_jobs.insert(id, job);
-    m_order.append(id);
     const int row = m_queue->rowCount();
     m_queue->insertRow(row);
-    auto* name = readOnlyItem(QFileInfo(path).fileName());
+    job.name = QFileInfo(path).fileName();
+    auto* name = readOnlyItem(job.name);
     name->setToolTip(path);
     m_queue->setItem(row, kFileColumn, name);
     auto* bar = new QProgressBar(m_queue);
@@ -233,7 +241,31 @@ int FilesPanel::appendJob(const QString& path) {
     bar->setFormat(QStringLiteral("%p%"));
     m_queue->setCellWidget(row, kProgressColumn, bar);
     m_queue->setItem(row, kStatusColumn, readOnlyItem(tr("Queued")));
+    m_jobs.insert(id, job);
+    m_order.append(id);
+    refreshNames();
     return id;
+}
+
+void FilesPanel::refreshNames() {
+    QStringList paths;
+    for (int id : m_order) {
+        paths.append(m_jobs[id].path);
+    }
+    const QStringList names = distinctFileNames(paths);
+    for (int row = 0; row < m_order.size(); ++row) {
+        Job& job = m_jobs[m_order[row]];
+        if (job.name == names[row]) {
+            continue;
+        }
+        job.name = names[row];
+        if (QTableWidgetItem* item = m_queue->item(row, kFileColumn)) {
+            item->setText(job.name);
+        }
+        if (m_shown == m_order[row]) {
+            showResult(m_shown);  // its title names it
+        }
+    }
 }
 
 QList<int> FilesPanel::addFiles(const QStringList& paths) {
@@ -322,8 +354,7 @@ void FilesPanel::appendJobSegments(int id, const QList<SegmentRow>& segments) {
     const int row = rowOf(id);
     m_queue->item(row, kStatusColumn)->setText(tr("Transcribing: %1 so far").arg(count));
     if (m_shown == id) {
-        m_resultTitle->setText(
-            tr("%1 is being transcribed… %2 so far").arg(QFileInfo(it->path).fileName(), count));
+        m_resultTitle->setText(tr("%1 is being transcribed… %2 so far").arg(it->name, count));
         for (const SegmentRow& segment : segments) {
             appendSegmentRow(segment);
         }
@@ -357,8 +388,10 @@ void FilesPanel::setJobFailed(int id, const QString& message) {
     if (!m_jobs.contains(id)) {
         return;
     }
-    m_jobs[id].message = message;
-    setState(id, FileJobState::failed, tr("Failed: %1").arg(message));
+    // The row names the file already: "path: problem" reads as just the problem.
+    const QString prefix = m_jobs[id].path + QStringLiteral(": ");
+    m_jobs[id].message = message.startsWith(prefix) ? message.mid(prefix.size()) : message;
+    setState(id, FileJobState::failed, tr("Failed: %1").arg(m_jobs[id].message));
 }
 
 void FilesPanel::setJobCancelled(int id, const QList<SegmentRow>& partial) {
@@ -425,6 +458,7 @@ void FilesPanel::removeJobs(const QList<int>& ids) {
     if (removed.isEmpty()) {
         return;
     }
+    refreshNames();
     const int current = m_queue->currentRow();
     if (current >= 0 && current < m_order.size()) {
         m_queue->selectRow(current);
@@ -472,7 +506,7 @@ void FilesPanel::showResult(int id) {
     }
     m_shown = id;
     const Job& job = m_jobs[id];
-    const QString name = QFileInfo(job.path).fileName();
+    const QString name = job.name;
     m_words->setSegments(job.segments, wordsPlaceholder(job));
     showPlaybackState();
     m_segments->setRowCount(0);
@@ -678,14 +712,54 @@ void FilesPanel::removeSelected() { removeJobs(selectedJobs()); }
 
 void FilesPanel::clearFinished() {
     QList<int> finished;
+    int results = 0;
+    int failures = 0;
     for (int id : m_order) {
-        const FileJobState state = m_jobs[id].state;
-        if (state == FileJobState::done || state == FileJobState::failed ||
-            state == FileJobState::cancelled) {
-            finished.append(id);
+        const Job& job = m_jobs[id];
+        if (job.state == FileJobState::failed) {
+            ++failures;
+        } else if (job.state == FileJobState::done || job.state == FileJobState::cancelled) {
+            results += 1;
+        } else {
+            continue;
         }
+        finished.append(id);
     }
-    removeJobs(finished);
+    if (finished.isEmpty()) {
+        return;
+    }
+    // Stored transcripts go with their rows: the user says yes first.
+    QStringList consequences;
+    if (results > 0) {
+        consequences.append(
+            results == 1 ? tr("1 transcript is deleted from Earshot (exported files stay).")
+                         : tr("%1 transcripts are deleted from Earshot (exported files stay).")
+                               .arg(results));
+    }
+    if (failures > 0) {
+        consequences.append(
+            failures == 1 ? tr("1 failed file and its error go from the list.")
+                          : tr("%1 failed files and their errors go from the list.").arg(failures));
+    }
+    auto* confirm = new QMessageBox(
+        QMessageBox::Question, tr("Clear finished files"),
+        finished.size() == 1 ? tr("Take 1 finished file off the list?")
+                             : tr("Take %1 finished files off the list?").arg(finished.size()),
+        QMessageBox::NoButton, this);
+    confirm->setObjectName(QStringLiteral("clearFinishedConfirm"));
+    confirm->setInformativeText(consequences.join(QLatin1Char(' ')) +
+                                tr(" The audio files are not touched."));
+    QPushButton* clear = confirm->addButton(tr("&Clear"), QMessageBox::DestructiveRole);
+    clear->setObjectName(QStringLiteral("clearFinishedConfirmButton"));
+    confirm->addButton(QMessageBox::Cancel);
+    confirm->setDefaultButton(QMessageBox::Cancel);
+    confirm->setAttribute(Qt::WA_DeleteOnClose);
+    connect(confirm, &QMessageBox::finished, this, [this, confirm, clear, finished] {
+        if (confirm->clickedButton() == clear) {
+            removeJobs(finished);  // rows finished since still go; ones already removed are skipped
+        }
+    });
+    confirm->open();
 }
 
 void FilesPanel::exportAll() {

@@ -128,6 +128,7 @@ protected:
 private:
     struct Job {
         QString path;
+        QString name;  // the file name, with parent folders where another queued file shares it
         FileJobState state = FileJobState::queued;
         QList<SegmentRow> segments;
         QString language;
@@ -135,6 +136,7 @@ private:
     };
 
     int appendJob(const QString& path);  // a queued row; no signal
+    void refreshNames();                 // each row's name tells it from the others
     int rowOf(int id) const;
     void setState(int id, FileJobState state, const QString& status);
     void showResult(int id);
