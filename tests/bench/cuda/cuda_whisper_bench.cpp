@@ -2,9 +2,11 @@
 // shapes (and a tiny one for smoke runs): the encoder on one 30 s window, a decoder step at
 // positions 8 and 200, a beam-5 step, and one window end to end (listen, prefill, 100 greedy
 // tokens with the token read back each step). Each reports its time beside the floor the GPU
-// allows (FLOPs at 790 TFLOP/s, bytes at 4.3 TB/s: an H200's measured rates) and the target of
-// the speed work, and the model's device memory. Without a CUDA device every benchmark reports
-// the reason instead of a time.
+// allows (FLOPs at 790 TFLOP/s, bytes at 4.3 TB/s: an H200's measured rates; a step's bytes count
+// the caches as f16, as the module keeps them) and the target of the speed work, the bytes and
+// FLOPs of the entries it ran as the plan listing counts them (`earshot debug plan`: kernels,
+// MiB read and written, GFLOP), and the model's device memory. Without a CUDA device every
+// benchmark reports the reason instead of a time.
 //
 // Checkpoints are written once into $EARSHOT_BENCH_CHECKPOINTS (default: a temporary directory)
 // and reused when they exist, so the Hugging Face comparison (tests/gpu/hf_whisper_bench.py) can
@@ -24,6 +26,7 @@
 
 #include "earshot/engine/backend/cuda_devices.h"
 #include "earshot/engine/backend/cuda_whisper.h"
+#include "earshot/engine/backend/plan_listing.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 
@@ -65,6 +68,9 @@ double encoder_flops(const Shape& s) {
     const double layer = 2.0 * a * d * d * 4 + 2.0 * 2.0 * a * a * d + 2.0 * 2.0 * a * d * 4 * d;
     return conv + layer * static_cast<double>(s.encoder_layers);
 }
+
+// The module's decoder caches hold f16 values (cuda_launch_rules.h, kCacheValueBytes).
+constexpr double kCacheBytesPerValue = 2.0;
 
 // Bytes one batch-1 step must read: the decoder's f16 weights (self and cross attention
 // projections, MLP, the tied head) and the caches it attends over.
@@ -135,8 +141,32 @@ HostTensor tokens(int64_t rows, int32_t id) {
     return HostTensor::i32({rows, 1}, std::vector<int32_t>(static_cast<size_t>(rows), id));
 }
 
-void report(benchmark::State& state, CudaWhisper& whisper, double floor_ms, double target_ms) {
+// What the entries a benchmark runs move and compute, as the plan listing counts them: each
+// entry's listing (CUDA, `rows` rows) times how often it runs per iteration.
+struct PlanWork {
+    double kernels = 0, read_bytes = 0, written_bytes = 0, flops = 0;
+    PlanWork& add(const CudaWhisper& whisper, const std::string& entry, int64_t rows = 1,
+                  double times = 1.0) {
+        earshot::backend::PlanListingRequest request;
+        request.entry = entry;
+        request.backend = earshot::backend::PlanBackend::cuda;
+        request.rows = rows;
+        const auto listing = earshot::backend::list_plan(whisper.binding(), request);
+        kernels += times * static_cast<double>(listing.kernels.size());
+        read_bytes += times * static_cast<double>(listing.read_bytes());
+        written_bytes += times * static_cast<double>(listing.written_bytes());
+        flops += times * static_cast<double>(listing.flops());
+        return *this;
+    }
+};
+
+void report(benchmark::State& state, CudaWhisper& whisper, double floor_ms, double target_ms,
+            const PlanWork& work) {
     state.counters["floor_ms"] = floor_ms;
+    state.counters["plan_kernels"] = work.kernels;
+    state.counters["plan_read_MiB"] = work.read_bytes / (1024.0 * 1024.0);
+    state.counters["plan_written_MiB"] = work.written_bytes / (1024.0 * 1024.0);
+    state.counters["plan_GFLOP"] = work.flops / 1e9;
     if (target_ms > 0) state.counters["target_ms"] = target_ms;
     state.counters["device_MiB"] = static_cast<double>(whisper.device_bytes()) / (1024.0 * 1024.0);
     // Captures that failed: their plans ran step by step, not from a graph.
@@ -156,7 +186,8 @@ void BM_Encode(benchmark::State& state, const Shape& shape) {
     whisper.resize_batch(1);
     const HostTensor mel = random_mel(shape);
     for (auto _ : state) whisper.listen_on_device(mel);
-    report(state, whisper, encoder_flops(shape) / kFlopsPerSecond * 1e3, shape.encoder_target_ms);
+    report(state, whisper, encoder_flops(shape) / kFlopsPerSecond * 1e3, shape.encoder_target_ms,
+           PlanWork().add(whisper, "listen"));
 }
 
 // A step at `pos` (the caches hold pos earlier positions); rows > 1 is a beam.
@@ -168,8 +199,8 @@ void BM_Step(benchmark::State& state, const Shape& shape, int32_t pos, int64_t r
     if (rows > 1) whisper.expand_batch(rows);
     const HostTensor token = tokens(rows, 50);
     for (auto _ : state) benchmark::DoNotOptimize(whisper.step(token, pos));
-    report(state, whisper, step_bytes(shape, pos, 4.0) / kBytesPerSecond * 1e3,
-           rows == 1 ? shape.step_target_ms : 0.0);
+    report(state, whisper, step_bytes(shape, pos, kCacheBytesPerValue) / kBytesPerSecond * 1e3,
+           rows == 1 ? shape.step_target_ms : 0.0, PlanWork().add(whisper, "step", rows));
 }
 
 // One window: listen, prefill of 4 tokens, 100 greedy steps, each token read back and chosen on
@@ -190,10 +221,14 @@ void BM_Window(benchmark::State& state, const Shape& shape) {
         }
         benchmark::DoNotOptimize(logits);
     }
-    const double floor_ms =
-        encoder_flops(shape) / kFlopsPerSecond * 1e3 +
-        static_cast<double>(steps) * step_bytes(shape, 50, 4.0) / kBytesPerSecond * 1e3;
-    report(state, whisper, floor_ms, shape.name == std::string("large-v3") ? 70.0 : 0.0);
+    const double floor_ms = encoder_flops(shape) / kFlopsPerSecond * 1e3 +
+                            static_cast<double>(steps) *
+                                step_bytes(shape, 50, kCacheBytesPerValue) / kBytesPerSecond * 1e3;
+    report(state, whisper, floor_ms, shape.name == std::string("large-v3") ? 70.0 : 0.0,
+           PlanWork()
+               .add(whisper, "listen")
+               .add(whisper, "prefill")
+               .add(whisper, "step", 1, static_cast<double>(steps)));
 }
 
 [[maybe_unused]] const bool registered = [] {
