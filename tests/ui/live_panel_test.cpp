@@ -373,6 +373,36 @@ TEST(LivePanel, EachSessionIsAParagraphWithoutALeadingSpace) {
               QStringLiteral("send the report today.\n\ncall me later.\n\nthanks."));
 }
 
+// Typed text that ends in a space takes the next dictated word without a second space, during a
+// session and at its start (a line left open with a space goes on; one that ends in a word opens
+// a paragraph).
+TEST(LivePanel, TypedTextEndingInASpaceTakesTheNextWordWithOneSpace) {
+    LivePanel panel;
+    showActive(panel);
+    panel.setRunning(true);
+    panel.applyUpdate(textUpdate(QStringLiteral(" send the"), QString()));
+    panel.transcript()->moveCursor(QTextCursor::End);
+    QTest::keyClicks(panel.transcript(), QStringLiteral(" weekly "));
+    panel.applyUpdate(textUpdate(QString(), QStringLiteral(" report")));
+    EXPECT_EQ(panel.transcript()->toPlainText(), QStringLiteral("send the weekly report"));
+    panel.applyUpdate(textUpdate(QStringLiteral(" report today."), QString()));
+    EXPECT_EQ(panel.transcript()->committedText(), QStringLiteral("send the weekly report today."));
+    panel.setRunning(false);
+
+    panel.transcript()->moveCursor(QTextCursor::End);
+    QTest::keyClicks(panel.transcript(), QStringLiteral(" Also: "));
+    panel.setRunning(true);
+    panel.applyUpdate(textUpdate(QStringLiteral(" call me."), QString()));
+    EXPECT_EQ(panel.transcript()->committedText(),
+              QStringLiteral("send the weekly report today. Also: call me."));
+    panel.setRunning(false);
+
+    panel.setRunning(true);  // text that ends in a word: a paragraph of its own, as before
+    panel.applyUpdate(textUpdate(QStringLiteral(" thanks."), QString()));
+    EXPECT_EQ(panel.transcript()->committedText(),
+              QStringLiteral("send the weekly report today. Also: call me.\n\nthanks."));
+}
+
 // "The model is transcribing files; ..." while Start is refused, and gone once it is allowed.
 TEST(LivePanel, TheReasonStartIsRefusedGoesWhenItIsAllowed) {
     LivePanel panel;

@@ -108,22 +108,31 @@ void TranscriptView::beginSession() { m_sessionStart = true; }
 void TranscriptView::applyText(const QString& modelCommitted, const QString& modelTentative) {
     repair();
     // Whisper's words come with their leading space. The first words of a session open a
-    // paragraph of their own after earlier text, without that space. Later words keep it (text
+    // paragraph of their own after earlier text, without that space (unless the user left the
+    // line open with a space). Later words keep it, except after a space or a line break (text
     // the user clears and brings back with Ctrl+Z goes before them).
     QString committed = modelCommitted;
     QString tentative = modelTentative;
     const QString before = committedText();
     QString& first = committed.isEmpty() ? tentative : committed;
     if (!first.isEmpty()) {
-        QString lead;
-        if (m_sessionStart && !before.isEmpty() && !before.endsWith(QLatin1Char('\n'))) {
-            lead = QStringLiteral("\n\n");
-        } else if (m_sessionStart && before.endsWith(QLatin1Char('\n')) &&
-                   !before.endsWith(QStringLiteral("\n\n"))) {
-            lead = QStringLiteral("\n");
-        }
+        // Text that ends in a space or a line break (the user's own typing, often) takes the
+        // next word without another space: "Dear John, milk", never "Dear John,  milk".
+        const bool beforeEndsInSpace = !before.isEmpty() && before.back().isSpace();
         if (m_sessionStart) {
+            QString lead;
+            if (before.isEmpty() || before.endsWith(QStringLiteral("\n\n")) ||
+                (beforeEndsInSpace && !before.endsWith(QLatin1Char('\n')))) {
+                // Nothing yet, a paragraph already open, or a line the user left open with a
+                // space to go on: the words go right there.
+            } else if (before.endsWith(QLatin1Char('\n'))) {
+                lead = QStringLiteral("\n");
+            } else {
+                lead = QStringLiteral("\n\n");
+            }
             first = lead + withoutLeadingSpace(first);
+        } else if (beforeEndsInSpace) {
+            first = withoutLeadingSpace(first);
         }
         if (!committed.isEmpty()) m_sessionStart = false;
     }
