@@ -1,11 +1,13 @@
-// The module's KernelTable (../kernel_table.h): each launcher of kernels.h on the default stream,
-// with device memory and copies, so the per-kernel tests can call one kernel alone.
+// The module's KernelTable (../kernel_table.h): each launcher of kernels.h and kernels_step.h on
+// the default stream, with device memory and copies, so the per-kernel tests can call one kernel
+// alone.
 #include "../kernel_table.h"
 
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
 #include "kernels.h"
+#include "kernels_step.h"
 
 namespace earshot::backend::cuda {
 
@@ -138,6 +140,25 @@ KernelTable make_table() {
                                 const uint8_t* mask, float* y, int64_t bh, int64_t k_len,
                                 int64_t dh, float scale) {
         return k::attend_one_query(q, kk, v, mask, y, bh, k_len, dh, scale, kDefaultStream);
+    };
+    t.gemv_f16_columns = [](const float* x, const uint16_t* w, const float* bias, float* y,
+                            int64_t m, int64_t kk, int64_t n, bool gelu, const float* residual) {
+        k::gemv_f16_columns(x, w, bias, y, m, kk, n, epilogue(gelu, residual), kDefaultStream);
+    };
+    t.split_keys_scratch_floats = [](int64_t bh, int64_t k_len, int64_t dh) {
+        return k::attend_split_keys_scratch_floats(bh, k_len, dh);
+    };
+    t.attend_split_keys_f32 = [](const float* q, const float* kk, const float* v,
+                                 const uint8_t* mask, float* y, float* partials, int64_t bh,
+                                 int64_t k_len, int64_t dh, float scale) {
+        return k::attend_one_query_split_keys(q, kk, v, mask, y, partials, bh, k_len, dh, scale,
+                                              kDefaultStream);
+    };
+    t.attend_split_keys_f16 = [](const float* q, const uint16_t* kk, const uint16_t* v,
+                                 const uint8_t* mask, float* y, float* partials, int64_t bh,
+                                 int64_t k_len, int64_t dh, float scale) {
+        return k::attend_one_query_split_keys(q, kk, v, mask, y, partials, bh, k_len, dh, scale,
+                                              kDefaultStream);
     };
     return t;
 }

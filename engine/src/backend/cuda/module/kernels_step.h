@@ -1,0 +1,33 @@
+// A decoder step's memory-bound kernels (issue 30): the multi-column GEMV and the one-query
+// attention split over the keys. They replace gemv_f16 and attend_one_query (kernels.h), which
+// stay for EARSHOT_CUDA_OLD_KERNELS, so that one process can compare old and new.
+#pragma once
+
+#include "kernels.h"
+
+namespace earshot::backend::cuda::kernels {
+
+// y [m, n] = epilogue(x [m, k] w^T (+ bias [n])), w [n, k] f16, 1 <= m <= kMaxGemvRows, as
+// gemv_f16, at memory speed (kernels_gemv_columns.cu): two or four columns per warp, x read once
+// per 8 elements for all of them, several 16-byte weight loads in flight. Falls back to gemv_f16
+// when k % 8 != 0 or x or w is not 16-byte aligned.
+void gemv_f16_columns(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m,
+                      int64_t k, int64_t n, const Epilogue& epilogue, cudaStream_t stream);
+
+// One query split over the keys (kernels_attend_split_keys.cu): blocks of (batch-head, 64 keys)
+// write partial softmax results into `partials` (attend_split_keys_scratch_floats floats), a
+// second kernel merges them into y [BH, Dh]. Same inputs and result as attend_one_query, any K;
+// keys the mask hides are never read. False when Dh is too large (then nothing is launched).
+inline constexpr int64_t kSplitKeysPerBlock = 64;
+inline constexpr int64_t kMaxSplitHeadSize = 256;
+bool attend_split_keys_fits(int64_t dh);
+int64_t split_key_spans(int64_t k_len);  // blocks per (batch, head)
+int64_t attend_split_keys_scratch_floats(int64_t bh, int64_t k_len, int64_t dh);
+bool attend_one_query_split_keys(const float* q, const float* k, const float* v,
+                                 const uint8_t* mask, float* y, float* partials, int64_t bh,
+                                 int64_t k_len, int64_t dh, float scale, cudaStream_t stream);
+bool attend_one_query_split_keys(const float* q, const uint16_t* k, const uint16_t* v,
+                                 const uint8_t* mask, float* y, float* partials, int64_t bh,
+                                 int64_t k_len, int64_t dh, float scale, cudaStream_t stream);
+
+}  // namespace earshot::backend::cuda::kernels
