@@ -6,6 +6,7 @@
 #include <ucontext.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -433,8 +434,13 @@ std::vector<std::pair<std::byte*, size_t>> written_allocations(const LaunchInfo&
 
 }  // namespace
 
+// Kernels run so far (grids, cuBLAS calls, device-to-device copies; a graph's replayed ones
+// included), for the tests that hold the plan listing to what the module launches.
+std::atomic<size_t> g_kernel_runs{0};
+
 void run_grid(const LaunchInfo& info, const std::function<void()>& body) {
     std::lock_guard<std::mutex> lock(g_mutex);
+    ++g_kernel_runs;
     count_run_for_fault();
     const dim3 grid = info.grid;
     const dim3 block_dim = info.block;
@@ -640,7 +646,10 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpy
         g_last_error = cudaErrorStreamCaptureUnsupported;
         return cudaErrorStreamCaptureUnsupported;
     }
-    enqueue_work(stream, [=] { std::memmove(dst, src, bytes); });
+    enqueue_work(stream, [=] {
+        if (kind == cudaMemcpyDeviceToDevice) ++g_kernel_runs;
+        std::memmove(dst, src, bytes);
+    });
     return cudaSuccess;
 }
 
@@ -832,6 +841,7 @@ cublasStatus_t cublasGemmStridedBatchedEx(
     }
     alpha = &alpha_value;
     beta = &beta_value;
+    ++g_kernel_runs;
     for (int i = 0; i < batch_count; ++i) {
         const cublasStatus_t status =
             gemm(transa, transb, m, n, k, alpha,
@@ -841,6 +851,11 @@ cublasStatus_t cublasGemmStridedBatchedEx(
         if (status != CUBLAS_STATUS_SUCCESS) return status;
     }
     return CUBLAS_STATUS_SUCCESS;
+}
+
+// For the tests, which load this module by path: how many kernels ran (see g_kernel_runs).
+extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_kernel_runs() {
+    return earshot::cuda_emulator::g_kernel_runs.load();
 }
 
 // For the tests, which load this module by path: how many graphs were captured and replayed.
