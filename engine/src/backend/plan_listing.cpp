@@ -114,7 +114,15 @@ PlanListing list_plan(const model::WhisperBinding& binding, const PlanListingReq
     // checkpoint with f16 caches (cpu_decoder_model.cpp). The CUDA module keeps f16 GEMM
     // operands and f16 caches whatever the checkpoint holds.
     const StoredAs matrices = binding.config.weight_dtype == "f16" ? StoredAs::f16 : StoredAs::f32;
-    const StoredAs caches = request.backend == PlanBackend::cuda ? StoredAs::f16 : matrices;
+    StoredAs caches = request.backend == PlanBackend::cuda ? StoredAs::f16 : matrices;
+    if (!request.cache_dtype.empty()) {
+        if (request.cache_dtype != "f16" &&
+            (request.cache_dtype != "f32" || request.backend == PlanBackend::cuda)) {
+            throw PlanListingError("the " + std::string(plan_backend_name(request.backend)) +
+                                   " backend keeps no " + request.cache_dtype + " caches");
+        }
+        caches = request.cache_dtype == "f16" ? StoredAs::f16 : StoredAs::f32;
+    }
     listing.cache_dtype = stored_name(caches);
     const bool fused = cuda_fused_attention_enabled();
     for (const PlanStep& step : plan.steps) {

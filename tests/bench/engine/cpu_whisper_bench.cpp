@@ -6,7 +6,9 @@
 // read rate measured just before, with as many threads as the CPU backend uses. A step reports its
 // wall time over its CPU time (1.0: no thread waits) and the bytes its caches hold; steps run with
 // f32 caches and with f16 ones (what decoding an f16 checkpoint uses), and the step with its
-// vocabulary head streamed past the caches runs against the same step without streaming.
+// vocabulary head streamed past the caches runs against the same step without streaming. The
+// encoder and the steps also print their plan's kernels, MiB read and written and GFLOP as the
+// plan listing (`earshot debug plan --backend cpu`) counts them.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <sys/resource.h>
@@ -28,6 +30,7 @@
 #include "backend/cpu/cpu_gemv_f16.h"
 #include "backend/cpu/cpu_kernels.h"
 #include "earshot/engine/backend/cpu_whisper.h"
+#include "earshot/engine/backend/plan_listing.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "temp_dir.h"
@@ -210,11 +213,27 @@ void encoder_gemms_alone(benchmark::State& state, const Shape& shape) {
         flops(gemms), benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
 }
 
+// The work of one `entry` on the CPU as the plan listing counts it (`earshot debug plan`): its
+// kernels, MiB read and written and GFLOP, beside the benchmark's own floor or baseline.
+void report_plan(benchmark::State& state, const CpuWhisper& whisper, const std::string& entry,
+                 CacheStorage caches = CacheStorage::f16) {
+    earshot::backend::PlanListingRequest request;
+    request.entry = entry;
+    request.backend = earshot::backend::PlanBackend::cpu;
+    request.cache_dtype = caches == CacheStorage::f16 ? "f16" : "f32";
+    const auto listing = earshot::backend::list_plan(whisper.binding(), request);
+    state.counters["plan_kernels"] = double(listing.kernels.size());
+    state.counters["plan_read_MiB"] = double(listing.read_bytes()) / double(1 << 20);
+    state.counters["plan_written_MiB"] = double(listing.written_bytes()) / double(1 << 20);
+    state.counters["plan_GFLOP"] = double(listing.flops()) / 1e9;
+}
+
 void encode(benchmark::State& state, const Shape& shape) {
     CpuWhisper& whisper = model(shape);
     const HostTensor mel = random_mel();
     benchmark::DoNotOptimize(whisper.encode(mel));  // plans once, outside the timing
     for (auto _ : state) benchmark::DoNotOptimize(whisper.encode(mel));
+    report_plan(state, whisper, "encode");
     state.counters["GFLOPs"] = benchmark::Counter(flops(encoder_gemms(shape)),
                                                   benchmark::Counter::kIsIterationInvariantRate,
                                                   benchmark::Counter::kIs1000);
@@ -306,6 +325,7 @@ void step_with(benchmark::State& state, const Shape& shape, CacheStorage caches)
     state.counters["threads"] = backend_threads();
     state.counters["peak_rss_MiB"] = peak_rss_mib();
     state.counters["cache_MiB"] = double(whisper.cache_bytes()) / double(1 << 20);
+    report_plan(state, whisper, "step", caches);
 }
 
 // The step with f16 caches, its vocabulary head streamed past the caches (the default) against

@@ -63,6 +63,9 @@ struct PlanListingRequest {
     // Whether the checkpoint holds the optional parameter at `path` (a linear's bias). Unset:
     // as Whisper's checkpoints hold them, every bias but the keys' (`k_proj.bias`).
     std::function<bool(const std::string& path)> has_param;
+    // What the decoder caches hold, "f16" or "f32"; empty: the backend's own (the CPU's follow
+    // the checkpoint's matrices, as decoding sets them up; CUDA's are always f16).
+    std::string cache_dtype;
 };
 
 struct PlanListing {
@@ -81,7 +84,7 @@ struct PlanListing {
 };
 
 // The listing of `request.entry` under `binding`. Throws PlanListingError for an unknown entry,
-// rows < 1, or prefill tokens outside 1 .. MaxTokens.
+// rows < 1, prefill tokens outside 1 .. MaxTokens, or caches the backend cannot hold.
 PlanListing list_plan(const model::WhisperBinding& binding, const PlanListingRequest& request);
 
 // "TOTAL: 1247 kernels, 1763.42 MiB read, 4.87 MiB written, 1.674 GFLOP"
