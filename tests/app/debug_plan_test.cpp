@@ -81,6 +81,17 @@ TEST_F(DebugPlan, WithoutModelTheDefaultIsSaidOnStderr) {
     EXPECT_EQ(last_line(r.out).rfind("TOTAL: ", 0), 0u) << last_line(r.out);
 }
 
+// The man page is written from the CLI11 definitions (man_page.cpp): the command and its options.
+TEST_F(DebugPlan, TheManPageDocumentsItsOptions) {
+    const test::ProcessResult r = run_earshot("man-page");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(".SS \"earshot debug plan\"\n"), std::string::npos);
+    for (const char* option : {"model", "entry", "backend", "rows", "tokens"}) {
+        EXPECT_NE(r.out.find(std::string("\\fB\\-\\-") + option + "\\fR"), std::string::npos)
+            << option;
+    }
+}
+
 TEST_F(DebugPlan, BadEntryBackendOrRowsAreOneLineWithExitCode2) {
     const auto expect_error = [&](const std::string& options, const std::string& part) {
         const test::ProcessResult r = run_earshot(plan(options));
