@@ -23,7 +23,8 @@ protected:
         return host(y, m * n);
     }
 
-    // The split-key attention over f16 caches (or f32 keys), its partials left uninitialised.
+    // The split-key attention over f16 caches (or f32 keys), its partials left uninitialised and
+    // its counts zero; the counts are zero again after it.
     std::vector<float> split(const std::vector<float>& q, const std::vector<float>& k,
                              const std::vector<float>& v, const std::vector<uint8_t>* mask,
                              bool half, size_t bh, size_t k_len, size_t dh, float scale) {
@@ -31,12 +32,14 @@ protected:
         float* partials = device<float>(
             static_cast<size_t>(k_->split_keys_scratch_floats(I(bh), I(k_len), I(dh))));
         const uint8_t* m = mask != nullptr ? device(*mask) : nullptr;
+        unsigned* done = device(std::vector<unsigned>(bh, 0U));
         const bool launched =
             half ? k_->attend_split_keys_f16(device(q), device(to_f16(k)), device(to_f16(v)), m, y,
-                                             partials, I(bh), I(k_len), I(dh), scale)
-                 : k_->attend_split_keys_f32(device(q), device(k), device(v), m, y, partials, I(bh),
-                                             I(k_len), I(dh), scale);
+                                             partials, done, I(bh), I(k_len), I(dh), scale)
+                 : k_->attend_split_keys_f32(device(q), device(k), device(v), m, y, partials, done,
+                                             I(bh), I(k_len), I(dh), scale);
         EXPECT_TRUE(launched);
+        EXPECT_EQ(host(done, bh), std::vector<unsigned>(bh, 0U)) << "counts left behind";
         return host(y, bh * dh);
     }
 };

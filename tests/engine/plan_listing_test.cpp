@@ -96,7 +96,7 @@ TEST(PlanListing, MicroStepOnCudaIsFifteenKernelsPerDecoderLayer) {
     // Layer 1 holds only its own kernels (layer 0 also holds the mask's two, shared after).
     EXPECT_EQ(count_in_scope(l, "decoder_layers[1]."), kCudaStepKernelsPerLayer);
     EXPECT_EQ(count_in_scope(l, "decoder_layers[0]."), kCudaStepKernelsPerLayer + 2);
-    EXPECT_EQ(count_kernels(l, "attend_one_query_f16"), 4);
+    EXPECT_EQ(count_kernels(l, "attend_split_keys_f16"), 4);
     EXPECT_EQ(count_kernels(l, "write_at_f16"), 4);
     EXPECT_EQ(l.cache_dtype, "f16");
     // Split and merged heads of one position are views: nothing runs for them.
@@ -137,20 +137,22 @@ TEST(PlanListing, LargeV3FromAConfigAloneCountsEveryEntry) {
 TEST(PlanListing, BytesAndFlopsOfOneKernelAreTheHandCounts) {
     const PlanListing step = listing(large_v3(), "step", PlanBackend::cuda);
     // fc1 of layer 3: x [1, 1, 1280] f32, w [5120, 1280] f16, bias [5120] f32 -> [1, 1, 5120].
-    const PlanKernel& fc1 = find(step, "gemv_f16+gelu", "decoder_layers[3].mlp.fc1");
+    const PlanKernel& fc1 = find(step, "gemv_f16_columns+gelu", "decoder_layers[3].mlp.fc1");
     EXPECT_EQ(fc1.read_bytes, 1280 * 4 + 5120 * 1280 * 2 + 5120 * 4);
     EXPECT_EQ(fc1.written_bytes, 5120 * 4);
     EXPECT_EQ(fc1.flops, 2 * 1280 * 5120);
     ASSERT_EQ(fc1.inputs.size(), 3u);
     EXPECT_EQ(fc1.inputs[1].str(), "f16[5120, 1280]");
-    // The cross attention of one query over the f16 audio caches [1, 20, 1500, 64].
+    // The cross attention of one query over the f16 audio caches [1, 20, 1500, 64]: 24 spans of
+    // 64 keys per head write partial results [20, 24, 64 + 2] f32 that each head's last block
+    // reads back and merges into [1, 20, 1, 64].
     const PlanKernel& cross =
-        find(step, "attend_one_query_f16", "decoder_layers[3].encoder_attn.attend");
-    EXPECT_EQ(cross.read_bytes, 1280 * 4 + 2 * 20 * 1500 * 64 * 2);
-    EXPECT_EQ(cross.written_bytes, 1280 * 4);
+        find(step, "attend_split_keys_f16", "decoder_layers[3].encoder_attn.attend");
+    EXPECT_EQ(cross.read_bytes, 1280 * 4 + 2 * 20 * 1500 * 64 * 2 + 20 * 24 * 66 * 4);
+    EXPECT_EQ(cross.written_bytes, 20 * 24 * 66 * 4 + 1280 * 4);
     EXPECT_EQ(cross.flops, 4 * 20 * 1500 * 64);
     // The keys' projection has no bias: it reads x and w only.
-    const PlanKernel& keys = find(step, "gemv_f16", "decoder_layers[3].self_attn.k_proj");
+    const PlanKernel& keys = find(step, "gemv_f16_columns", "decoder_layers[3].self_attn.k_proj");
     EXPECT_EQ(keys.read_bytes, 1280 * 4 + 1280 * 1280 * 2);
     // The new position's keys written into the cache: [1, 20, 1, 64] as f16.
     EXPECT_EQ(find(step, "write_at_f16", "decoder_layers[3].step").written_bytes, 1280 * 2);
@@ -169,7 +171,7 @@ TEST(PlanListing, TheCpuReadsAnF32CheckpointsMatricesAsF32) {
     EXPECT_EQ(fc2.written_bytes, 1280 * 4 + 1280 * 4);
     // CUDA narrows every GEMM operand to f16 whatever the checkpoint holds.
     const PlanListing cuda = listing(f32, "step", PlanBackend::cuda);
-    EXPECT_EQ(find(cuda, "gemv_f16+residual", "decoder_layers[0].mlp.fc2").read_bytes,
+    EXPECT_EQ(find(cuda, "gemv_f16_columns+residual", "decoder_layers[0].mlp.fc2").read_bytes,
               5120 * 4 + 1280 * 5120 * 2 + 1280 * 4 + 1280 * 4);
 }
 
@@ -191,7 +193,7 @@ TEST(PlanListing, TotalsAddUpAndTheLastLineIsTheTotal) {
     const std::string text = earshot::backend::plan_listing_text(l);
     ASSERT_GT(text.size(), total.size() + 1);
     EXPECT_EQ(text.substr(text.size() - total.size() - 1), total + "\n");
-    EXPECT_NE(text.find("attend_one_query_f16"), std::string::npos);
+    EXPECT_NE(text.find("attend_split_keys_f16"), std::string::npos);
 }
 
 TEST(PlanListing, RefusesUnknownEntriesAndRowsOrTokensOutOfRange) {

@@ -136,6 +136,15 @@ inline float __shfl_xor_sync(unsigned /*mask*/, float value, int lane_mask) {
     return ::earshot::cuda_emulator::shfl_xor(value, lane_mask);
 }
 
+// Atomics and fences: blocks run one after another and a block's threads switch only at barriers
+// and shuffles, so a plain read-modify-write is atomic here and a fence has nothing to order.
+inline unsigned atomicAdd(unsigned* address, unsigned value) {
+    const unsigned before = *address;
+    *address = before + value;
+    return before;
+}
+inline void __threadfence() {}
+
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
 
 template <typename T>

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 
 namespace earshot::backend::cuda {
@@ -53,9 +55,85 @@ inline bool fused_attention_enabled() {
     return fused == nullptr || std::string_view(fused) != "0";
 }
 
+// EARSHOT_CUDA_OLD_KERNELS: a comma-separated list of `attention`, `gemv` or `all` that runs a
+// decoder step's one-query attention and few-row linears on the kernels the split-key attention
+// and the multi-column GEMV replaced (issue 30), so that one process can compare old and new.
+// Unset or empty: the new kernels. Any other name throws std::invalid_argument (a typo would
+// otherwise compare new with new).
+struct OldKernels {
+    bool attention = false;  // attend_one_query: one block per (batch, head)
+    bool gemv = false;       // gemv_f16: one column per warp, x re-read for each
+};
+
+inline OldKernels old_kernels_from(std::string_view list) {
+    OldKernels old;
+    size_t begin = 0;
+    while (begin <= list.size()) {
+        const size_t comma = list.find(',', begin);
+        const size_t end = comma == std::string_view::npos ? list.size() : comma;
+        const std::string_view name = list.substr(begin, end - begin);
+        const bool all = name == "all";
+        if (!all && !name.empty() && name != "attention" && name != "gemv") {
+            throw std::invalid_argument("EARSHOT_CUDA_OLD_KERNELS=" + std::string(list) +
+                                        " names `" + std::string(name) +
+                                        "`; it takes attention, gemv or all, comma-separated");
+        }
+        old.attention = old.attention || all || name == "attention";
+        old.gemv = old.gemv || all || name == "gemv";
+        begin = end + 1;
+    }
+    return old;
+}
+
+inline OldKernels old_kernels_enabled() {
+    const char* list = std::getenv("EARSHOT_CUDA_OLD_KERNELS");
+    return old_kernels_from(list == nullptr ? std::string_view() : std::string_view(list));
+}
+
+// The one-query attention split over the keys (module/kernels_attend_split_keys.cu), one kernel:
+// a block per (batch-head, 64 keys), head sizes up to 256, partial results [BH, spans, Dh + 2]
+// f32 (each span's unnormalised output, max and sum) that the last block of each (batch, head)
+// merges, found by a count per (batch, head) in a buffer of kMaxSplitKeyRows the module keeps.
+inline constexpr int64_t kSplitKeysPerBlock = 64;
+inline constexpr int64_t kMaxSplitHeadSize = 256;
+inline constexpr int64_t kMaxSplitKeyRows = 4096;  // batch x heads: 8 x 20 for a beam on large-v3
+
+constexpr bool attend_split_keys_fits(int64_t bh, int64_t dh) {
+    return bh <= kMaxSplitKeyRows && dh >= 1 && dh <= kMaxSplitHeadSize;
+}
+
+constexpr int64_t split_key_spans(int64_t k_len) {
+    return (k_len + kSplitKeysPerBlock - 1) / kSplitKeysPerBlock;
+}
+
+constexpr int64_t split_keys_partial_floats(int64_t bh, int64_t k_len, int64_t dh) {
+    return bh * split_key_spans(k_len) * (dh + 2);
+}
+
+// The kernels of a one-query attention path (AttentionPath::one_query_f16 / _f32).
+enum class OneQueryKernels {
+    split_keys,          // attend_split_keys (partials merged by each head's last block)
+    one_block_per_head,  // attend_one_query (the old kernel)
+};
+
+constexpr OneQueryKernels one_query_kernels(int64_t bh, int64_t dh, OldKernels old) {
+    return !old.attention && attend_split_keys_fits(bh, dh) ? OneQueryKernels::split_keys
+                                                            : OneQueryKernels::one_block_per_head;
+}
+
+// The kernel of a linear on the GEMV path: the multi-column one needs 16-byte rows (k % 8 == 0).
+enum class GemvKernel {
+    columns,     // gemv_f16_columns
+    per_column,  // gemv_f16 (the old kernel)
+};
+
+constexpr GemvKernel gemv_kernel(int64_t k, OldKernels old) {
+    return !old.gemv && k % 8 == 0 ? GemvKernel::columns : GemvKernel::per_column;
+}
+
 // How a linear [m, k] x [n, k]^T runs.
 enum class LinearPath {
-    gemv,  // m <= kMaxGemvRows: gemv_f16, one kernel that reads the weights once, epilogue in it
+    gemv,  // m <= kMaxGemvRows: one kernel (gemv_kernel) reads the weights once, epilogue in it
     gemm,  // to_half of x, a cuBLAS GEMM, then finish_linear when it has a bias or an epilogue
 };
 
@@ -65,8 +143,8 @@ constexpr LinearPath linear_path(int64_t rows) {
 
 // How an attention q [B, H, Q, Dh] over keys and values [B, H, K, Dh] runs.
 enum class AttentionPath {
-    one_query_f16,  // Q = 1 over the f16 caches: attend_one_query, one kernel
-    one_query_f32,  // Q = 1 over keys and values just computed (f32): attend_one_query
+    one_query_f16,  // Q = 1 over the f16 caches: one_query_kernels
+    one_query_f32,  // Q = 1 over keys and values just computed (f32): one_query_kernels
     fused,          // to_half of q (and of k, v unless cached), then flash_attention
     cublas,         // to_half as above, a batched GEMM, softmax_rows_half, a batched GEMM
 };

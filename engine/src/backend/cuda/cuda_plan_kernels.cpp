@@ -78,7 +78,10 @@ std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, const PlanS
             const std::string epilogue =
                 std::string(gelu ? "+gelu" : "") + (residual ? "+residual" : "");
             if (cuda::linear_path(m) == cuda::LinearPath::gemv) {
-                KernelDescription gemv("gemv_f16" + epilogue, step);
+                const bool columns =
+                    cuda::gemv_kernel(k, cuda::old_kernels_enabled()) == cuda::GemvKernel::columns;
+                KernelDescription gemv((columns ? "gemv_f16_columns" : "gemv_f16") + epilogue,
+                                       step);
                 gemv.read("f32", xs).read(dtype(1), ws);
                 if (has_bias) gemv.read(dtype(*bias), in(*bias).shape);
                 if (residual) gemv.read("f32", in(*residual).shape);
@@ -116,8 +119,26 @@ std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, const PlanS
             const cuda::AttentionPath path =
                 cuda::attention_path(q_len, k_len, dh, k_cached, v_cached,
                                      fused_attention && cuda::flash_attention_fits(dh));
-            if (path == cuda::AttentionPath::one_query_f16 ||
-                path == cuda::AttentionPath::one_query_f32) {
+            const bool one_query = path == cuda::AttentionPath::one_query_f16 ||
+                                   path == cuda::AttentionPath::one_query_f32;
+            if (one_query && cuda::one_query_kernels(bh, dh, cuda::old_kernels_enabled()) ==
+                                 cuda::OneQueryKernels::split_keys) {
+                // Blocks of 64 keys write partial softmax results [BH, spans, Dh + 2] f32 that the
+                // last block of each head reads back and merges (its count per head left out).
+                // Keys the mask hides are not read: a step reads the self caches up to pos only,
+                // fewer bytes than listed here (all K positions).
+                const std::vector<int64_t> partials = {bh, cuda::split_key_spans(k_len), dh + 2};
+                KernelDescription split(path == cuda::AttentionPath::one_query_f16
+                                            ? "attend_split_keys_f16"
+                                            : "attend_split_keys_f32",
+                                        step);
+                split.read("f32", qs).read(dtype(1), ks).read(dtype(2), in(2).shape);
+                if (mask) split.read(dtype(3), in(3).shape);
+                split.read("f32", partials).write("f32", partials).write("f32", out.shape);
+                kernels.push_back(split.flops(flops).done());
+                return kernels;
+            }
+            if (one_query) {
                 KernelDescription one(path == cuda::AttentionPath::one_query_f16
                                           ? "attend_one_query_f16"
                                           : "attend_one_query_f32",

@@ -8,7 +8,7 @@
 namespace earshot::backend::cuda {
 
 // Bumped whenever the table changes.
-inline constexpr int kKernelTableVersion = 2;
+inline constexpr int kKernelTableVersion = 3;
 // extern "C" const KernelTable* earshot_cuda_kernel_table(int version): nullptr on a mismatch.
 inline constexpr const char* kKernelTableEntryName = "earshot_cuda_kernel_table";
 
@@ -75,17 +75,18 @@ struct KernelTable {
     bool (*attend_one_query_f16)(const float* q, const uint16_t* k, const uint16_t* v,
                                  const uint8_t* mask, float* y, int64_t bh, int64_t k_len,
                                  int64_t dh, float scale);
-    // A decoder step's new kernels (version 2): the multi-column GEMV, and the one-query attention
-    // split over the keys with its partial results in `partials` (split_keys_scratch_floats).
+    // A decoder step's new kernels (version 3): the multi-column GEMV, and the one-query attention
+    // split over the keys with its partial results in `partials` (split_keys_scratch_floats) and
+    // its counts in done [BH] (zero before, zero after).
     void (*gemv_f16_columns)(const float* x, const uint16_t* w, const float* bias, float* y,
                              int64_t m, int64_t k, int64_t n, bool gelu, const float* residual);
     int64_t (*split_keys_scratch_floats)(int64_t bh, int64_t k_len, int64_t dh);
     bool (*attend_split_keys_f32)(const float* q, const float* k, const float* v,
-                                  const uint8_t* mask, float* y, float* partials, int64_t bh,
-                                  int64_t k_len, int64_t dh, float scale);
+                                  const uint8_t* mask, float* y, float* partials, unsigned* done,
+                                  int64_t bh, int64_t k_len, int64_t dh, float scale);
     bool (*attend_split_keys_f16)(const float* q, const uint16_t* k, const uint16_t* v,
-                                  const uint8_t* mask, float* y, float* partials, int64_t bh,
-                                  int64_t k_len, int64_t dh, float scale);
+                                  const uint8_t* mask, float* y, float* partials, unsigned* done,
+                                  int64_t bh, int64_t k_len, int64_t dh, float scale);
 };
 
 }  // namespace earshot::backend::cuda

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "kernels.h"
+#include "kernels_step.h"
 
 namespace earshot::backend::cuda {
 
@@ -76,6 +77,14 @@ CudaDeviceModel::CudaDeviceModel(int device, std::string model_name)
     // asynchronous fault is reported by the step that caused it (its op and scope).
     const char* sync = std::getenv("EARSHOT_CUDA_SYNC_EACH_STEP");
     sync_each_step_ = sync != nullptr && std::string(sync) == "1";
+    // EARSHOT_CUDA_OLD_KERNELS=attention,gemv brings back a step's old kernels (to compare).
+    old_kernels_ = old_kernels_enabled();
+    // The split-key attention's counts per (batch, head): zero now, and each launch leaves them
+    // zero. Fixed here, so that graphs captured later keep a valid address.
+    split_key_counts_ = DeviceBuffer(kMaxSplitKeyRows * static_cast<int64_t>(sizeof(unsigned)),
+                                     "the split-key attention's counts", model_name_);
+    CUDA_CHECK(cudaMemsetAsync(split_key_counts_.get(), 0,
+                               static_cast<size_t>(kMaxSplitKeyRows) * sizeof(unsigned), stream_));
 }
 
 CudaDeviceModel::~CudaDeviceModel() {
@@ -187,8 +196,13 @@ int64_t CudaDeviceModel::scratch_bytes(const ExecutionPlan& plan, const PlanStep
         case OpKind::attention: {
             const auto& qs = shape(0);  // [B, H, Q, Dh]
             const auto& ks = shape(1);  // [B, H, K, Dh]
-            return attention_scratch(qs[0] * qs[1], qs[2], ks[2], qs[3], fused_attention(qs[3]))
-                .total;
+            const int64_t bh = qs[0] * qs[1];
+            const int64_t general =
+                attention_scratch(bh, qs[2], ks[2], qs[3], fused_attention(qs[3])).total;
+            if (qs[2] != 1) return general;
+            // One query split over the keys: its partial results [BH, spans, Dh + 2] f32.
+            const int64_t partials = split_keys_partial_floats(bh, ks[2], qs[3]) * 4;
+            return std::max(general, align_up(partials));
         }
         default:
             return 0;
@@ -459,6 +473,24 @@ void CudaDeviceModel::attention(const ExecutionPlan& plan, const PlanStep& step,
     // The path `earshot debug plan` lists too (cuda_launch_rules.h).
     const AttentionPath path =
         attention_path(q_len, k_len, dh, k_cached, v_cached, fused_attention(dh));
+    const bool one_query =
+        path == AttentionPath::one_query_f16 || path == AttentionPath::one_query_f32;
+    if (one_query && one_query_kernels(bh, dh, old_kernels_) == OneQueryKernels::split_keys) {
+        auto* partials = reinterpret_cast<float*>(scratch);  // [BH, spans, Dh + 2]
+        auto* done = split_key_counts_.as<unsigned>();       // [BH], zero between launches
+        const bool launched =
+            path == AttentionPath::one_query_f16
+                ? kernels::attend_one_query_split_keys(
+                      q, static_cast<const uint16_t*>(at(1)), static_cast<const uint16_t*>(at(2)),
+                      mask, y, partials, done, bh, k_len, dh, scale, stream_)
+                : kernels::attend_one_query_split_keys(q, k, v, mask, y, partials, done, bh, k_len,
+                                                       dh, scale, stream_);
+        if (!launched) {
+            throw std::logic_error(
+                "attend_one_query_split_keys refused a shape the launch rules let through");
+        }
+        return;
+    }
     if (path == AttentionPath::one_query_f16) {
         if (!kernels::attend_one_query(q, static_cast<const uint16_t*>(at(1)),
                                        static_cast<const uint16_t*>(at(2)), mask, y, bh, k_len, dh,
@@ -597,7 +629,12 @@ void CudaDeviceModel::execute(const Prepared& prepared, size_t index, const std:
             if (const auto residual = linear_residual_input(step))
                 epilogue.residual = in(*residual);
             if (linear_path(m) == LinearPath::gemv) {  // a step: one kernel reads the weights once
-                kernels::gemv_f16(in(0), in_f16(1), bias, out, m, k, n, epilogue, stream_);
+                if (gemv_kernel(k, old_kernels_) == GemvKernel::columns) {
+                    kernels::gemv_f16_columns(in(0), in_f16(1), bias, out, m, k, n, epilogue,
+                                              stream_);
+                } else {
+                    kernels::gemv_f16(in(0), in_f16(1), bias, out, m, k, n, epilogue, stream_);
+                }
                 return;
             }
             auto* x16 = reinterpret_cast<uint16_t*>(scratch);

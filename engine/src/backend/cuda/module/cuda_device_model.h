@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../cuda_launch_rules.h"
 #include "../device_module.h"
 #include "device_buffer.h"
 
@@ -105,9 +106,11 @@ private:
     cudaStream_t stream_ = nullptr;
     cublasHandle_t cublas_ = nullptr;
     DeviceBuffer cublas_workspace_;
+    DeviceBuffer split_key_counts_;  // [kMaxSplitKeyRows] unsigned, zero between launches
     bool graphs_enabled_ = true;
     bool flash_enabled_ = true;
     bool sync_each_step_ = false;
+    OldKernels old_kernels_;  // EARSHOT_CUDA_OLD_KERNELS (cuda_launch_rules.h)
     int64_t graph_capture_failures_ = 0;
     std::unordered_map<std::string, Param> params_;
     std::unordered_map<std::string, State> states_;

@@ -146,19 +146,19 @@ KernelTable make_table() {
         k::gemv_f16_columns(x, w, bias, y, m, kk, n, epilogue(gelu, residual), kDefaultStream);
     };
     t.split_keys_scratch_floats = [](int64_t bh, int64_t k_len, int64_t dh) {
-        return k::attend_split_keys_scratch_floats(bh, k_len, dh);
+        return split_keys_partial_floats(bh, k_len, dh);
     };
     t.attend_split_keys_f32 = [](const float* q, const float* kk, const float* v,
-                                 const uint8_t* mask, float* y, float* partials, int64_t bh,
-                                 int64_t k_len, int64_t dh, float scale) {
-        return k::attend_one_query_split_keys(q, kk, v, mask, y, partials, bh, k_len, dh, scale,
-                                              kDefaultStream);
+                                 const uint8_t* mask, float* y, float* partials, unsigned* done,
+                                 int64_t bh, int64_t k_len, int64_t dh, float scale) {
+        return k::attend_one_query_split_keys(q, kk, v, mask, y, partials, done, bh, k_len, dh,
+                                              scale, kDefaultStream);
     };
     t.attend_split_keys_f16 = [](const float* q, const uint16_t* kk, const uint16_t* v,
-                                 const uint8_t* mask, float* y, float* partials, int64_t bh,
-                                 int64_t k_len, int64_t dh, float scale) {
-        return k::attend_one_query_split_keys(q, kk, v, mask, y, partials, bh, k_len, dh, scale,
-                                              kDefaultStream);
+                                 const uint8_t* mask, float* y, float* partials, unsigned* done,
+                                 int64_t bh, int64_t k_len, int64_t dh, float scale) {
+        return k::attend_one_query_split_keys(q, kk, v, mask, y, partials, done, bh, k_len, dh,
+                                              scale, kDefaultStream);
     };
     return t;
 }

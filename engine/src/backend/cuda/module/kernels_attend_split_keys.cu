@@ -1,8 +1,9 @@
 // One query's attention split over the keys (a decoder step): a block per (batch-head, 64 keys)
-// writes that span's partial softmax (its max, its sum, its unnormalised p x V), and a second
-// kernel merges each (batch, head)'s partials. Keys the mask hides are never read: a decoder
-// step's self-attention mask is `iota <= pos` computed on the device, so a step replayed from a
-// CUDA graph reads the cache positions 0 .. pos only, with pos taken from device memory.
+// writes that span's partial softmax (its max, its sum, its unnormalised p x V), and the last
+// block of each (batch, head) to finish merges its partials, in the same launch. Keys the mask
+// hides are never read: a decoder step's self-attention mask is `iota <= pos` computed on the
+// device, so a step replayed from a CUDA graph reads the cache positions 0 .. pos only, with pos
+// taken from device memory.
 #include <cuda_fp16.h>
 
 #include <cstdint>
@@ -23,7 +24,6 @@ constexpr int kPassWidth = kLanesPerKey * kElementsPerLane;     // 64
 constexpr int kKeyGroups = kSplitThreads / kLanesPerKey;        // 16 keys read at once
 constexpr int kKeysPerGroup = kSplitKeysPerBlock / kKeyGroups;  // 4
 constexpr int kMaxPasses = kMaxSplitHeadSize / kPassWidth;      // 4
-constexpr int kMergeThreads = 64;
 static_assert(kSplitKeysPerBlock % kKeyGroups == 0);
 
 // out [8] = p [0 .. 8) as f32: one 16-byte load (f16) or two (f32) when `vector`, else element by
@@ -58,18 +58,100 @@ __device__ inline float key_lanes_sum(float v) {
     return v;
 }
 
+// The softmax-weighted values of one span whose largest score `top` is finite: weights and sums
+// are the block's shared arrays, `mine` the thread's score (threads < 64); writes out [Dh] and
+// the span's max and sum. Every thread of the block calls it.
+template <typename KV>
+__device__ inline void span_softmax_times_v(float* weights, float* sums, float* reduce, float mine,
+                                            float top, const KV* vh, float* out, float* partial_max,
+                                            float* partial_sum, int64_t bh, int64_t spans,
+                                            int64_t span, int64_t first, int64_t dh, int passes,
+                                            int group, int sub, bool vector) {
+    const int tid = static_cast<int>(threadIdx.x);
+    const float e = mine == -INFINITY ? 0.0F : expf(mine - top);
+    if (tid < kSplitKeysPerBlock) weights[tid] = e;
+    const float sum = block_sum(e, reduce);  // also makes every weight visible
+
+    // p x V: group g again takes keys g + 16 t, each lane 8 elements of every pass.
+    float acc[kMaxPasses][kElementsPerLane] = {};
+#pragma unroll
+    for (int t = 0; t < kKeysPerGroup; ++t) {
+        const int local = group + kKeyGroups * t;
+        const float weight = weights[local];
+        if (weight == 0.0F) continue;  // hidden (or underflowed): contributes nothing
+        const int64_t j = first + local;
+#pragma unroll
+        for (int p = 0; p < kMaxPasses; ++p) {
+            if (p >= passes) break;
+            const int64_t base = p * kPassWidth + sub * kElementsPerLane;
+            float vv[kElementsPerLane];
+            load8(vh + j * dh + base, vv, vector, dh - base);
+            for (int i = 0; i < kElementsPerLane; ++i) acc[p][i] += weight * vv[i];
+        }
+    }
+#pragma unroll
+    for (int p = 0; p < kMaxPasses; ++p) {
+        if (p >= passes) break;
+        const int64_t base = p * kPassWidth + sub * kElementsPerLane;
+        for (int i = 0; i < kElementsPerLane; ++i) {
+            if (base + i < dh) sums[group * dh + base + i] = acc[p][i];
+        }
+    }
+    __syncthreads();
+    for (int64_t d = tid; d < dh; d += blockDim.x) {
+        float total = 0.0F;
+        for (int g = 0; g < kKeyGroups; ++g) total += sums[g * dh + d];
+        out[d] = total;
+    }
+    if (tid == 0) {
+        partial_max[bh * spans + span] = top;
+        partial_sum[bh * spans + span] = sum;
+    }
+}
+
+// y [Dh] = sum_s exp(max_s - M) out_s / sum_s exp(max_s - M) sum_s over one (batch, head)'s
+// spans, M the largest max_s; spans with no visible key are skipped; zeros when no key at all is
+// visible. Reads through volatile: other blocks wrote the partials during this launch.
+__device__ inline void merge_spans(const volatile float* out, const volatile float* maxes,
+                                   const volatile float* sums, float* y, int64_t spans,
+                                   int64_t dh) {
+    float top = -INFINITY;
+    for (int64_t s = 0; s < spans; ++s) top = fmaxf(top, maxes[s]);
+    if (top == -INFINITY) {
+        for (int64_t d = threadIdx.x; d < dh; d += blockDim.x) y[d] = 0.0F;
+        return;
+    }
+    float total = 0.0F;
+    for (int64_t s = 0; s < spans; ++s) {
+        if (maxes[s] != -INFINITY) total += sums[s] * expf(maxes[s] - top);
+    }
+    const float inv = 1.0F / total;
+    for (int64_t d = threadIdx.x; d < dh; d += blockDim.x) {
+        float acc = 0.0F;
+        for (int64_t s = 0; s < spans; ++s) {
+            if (maxes[s] != -INFINITY) acc += out[s * dh + d] * expf(maxes[s] - top);
+        }
+        y[d] = acc * inv;
+    }
+}
+
 // Block bh * spans + span: keys span * 64 .. + 64 of q [BH, Dh] against k, v [BH, K, Dh] -> the
 // span's max score, sum of exp(score - max) and sum of exp(score - max) v, in partial_max [BH,
-// spans], partial_sum [BH, spans] and partial_out [BH, spans, Dh]. A span with no visible key has
-// max -inf, sum 0 and out 0. `vector`: k and v rows are 16-byte aligned with Dh % 8 == 0.
+// spans], partial_sum [BH, spans] and partial_out [BH, spans, Dh]; a span with no visible key has
+// max -inf, sum 0 and out 0. The last block of a (batch, head) to finish (counted in done [BH],
+// zero between launches) merges its spans into y [BH, Dh] and sets its count back to zero, so one
+// launch is the whole attention (the fence-and-count reduction of the CUDA samples).
+// `vector`: k and v rows are 16-byte aligned with Dh % 8 == 0.
 template <typename KV>
-__global__ void attend_keys_kernel(const float* q, const KV* k, const KV* v, const uint8_t* mask,
-                                   float* partial_out, float* partial_max, float* partial_sum,
-                                   int64_t spans, int64_t k_len, int64_t dh, float scale,
-                                   bool vector) {
+__global__ void attend_split_keys_kernel(const float* q, const KV* k, const KV* v,
+                                         const uint8_t* mask, float* partial_out,
+                                         float* partial_max, float* partial_sum, unsigned* done,
+                                         float* y, int64_t spans, int64_t k_len, int64_t dh,
+                                         float scale, bool vector) {
     EARSHOT_STATIC_SHARED(float, weights, kSplitKeysPerBlock);          // [64]
     EARSHOT_STATIC_SHARED(float, sums, kKeyGroups* kMaxSplitHeadSize);  // [groups, Dh]
     EARSHOT_STATIC_SHARED(float, reduce, 32);
+    EARSHOT_STATIC_SHARED(unsigned, last, 1);
     const int64_t span = static_cast<int64_t>(blockIdx.x) % spans;
     const int64_t bh = static_cast<int64_t>(blockIdx.x) / spans;
     const int sub = static_cast<int>(threadIdx.x) % kLanesPerKey;
@@ -78,7 +160,6 @@ __global__ void attend_keys_kernel(const float* q, const KV* k, const KV* v, con
     const int64_t first = span * kSplitKeysPerBlock;
     const KV* kh = k + bh * k_len * dh;
     const KV* vh = v + bh * k_len * dh;
-
     // The lane's slice of q in registers: element p * 64 + sub * 8 + i.
     float qr[kMaxPasses][kElementsPerLane];
 #pragma unroll
@@ -127,88 +208,33 @@ __global__ void attend_keys_kernel(const float* q, const KV* k, const KV* v, con
             partial_max[bh * spans + span] = -INFINITY;
             partial_sum[bh * spans + span] = 0.0F;
         }
-        return;
+    } else {
+        span_softmax_times_v(weights, sums, reduce, mine, top, vh, out, partial_max, partial_sum,
+                             bh, spans, span, first, dh, passes, group, sub, vector);
     }
-    const float e = mine == -INFINITY ? 0.0F : expf(mine - top);
-    if (tid < kSplitKeysPerBlock) weights[tid] = e;
-    const float sum = block_sum(e, reduce);  // also makes every weight visible
 
-    // p x V: group g again takes keys g + 16 t, each lane 8 elements of every pass.
-    float acc[kMaxPasses][kElementsPerLane] = {};
-#pragma unroll
-    for (int t = 0; t < kKeysPerGroup; ++t) {
-        const int local = group + kKeyGroups * t;
-        const float weight = weights[local];
-        if (weight == 0.0F) continue;  // hidden (or underflowed): contributes nothing
-        const int64_t j = first + local;
-#pragma unroll
-        for (int p = 0; p < kMaxPasses; ++p) {
-            if (p >= passes) break;
-            const int64_t base = p * kPassWidth + sub * kElementsPerLane;
-            float vv[kElementsPerLane];
-            load8(vh + j * dh + base, vv, vector, dh - base);
-            for (int i = 0; i < kElementsPerLane; ++i) acc[p][i] += weight * vv[i];
-        }
-    }
-#pragma unroll
-    for (int p = 0; p < kMaxPasses; ++p) {
-        if (p >= passes) break;
-        const int64_t base = p * kPassWidth + sub * kElementsPerLane;
-        for (int i = 0; i < kElementsPerLane; ++i) {
-            if (base + i < dh) sums[group * dh + base + i] = acc[p][i];
-        }
+    // Count this block once its partials are visible device-wide; the last one merges.
+    __threadfence();
+    __syncthreads();
+    if (tid == 0) {
+        last[0] = atomicAdd(done + bh, 1U) == static_cast<unsigned>(spans - 1) ? 1U : 0U;
     }
     __syncthreads();
-    for (int64_t d = tid; d < dh; d += blockDim.x) {
-        float total = 0.0F;
-        for (int g = 0; g < kKeyGroups; ++g) total += sums[g * dh + d];
-        out[d] = total;
-    }
-    if (tid == 0) {
-        partial_max[bh * spans + span] = top;
-        partial_sum[bh * spans + span] = sum;
-    }
-}
-
-// Block bh: y [bh, Dh] = sum_s exp(max_s - M) out_s / sum_s exp(max_s - M) sum_s, M the largest
-// max_s; spans with no visible key are skipped; zeros when no key at all is visible.
-__global__ void merge_spans_kernel(const float* partial_out, const float* partial_max,
-                                   const float* partial_sum, float* y, int64_t spans, int64_t dh) {
-    const int64_t bh = blockIdx.x;
-    const float* maxes = partial_max + bh * spans;
-    const float* sums = partial_sum + bh * spans;
-    float top = -INFINITY;
-    for (int64_t s = 0; s < spans; ++s) top = fmaxf(top, maxes[s]);
-    float* yh = y + bh * dh;
-    if (top == -INFINITY) {
-        for (int64_t d = threadIdx.x; d < dh; d += blockDim.x) yh[d] = 0.0F;
-        return;
-    }
-    float total = 0.0F;
-    for (int64_t s = 0; s < spans; ++s) {
-        if (maxes[s] != -INFINITY) total += sums[s] * expf(maxes[s] - top);
-    }
-    const float inv = 1.0F / total;
-    for (int64_t d = threadIdx.x; d < dh; d += blockDim.x) {
-        float acc = 0.0F;
-        for (int64_t s = 0; s < spans; ++s) {
-            if (maxes[s] != -INFINITY) {
-                acc += partial_out[(bh * spans + s) * dh + d] * expf(maxes[s] - top);
-            }
-        }
-        yh[d] = acc * inv;
-    }
+    if (last[0] == 0U) return;
+    merge_spans(partial_out + bh * spans * dh, partial_max + bh * spans, partial_sum + bh * spans,
+                y + bh * dh, spans, dh);
+    if (tid == 0) done[bh] = 0U;  // ready for the next launch (a CUDA graph replays this one)
 }
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 template <typename KV>
 bool attend_split(const float* q, const KV* k, const KV* v, const uint8_t* mask, float* y,
-                  float* partials, int64_t bh, int64_t k_len, int64_t dh, float scale,
-                  cudaStream_t stream) {
-    if (!attend_split_keys_fits(dh)) return false;
+                  float* partials, unsigned* done, int64_t bh, int64_t k_len, int64_t dh,
+                  float scale, cudaStream_t stream) {
+    if (!attend_split_keys_fits(bh, dh)) return false;
     if (bh == 0) return true;
-    const int64_t spans = split_key_spans(k_len);
+    const int64_t spans = split_key_spans(k_len);        // cuda_launch_rules.h
     float* partial_out = partials;                       // [BH, spans, Dh]
     float* partial_max = partial_out + bh * spans * dh;  // [BH, spans]
     float* partial_sum = partial_max + bh * spans;       // [BH, spans]
@@ -217,39 +243,29 @@ bool attend_split(const float* q, const KV* k, const KV* v, const uint8_t* mask,
         return true;
     }
     const bool vector = dh % kElementsPerLane == 0 && aligned16(k) && aligned16(v);
-    EARSHOT_LAUNCH(attend_keys_kernel<KV>, static_cast<unsigned>(bh * spans), kSplitThreads, 0,
-                   stream)
-    (q, k, v, mask, partial_out, partial_max, partial_sum, spans, k_len, dh, scale, vector);
-    EARSHOT_CHECK_LAUNCH();
-    EARSHOT_LAUNCH(merge_spans_kernel, static_cast<unsigned>(bh), kMergeThreads, 0, stream)
-    (partial_out, partial_max, partial_sum, y, spans, dh);
+    EARSHOT_LAUNCH(attend_split_keys_kernel<KV>, static_cast<unsigned>(bh * spans), kSplitThreads,
+                   0, stream)
+    (q, k, v, mask, partial_out, partial_max, partial_sum, done, y, spans, k_len, dh, scale,
+     vector);
     EARSHOT_CHECK_LAUNCH();
     return true;
 }
 
 }  // namespace
 
-bool attend_split_keys_fits(int64_t dh) { return dh >= 1 && dh <= kMaxSplitHeadSize; }
-
-int64_t split_key_spans(int64_t k_len) {
-    return (k_len + kSplitKeysPerBlock - 1) / kSplitKeysPerBlock;
-}
-
-int64_t attend_split_keys_scratch_floats(int64_t bh, int64_t k_len, int64_t dh) {
-    return bh * split_key_spans(k_len) * (dh + 2);
-}
-
 bool attend_one_query_split_keys(const float* q, const float* k, const float* v,
-                                 const uint8_t* mask, float* y, float* partials, int64_t bh,
-                                 int64_t k_len, int64_t dh, float scale, cudaStream_t stream) {
-    return attend_split(q, k, v, mask, y, partials, bh, k_len, dh, scale, stream);
+                                 const uint8_t* mask, float* y, float* partials, unsigned* done,
+                                 int64_t bh, int64_t k_len, int64_t dh, float scale,
+                                 cudaStream_t stream) {
+    return attend_split(q, k, v, mask, y, partials, done, bh, k_len, dh, scale, stream);
 }
 
 bool attend_one_query_split_keys(const float* q, const uint16_t* k, const uint16_t* v,
-                                 const uint8_t* mask, float* y, float* partials, int64_t bh,
-                                 int64_t k_len, int64_t dh, float scale, cudaStream_t stream) {
+                                 const uint8_t* mask, float* y, float* partials, unsigned* done,
+                                 int64_t bh, int64_t k_len, int64_t dh, float scale,
+                                 cudaStream_t stream) {
     return attend_split(q, reinterpret_cast<const __half*>(k), reinterpret_cast<const __half*>(v),
-                        mask, y, partials, bh, k_len, dh, scale, stream);
+                        mask, y, partials, done, bh, k_len, dh, scale, stream);
 }
 
 }  // namespace earshot::backend::cuda::kernels

@@ -14,20 +14,19 @@ namespace earshot::backend::cuda::kernels {
 void gemv_f16_columns(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m,
                       int64_t k, int64_t n, const Epilogue& epilogue, cudaStream_t stream);
 
-// One query split over the keys (kernels_attend_split_keys.cu): blocks of (batch-head, 64 keys)
-// write partial softmax results into `partials` (attend_split_keys_scratch_floats floats), a
-// second kernel merges them into y [BH, Dh]. Same inputs and result as attend_one_query, any K;
-// keys the mask hides are never read. False when Dh is too large (then nothing is launched).
-inline constexpr int64_t kSplitKeysPerBlock = 64;
-inline constexpr int64_t kMaxSplitHeadSize = 256;
-bool attend_split_keys_fits(int64_t dh);
-int64_t split_key_spans(int64_t k_len);  // blocks per (batch, head)
-int64_t attend_split_keys_scratch_floats(int64_t bh, int64_t k_len, int64_t dh);
+// One query split over the keys (kernels_attend_split_keys.cu), one launch: blocks of
+// (batch-head, 64 keys) write partial softmax results into `partials` (split_keys_partial_floats
+// floats, cuda_launch_rules.h) and count themselves in done [BH] (zero before, zero after); the
+// last block of each (batch, head) merges them into y [BH, Dh]. Same inputs and result as
+// attend_one_query, any K; keys the mask hides are never read. False when attend_split_keys_fits
+// refuses BH or Dh (then nothing is launched).
 bool attend_one_query_split_keys(const float* q, const float* k, const float* v,
-                                 const uint8_t* mask, float* y, float* partials, int64_t bh,
-                                 int64_t k_len, int64_t dh, float scale, cudaStream_t stream);
+                                 const uint8_t* mask, float* y, float* partials, unsigned* done,
+                                 int64_t bh, int64_t k_len, int64_t dh, float scale,
+                                 cudaStream_t stream);
 bool attend_one_query_split_keys(const float* q, const uint16_t* k, const uint16_t* v,
-                                 const uint8_t* mask, float* y, float* partials, int64_t bh,
-                                 int64_t k_len, int64_t dh, float scale, cudaStream_t stream);
+                                 const uint8_t* mask, float* y, float* partials, unsigned* done,
+                                 int64_t bh, int64_t k_len, int64_t dh, float scale,
+                                 cudaStream_t stream);
 
 }  // namespace earshot::backend::cuda::kernels
