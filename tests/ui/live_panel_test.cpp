@@ -444,6 +444,38 @@ LiveToken liveToken(const QString& text, double probability, bool committed,
     return token;
 }
 
+// Clear while dictating takes the cleared words' tokens too, and the empty transcript says it is
+// listening (not "Press Start"); after Stop it says how to start again.
+TEST(LivePanel, ClearWhileDictatingClearsTheTokensAndSaysItListens) {
+    LivePanel panel;
+    showActive(panel);
+    EXPECT_TRUE(panel.transcript()->placeholderText().startsWith(QStringLiteral("Press Start")));
+    panel.transcript()->setModelNote(QStringLiteral("A demo model."));
+    panel.setRunning(true);
+    EXPECT_EQ(panel.transcript()->placeholderText(),
+              QStringLiteral("Listening: speak, and the words appear here as they are "
+                             "heard.\n\nA demo model."));
+    LiveTextUpdate update = textUpdate(QStringLiteral(" send"), QStringLiteral(" the"));
+    update.tokens = {liveToken(QStringLiteral(" send"), 0.9, true),
+                     liveToken(QStringLiteral(" the"), 0.3, false)};
+    panel.applyUpdate(update);
+    ASSERT_EQ(panel.tokenStrip()->tokenCount(), 2);
+    QTest::mouseClick(panel.tokenStrip(), Qt::LeftButton, {},
+                      panel.tokenStrip()->tokenRect(0).center());
+    EXPECT_NE(panel.tokenDetails()->text().indexOf(QStringLiteral("send")), -1);
+
+    panel.findChild<QPushButton*>(QStringLiteral("clearButton"))->click();
+    EXPECT_EQ(panel.transcript()->toPlainText(), QString());
+    EXPECT_EQ(panel.tokenStrip()->tokenCount(), 0);
+    EXPECT_EQ(panel.tokenDetails()->text().indexOf(QStringLiteral("send")), -1);
+    EXPECT_TRUE(panel.transcript()->placeholderText().startsWith(QStringLiteral("Listening")));
+
+    panel.setRunning(false);
+    EXPECT_EQ(panel.transcript()->placeholderText(),
+              QStringLiteral("Press Start (Ctrl+Space) and speak; the transcript appears "
+                             "here.\n\nA demo model."));
+}
+
 // The hypothesis as tokens: coloured by probability, committed ones kept before the tentative
 // ones, which the next update replaces; hover and click give a token's alternatives.
 TEST(TokenStrip, ShowsTokensByProbabilityWithTheirAlternatives) {

@@ -44,7 +44,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_live = new LivePanel(this);
     m_files = new FilesPanel(this);
     m_model = new ModelPanel(this);
-    m_transcriptHint = m_live->transcript()->placeholderText();
     auto* placeholder = new QLabel(tr("The model inspector is not available in this build."), this);
     placeholder->setObjectName(QStringLiteral("inspectorPlaceholder"));
     placeholder->setAlignment(Qt::AlignCenter);
@@ -166,14 +165,12 @@ void MainWindow::showModel(const ModelSummary& summary) {
                                                      : info.fileName();
     setWindowTitle(tr("%1 — Earshot").arg(name));
     // Where a user looks before speaking: what this model can hear.
-    m_live->transcript()->setPlaceholderText(
-        summary.note.isEmpty() ? m_transcriptHint
-                               : m_transcriptHint + QStringLiteral("\n\n") + summary.note);
+    m_live->transcript()->setModelNote(summary.note);
 }
 
 void MainWindow::showNoModel(const QString& message) {
     m_model->showNoModel(message);
-    m_live->transcript()->setPlaceholderText(m_transcriptHint);
+    m_live->transcript()->setModelNote(QString());
     m_live->setStartAllowed(false, tr("No model is loaded: choose one on the Model page."));
     setWindowTitle(QStringLiteral("Earshot"));
 }

@@ -140,6 +140,7 @@ void LivePanel::setRunning(bool running) {
         m_tokenDetails->setText(tokenDetailsHint());
     }
     m_running = running;
+    m_transcript->setListening(running);
     if (!running) {
         m_levelMeter->setLevelDbfs(-120.0);
     }
@@ -210,6 +211,9 @@ void LivePanel::clearTranscript() {
         setStatusText(tr("Transcript cleared; Ctrl+Z brings it back."));
     }
     m_transcript->clearTranscript();
+    // The tokens of the cleared words go with them.
+    m_tokens->clear();
+    m_tokenDetails->setText(tokenDetailsHint());
     m_transcript->setFocus();  // where Ctrl+Z undoes the clear
 }
 

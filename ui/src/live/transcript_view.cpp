@@ -86,7 +86,7 @@ TranscriptView::TranscriptView(QWidget* parent) : QTextEdit(parent) {
     setObjectName(QStringLiteral("transcriptView"));
     setAcceptRichText(false);
     setUndoRedoEnabled(false);  // the view's own history: see undoEdit()
-    setPlaceholderText(tr("Press Start (Ctrl+Space) and speak; the transcript appears here."));
+    updatePlaceholder();
     m_committedFormat.setForeground(palette().color(QPalette::Text));
     m_tentativeFormat.setForeground(tentativeColor());
     m_tentativeFormat.setFontItalic(true);
@@ -104,6 +104,23 @@ QString withoutLeadingSpace(const QString& text) {
 }  // namespace
 
 void TranscriptView::beginSession() { m_sessionStart = true; }
+
+void TranscriptView::setListening(bool listening) {
+    m_listening = listening;
+    updatePlaceholder();
+}
+
+void TranscriptView::setModelNote(const QString& note) {
+    m_modelNote = note;
+    updatePlaceholder();
+}
+
+void TranscriptView::updatePlaceholder() {
+    const QString hint =
+        m_listening ? tr("Listening: speak, and the words appear here as they are heard.")
+                    : tr("Press Start (Ctrl+Space) and speak; the transcript appears here.");
+    setPlaceholderText(m_modelNote.isEmpty() ? hint : hint + QStringLiteral("\n\n") + m_modelNote);
+}
 
 void TranscriptView::applyText(const QString& modelCommitted, const QString& modelTentative) {
     repair();

@@ -146,7 +146,6 @@ private:
     QAction* m_inspectorBesideAction = nullptr;
     QAction* m_aboutAction = nullptr;
     QuitConfirmation m_confirmQuit;
-    QString m_transcriptHint;  // the Live transcript's own placeholder, before any model note
     Settings m_settings;
     CudaAvailability m_cuda;
 };

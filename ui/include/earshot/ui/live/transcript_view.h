@@ -30,6 +30,10 @@ public:
     void applyText(const QString& committed, const QString& tentative);
     // Dictation starts: its first words open a paragraph of their own after any earlier text.
     void beginSession();
+    // The empty transcript's hint: how to start, or (listening) that the words will come; then
+    // the model's note (what it can hear), if any.
+    void setListening(bool listening);
+    void setModelNote(const QString& note);
     // Replaces everything with `text` as committed text, no tentative tail (a reopened journal).
     // Forgets the undo history.
     void setCommittedText(const QString& text);
@@ -88,6 +92,9 @@ private:
     int m_tentativeLength = 0;
     bool m_programmatic = false;
     bool m_sessionStart = false;
+    bool m_listening = false;
+    QString m_modelNote;
+    void updatePlaceholder();
     int m_userEditEnd = -1;  // where the user's last typed edit ended (-1: none since undo/reset)
                              // // no word of the running session committed yet
     // A user edit that reached into the tail, waiting for repair() to move it before the tail.
