@@ -1,7 +1,9 @@
 // CUDA backend benchmarks on random checkpoints of Whisper's large-v3, large-v3-turbo and base
 // shapes (and a tiny one for smoke runs): the encoder on one 30 s window, a decoder step at
 // positions 8 and 200, a beam-5 step, and one window end to end (listen, prefill, 100 greedy
-// tokens with the token read back each step). Each reports its time beside the floor the GPU
+// tokens with the token read back each step); the steps again on the kernels the speed work
+// replaced (EARSHOT_CUDA_OLD_KERNELS=all while that model is made), named .../old_kernels, as the
+// baseline in the same run. Each reports its time beside the floor the GPU
 // allows (FLOPs at 790 TFLOP/s, bytes at 4.3 TB/s: an H200's measured rates; a step's bytes count
 // the caches as f16, as the module keeps them) and the target of the speed work, the bytes and
 // FLOPs of the entries it ran as the plan listing counts them (`earshot debug plan`: kernels,
@@ -118,12 +120,44 @@ fs::path checkpoint_dir(const Shape& shape) {
     return dir;
 }
 
-// One loaded model per shape for the whole run (writing and uploading takes seconds).
-CudaWhisper& model(const Shape& shape) {
+// Which kernels a decoder step runs: the current ones, or those EARSHOT_CUDA_OLD_KERNELS=all
+// brings back (one-query attention with one block per head, one GEMV column per warp).
+enum class StepKernels { current, old };
+
+// EARSHOT_CUDA_OLD_KERNELS=all for its lifetime when `kernels` is old (the module reads it when a
+// model is made, the plan listing when it lists), then as it was.
+class OldKernelsWhile {
+public:
+    explicit OldKernelsWhile(StepKernels kernels) : set_(kernels == StepKernels::old) {
+        if (!set_) return;
+        if (const char* before = std::getenv(kName)) before_ = before;
+        setenv(kName, "all", 1);
+    }
+    ~OldKernelsWhile() {
+        if (!set_) return;
+        if (before_) {
+            setenv(kName, before_->c_str(), 1);
+        } else {
+            unsetenv(kName);
+        }
+    }
+    OldKernelsWhile(const OldKernelsWhile&) = delete;
+    OldKernelsWhile& operator=(const OldKernelsWhile&) = delete;
+
+private:
+    static constexpr const char* kName = "EARSHOT_CUDA_OLD_KERNELS";
+    bool set_;
+    std::optional<std::string> before_;
+};
+
+// One loaded model per shape (and kernels) for the whole run (writing and uploading takes
+// seconds).
+CudaWhisper& model(const Shape& shape, StepKernels kernels = StepKernels::current) {
     static std::map<std::string, std::unique_ptr<CudaWhisper>> models;
-    auto& slot = models[shape.name];
+    auto& slot = models[std::string(shape.name) + (kernels == StepKernels::old ? "/old" : "")];
     if (!slot) {
         const auto checkpoint = earshot::model::load_whisper_checkpoint(checkpoint_dir(shape));
+        const OldKernelsWhile old(kernels);
         slot = std::make_unique<CudaWhisper>(checkpoint, 1, 0, std::string(shape.name));
     }
     return *slot;
@@ -191,14 +225,16 @@ void BM_Encode(benchmark::State& state, const Shape& shape) {
 }
 
 // A step at `pos` (the caches hold pos earlier positions); rows > 1 is a beam.
-void BM_Step(benchmark::State& state, const Shape& shape, int32_t pos, int64_t rows) {
+void BM_Step(benchmark::State& state, const Shape& shape, int32_t pos, int64_t rows,
+             StepKernels kernels) {
     if (skip_without_cuda(state)) return;
-    CudaWhisper& whisper = model(shape);
+    CudaWhisper& whisper = model(shape, kernels);
     whisper.resize_batch(1);
     whisper.listen_on_device(random_mel(shape));
     if (rows > 1) whisper.expand_batch(rows);
     const HostTensor token = tokens(rows, 50);
     for (auto _ : state) benchmark::DoNotOptimize(whisper.step(token, pos));
+    const OldKernelsWhile old(kernels);  // the listing names the kernels that ran
     report(state, whisper, step_bytes(shape, pos, kCacheBytesPerValue) / kBytesPerSecond * 1e3,
            rows == 1 ? shape.step_target_ms : 0.0, PlanWork().add(whisper, "step", rows));
 }
@@ -236,15 +272,19 @@ void BM_Window(benchmark::State& state, const Shape& shape) {
         const std::string name = shape.name;
         benchmark::RegisterBenchmark(("encode/" + name).c_str(), BM_Encode, shape)
             ->Unit(benchmark::kMillisecond);
-        for (int32_t pos : {8, 200}) {
-            if (pos >= shape.max_tokens) continue;
-            benchmark::RegisterBenchmark(("step/" + name + "/pos" + std::to_string(pos)).c_str(),
-                                         BM_Step, shape, pos, int64_t{1})
+        for (const StepKernels kernels : {StepKernels::current, StepKernels::old}) {
+            const std::string suffix = kernels == StepKernels::old ? "/old_kernels" : "";
+            for (int32_t pos : {8, 200}) {
+                if (pos >= shape.max_tokens) continue;
+                benchmark::RegisterBenchmark(
+                    ("step/" + name + "/pos" + std::to_string(pos) + suffix).c_str(), BM_Step,
+                    shape, pos, int64_t{1}, kernels)
+                    ->Unit(benchmark::kMillisecond);
+            }
+            benchmark::RegisterBenchmark(("step_beam5/" + name + "/pos8" + suffix).c_str(), BM_Step,
+                                         shape, int32_t{8}, int64_t{5}, kernels)
                 ->Unit(benchmark::kMillisecond);
         }
-        benchmark::RegisterBenchmark(("step_beam5/" + name + "/pos8").c_str(), BM_Step, shape,
-                                     int32_t{8}, int64_t{5})
-            ->Unit(benchmark::kMillisecond);
         benchmark::RegisterBenchmark(("window100/" + name).c_str(), BM_Window, shape)
             ->Unit(benchmark::kMillisecond);
     }
