@@ -1,5 +1,5 @@
 // The inspector's tabs: the three `inspect` tables filled from InspectorData, and the Graph tab
-// whose entry picker drives the GraphView.
+// whose entry picker drives the GraphView and the PlanTable beside it.
 #include "earshot/ui/inspector/inspector_widget.h"
 
 #include <QComboBox>
@@ -8,12 +8,14 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QSignalBlocker>
+#include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include "earshot/ui/inspector/graph_view.h"
+#include "earshot/ui/inspector/plan_table.h"
 
 namespace earshot::ui {
 
@@ -54,7 +56,17 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
     auto* graphPage = new QWidget(this);
     m_entryPicker = new QComboBox(graphPage);
     m_entryPicker->setToolTip(tr("The entry whose traced graph is drawn"));
-    m_graph = new GraphView(graphPage);
+    m_graphSplitter = new QSplitter(Qt::Horizontal, graphPage);
+    m_graph = new GraphView(m_graphSplitter);
+    m_plan = new PlanTable(m_graphSplitter);
+    m_graphSplitter->addWidget(m_graph);
+    m_graphSplitter->addWidget(m_plan);
+    // The graph keeps the larger part; the plan's numbers and scopes fit in the rest, its
+    // operands scroll.
+    m_graphSplitter->setStretchFactor(0, 3);
+    m_graphSplitter->setStretchFactor(1, 2);
+    m_graphSplitter->setSizes({600, 400});
+    m_graphSplitter->setChildrenCollapsible(false);
     auto* pickerRow = new QHBoxLayout;
     pickerRow->addWidget(new QLabel(tr("Entry:"), graphPage));
     pickerRow->addWidget(m_entryPicker);
@@ -62,7 +74,7 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
     auto* graphLayout = new QVBoxLayout(graphPage);
     graphLayout->setContentsMargins(4, 4, 4, 4);
     graphLayout->addLayout(pickerRow);
-    graphLayout->addWidget(m_graph, 1);
+    graphLayout->addWidget(m_graphSplitter, 1);
 
     m_tabs->addTab(m_entries, tr("Entries"));
     m_tabs->addTab(m_generics, tr("Generics"));
@@ -75,6 +87,7 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
 
     connect(m_entryPicker, &QComboBox::currentTextChanged, this, [this](const QString& entry) {
         if (entry != m_graph->entry()) m_graph->showEntry(entry);
+        m_plan->showEntry(entry);
     });
     connect(m_entries, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         if (QTableWidgetItem* item = m_entries->item(row, 0)) showEntry(item->text());
@@ -137,12 +150,19 @@ void InspectorWidget::setData(const InspectorData& data) {
     } else {
         m_graph->showEntry(next);
     }
+    m_plan->showEntry(next);
 }
 
 void InspectorWidget::setGraphProvider(GraphProvider provider) {
     m_graph->setProvider(std::move(provider));
     m_graph->reload();
 }
+
+void InspectorWidget::setPlanProvider(PlanProvider provider) {
+    m_plan->setProvider(std::move(provider));
+}
+
+void InspectorWidget::setPlanBackend(const QString& backend) { m_plan->setBackend(backend); }
 
 void InspectorWidget::showEntry(const QString& entry) {
     m_tabs->setCurrentIndex(m_tabs->count() - 1);
@@ -151,6 +171,7 @@ void InspectorWidget::showEntry(const QString& entry) {
         m_entryPicker->setCurrentText(entry);
     }
     m_graph->showEntry(entry);
+    m_plan->showEntry(entry);
 }
 
 void InspectorWidget::setHeat(const QHash<QString, double>& shareByCallId) {

@@ -1,5 +1,6 @@
 // InspectorWidget: the model inspector: Entries, Generics and Blocks tables of the loaded model
-// (the `inspect` report) and the Graph tab with an entry picker over a GraphView.
+// (the `inspect` report) and the Graph tab with an entry picker over a GraphView and, beside it,
+// the PlanTable of the same entry.
 #pragma once
 
 #include <QHash>
@@ -8,9 +9,11 @@
 
 #include "earshot/ui/inspector/graph_data.h"
 #include "earshot/ui/inspector/inspector_data.h"
+#include "earshot/ui/inspector/plan_data.h"
 
 class QComboBox;
 class QLabel;
+class QSplitter;
 class QTabWidget;
 class QTableWidget;
 class QTreeWidget;
@@ -18,6 +21,7 @@ class QTreeWidget;
 namespace earshot::ui {
 
 class GraphView;
+class PlanTable;
 
 class InspectorWidget : public QWidget {
     Q_OBJECT
@@ -31,12 +35,18 @@ public:
     const InspectorData& data() const { return m_data; }
     // The graph view asks for graphs through this (set by the app).
     void setGraphProvider(GraphProvider provider);
-    // Switches to the Graph tab showing `entry`.
+    // The plan table asks for the plan of the entry drawn through this (set by the app).
+    void setPlanProvider(PlanProvider provider);
+    // "cpu" or "cuda": the backend the app runs the model on, whose plan the table lists first.
+    void setPlanBackend(const QString& backend);
+    // Switches to the Graph tab showing `entry` (its graph and its plan).
     void showEntry(const QString& entry);
     // 0..1 per call id: each call node's share of the engine time of the last update.
     void setHeat(const QHash<QString, double>& shareByCallId);
 
     GraphView* graphView() const { return m_graph; }
+    PlanTable* planTable() const { return m_plan; }
+    QSplitter* graphSplitter() const { return m_graphSplitter; }  // graph left, plan right
     QTabWidget* tabs() const { return m_tabs; }
     QTableWidget* entriesTable() const { return m_entries; }
     QTableWidget* genericsTable() const { return m_generics; }
@@ -52,6 +62,8 @@ private:
     QTreeWidget* m_blocks = nullptr;
     QComboBox* m_entryPicker = nullptr;
     GraphView* m_graph = nullptr;
+    PlanTable* m_plan = nullptr;
+    QSplitter* m_graphSplitter = nullptr;
 };
 
 }  // namespace earshot::ui
