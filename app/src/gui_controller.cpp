@@ -444,7 +444,9 @@ void GuiController::connectLive() {
         const QString entry = m_inspector->graphView()->entry();
         if (entry.isEmpty()) return;
         try {
-            m_inspector->setHeat(call_time_shares(entry.toStdString(), timings));
+            // An update that did not run the entry shown keeps the heat it has.
+            const QHash<QString, double> shares = call_time_shares(entry.toStdString(), timings);
+            if (!shares.isEmpty()) m_inspector->setHeat(shares);
         } catch (const std::exception& error) {
             m_window.statusBar()->showMessage(QString::fromStdString(error.what()),
                                               kStatusMessageMs);

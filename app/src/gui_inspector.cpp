@@ -173,12 +173,47 @@ QHash<QString, double> call_time_shares(const std::string& entry,
         if (at == traced.end()) at = traced.emplace(entry, model::trace_whisper(entry)).first;
         graph = &at->second;  // map nodes stay put
     }
+    const auto counts = [&entry](const backend::StepTiming& t) {
+        // The traced name is qualified by the block ("whisper.step").
+        const size_t dot = t.entry.rfind('.');
+        const std::string_view name =
+            std::string_view(t.entry).substr(dot == std::string::npos ? 0 : dot + 1);
+        return name.empty() || name == entry || (entry == "encode" && name == "listen");
+    };
     std::vector<program::ScopeTiming> scoped;
     scoped.reserve(timings.size());
-    for (const auto& t : timings) scoped.push_back({t.scope, t.ms});
+    double total_ms = 0.0;
+    for (const auto& t : timings) {
+        if (!counts(t)) continue;
+        scoped.push_back({t.scope, t.ms});
+        total_ms += t.ms;
+    }
     QHash<QString, double> shares;
     for (const auto& [scope, share] : program::scope_time_shares(*graph, scoped)) {
         shares.insert(call_id(scope), share);
+    }
+    if (!(total_ms > 0.0)) return shares;
+    // Ops drawn as nodes of their own (outside every collapsed call): a step whose scope and op
+    // kind name exactly one op of the graph is that op's time. Its node id is "n<op index>".
+    std::map<std::pair<std::string, std::string>, double> ms_by_scope_op;
+    for (const auto& t : timings) {
+        if (counts(t)) ms_by_scope_op[{t.scope, t.op}] += t.ms;
+    }
+    for (const auto& [key, ms] : ms_by_scope_op) {
+        const program::ScopeId scope = program::scope_of_step(*graph, key.first);
+        if (scope < 0) continue;
+        int found = -1;
+        int matches = 0;
+        for (size_t i = 0; i < graph->ops.size(); ++i) {
+            const program::Op& op = graph->ops[i];
+            if (op.scope == scope && program::op_kind_name(op.kind) == key.second) {
+                found = static_cast<int>(i);
+                ++matches;
+            }
+        }
+        if (matches == 1) {
+            shares[QStringLiteral("n%1").arg(found)] += ms / total_ms;
+        }
     }
     return shares;
 }

@@ -23,11 +23,12 @@ ui::InspectorData inspector_data(const model::WhisperBinding& binding);
 // calls are open. Errors (an unknown entry) come back as GraphData::error. Call on one thread.
 ui::GraphProvider graph_provider(const model::WhisperBinding& binding);
 
-// For each call and loop of `entry`'s graph that the timed steps ran in, by call id: the share
-// (0..1) of the total time of `timings` (a backend's last_timings()). The steps may come from
-// other entries too (a live update's listen, prefill and steps, concatenated): those whose scope
-// names no call of `entry` count to the total only, so `encode`'s layers get their share of the
-// whole update. Throws what trace_whisper throws for an unknown entry.
+// For each call and loop of `entry`'s graph that the timed steps ran in, by call id, and for each
+// drawn op node that a step maps to alone (the vocabulary `linear` of `step`), by node id: the
+// share (0..1) of the time `entry` took. A live update's timings hold listen, prefill and steps
+// together: only the steps of `entry` count (for `encode`, those of `listen` too, which runs the
+// encoder and then the cross keys and values); steps of unknown entry count for any. Empty when
+// no step counts. Throws what trace_whisper throws for an unknown entry.
 QHash<QString, double> call_time_shares(const std::string& entry,
                                         std::span<const backend::StepTiming> timings);
 

@@ -120,12 +120,18 @@ ui::ModelSummary model_summary(const LoadedModel& loaded, const QString& modelPa
     const checkpoint::WhisperConfig& config = loaded.checkpoint.binding.config;
     if (is_micro_model(fs::path(modelPath.toStdString()))) {
         summary.name = QObject::tr("Micro demo model (built in)");
-        summary.note = QObject::tr(
+        const QString demo = QObject::tr(
             "The built-in micro model is a demo: it was trained only on espeak-ng voices saying "
             "the ~200 words of its word list (resources/models/micro/words.txt) and the digits. "
-            "It understands those words spoken by espeak-ng, not human speech. For real speech, "
-            "open a Whisper checkpoint (File ▸ Open model folder… or Open model file…) or "
-            "download one from the list of models on the Model page.");
+            "It understands those words spoken by espeak-ng, not human speech. ");
+        summary.note = demo + QObject::tr(
+                                  "For real speech, open a Whisper checkpoint (File ▸ Open model "
+                                  "folder… or Open model file…) or download one from the list "
+                                  "of models on the Model page.");
+        summary.modelPageNote =
+            demo + QObject::tr(
+                       "For real speech, open a Whisper checkpoint (Checkpoint folder… or "
+                       "Checkpoint file… above) or download one from the list of models below.");
     } else {
         const QFileInfo info(QDir::cleanPath(modelPath));
         const QString file = info.fileName().isEmpty() ? modelPath : info.fileName();

@@ -113,6 +113,10 @@ TEST(GuiFirstLook, TheMicroModelSaysWhatItIsWherePeopleLook) {
     EXPECT_TRUE(page->noteLabel()->isVisible());
     EXPECT_TRUE(page->noteLabel()->text().contains(QStringLiteral("espeak-ng")));
     EXPECT_TRUE(page->noteLabel()->text().contains(QStringLiteral("words.txt")));
+    // On the Model page it points at what is on that page, not at the Model page.
+    EXPECT_FALSE(page->noteLabel()->text().contains(QStringLiteral("Model page")))
+        << page->noteLabel()->text().toStdString();
+    EXPECT_TRUE(page->noteLabel()->text().contains(QStringLiteral("list of models below")));
 }
 
 TEST(GuiFirstLook, OtherModelsAreNamedByWhatTheyAre) {

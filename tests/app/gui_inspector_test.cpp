@@ -240,6 +240,73 @@ TEST_F(GuiInspector, SearchAndExport) {
     EXPECT_EQ(image.size(), (view().scene()->sceneRect().size() * 2.0).toSize());
 }
 
+// A live update's timings hold listen, prefill and steps together. The step graph's heat is the
+// share of the step's own time (it read 0-1% when the encoder counted too), and the vocabulary
+// projection, an op outside every call, gets its badge.
+TEST_F(GuiInspector, StepHeatIsTheShareOfTheStepsOwnTime) {
+    earshot::test::TempDir dir("earshot-gui-inspector-step-heat");
+    earshot::model::RandomCheckpointOptions options;
+    options.d = 64;
+    options.heads = 2;
+    options.enc_layers = 2;
+    options.dec_layers = 2;
+    options.vocab = 51865;
+    earshot::model::write_random_checkpoint(dir.path(), options);
+    const auto checkpoint = earshot::model::load_whisper_checkpoint(dir.path());
+    earshot::backend::CpuWhisper backend(checkpoint);
+    backend.set_profiling(true);
+    std::vector<earshot::backend::StepTiming> update;
+    (void)backend.listen(earshot::backend::HostTensor::f32({1, 80, 3000}, 0.25F));
+    update.insert(update.end(), backend.last_timings().begin(), backend.last_timings().end());
+    (void)backend.prefill(earshot::backend::HostTensor::i32({1, 3}, {50258, 50259, 50359}));
+    update.insert(update.end(), backend.last_timings().begin(), backend.last_timings().end());
+    (void)backend.step(earshot::backend::HostTensor::i32({1, 1}, {50363}), 3);
+    update.insert(update.end(), backend.last_timings().begin(), backend.last_timings().end());
+
+    double step_ms = 0.0;
+    double step_layers_ms = 0.0;
+    double step_linear_at_top_ms = 0.0;
+    for (const auto& t : update) {
+        if (!t.entry.ends_with(".step")) continue;
+        step_ms += t.ms;
+        step_layers_ms += t.scope.rfind("decoder_layers.", 0) == 0 ? t.ms : 0.0;
+        step_linear_at_top_ms += t.scope.empty() && t.op == "linear" ? t.ms : 0.0;
+    }
+    ASSERT_GT(step_ms, 0.0);
+    ASSERT_GT(step_linear_at_top_ms, 0.0) << "the vocabulary projection runs at the top";
+
+    widget_.showEntry(QStringLiteral("step"));
+    ASSERT_TRUE(view().error().isEmpty()) << view().error().toStdString();
+    const QHash<QString, double> shares = earshot::app::call_time_shares("step", update);
+    const earshot::ui::GraphGroupItem* loop =
+        view().groupItem(QStringLiteral("for layer in decoder_layers"));
+    ASSERT_NE(loop, nullptr);
+    EXPECT_NEAR(shares.value(loop->group().callId), step_layers_ms / step_ms, 1e-12);
+    earshot::ui::GraphNodeItem* vocabulary = nullptr;
+    for (earshot::ui::GraphNodeItem* node : view().nodeItems()) {
+        if (node->node().kind == QLatin1String("op") &&
+            node->node().label == QLatin1String("linear")) {
+            vocabulary = node;
+        }
+    }
+    ASSERT_NE(vocabulary, nullptr);
+    EXPECT_NEAR(shares.value(vocabulary->node().id), step_linear_at_top_ms / step_ms, 1e-12);
+    // The step's shares are of the step alone: the layers and the projection are most of it.
+    EXPECT_GT(shares.value(loop->group().callId) + shares.value(vocabulary->node().id), 0.5);
+
+    widget_.setHeat(shares);
+    ASSERT_TRUE(vocabulary->heat().has_value());
+    EXPECT_NEAR(*vocabulary->heat(), step_linear_at_top_ms / step_ms, 1e-12);
+
+    // An update without a step leaves nothing for the step graph.
+    std::vector<earshot::backend::StepTiming> listen_only;
+    for (const auto& t : update) {
+        if (t.entry.ends_with(".listen")) listen_only.push_back(t);
+    }
+    EXPECT_TRUE(earshot::app::call_time_shares("step", listen_only).isEmpty());
+    keep_png(view(), QStringLiteral("inspector-step-heat.png"));
+}
+
 TEST_F(GuiInspector, HeatSharesFromRealCpuTimings) {
     earshot::test::TempDir dir("earshot-gui-inspector-heat");
     earshot::model::RandomCheckpointOptions options;
@@ -263,12 +330,14 @@ TEST_F(GuiInspector, HeatSharesFromRealCpuTimings) {
     double in_attention = 0.0;
     double in_layers = 0.0;
     double in_norm = 0.0;
+    double permute_ms = 0.0;
     for (const auto& t : timings) {
         total += t.ms;
         in_mlp += t.scope.find("> mlp.forward") != std::string::npos ? t.ms : 0.0;
         in_attention += t.scope.find("> self_attn.forward") != std::string::npos ? t.ms : 0.0;
         in_layers += t.scope.rfind("encoder_layers.", 0) == 0 ? t.ms : 0.0;
         in_norm += t.scope == "encoder_norm.forward" ? t.ms : 0.0;
+        permute_ms += t.scope.empty() && t.op == "permute" ? t.ms : 0.0;
     }
     ASSERT_GT(total, 0.0);
     ASSERT_GT(in_attention, 0.0);
@@ -314,7 +383,10 @@ TEST_F(GuiInspector, HeatSharesFromRealCpuTimings) {
               shares.value(attention));
     EXPECT_EQ(view().groupItem(QStringLiteral("for layer in encoder_layers"))->heat(),
               shares.value(loop));
-    EXPECT_FALSE(view().nodeItem(QStringLiteral("permute"))->heat().has_value());
+    // An op outside every call (the permute after the convolutions) has its own badge: its
+    // measured share of the encoder's time.
+    ASSERT_TRUE(view().nodeItem(QStringLiteral("permute"))->heat().has_value());
+    EXPECT_NEAR(*view().nodeItem(QStringLiteral("permute"))->heat(), permute_ms / total, 1e-12);
     keep_png(view(), QStringLiteral("inspector-encode-heat.png"));
 }
 

@@ -373,7 +373,11 @@ void GraphView::applyHeat() {
         if (callId.isEmpty() || !m_heat.contains(callId)) return std::nullopt;
         return m_heat.value(callId);
     };
-    for (GraphNodeItem* node : nodeItems()) node->setHeat(share(node->node().callId));
+    // Calls by call id; op nodes by their node id (an op that runs outside every call).
+    for (GraphNodeItem* node : nodeItems()) {
+        const GraphNode& n = node->node();
+        node->setHeat(share(n.kind == QLatin1String("op") ? n.id : n.callId));
+    }
     for (GraphGroupItem* group : groupItems()) group->setHeat(share(group->group().callId));
 }
 

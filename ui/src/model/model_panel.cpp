@@ -138,8 +138,9 @@ void ModelPanel::showModel(const ModelSummary& summary) {
     m_title->setText(!summary.name.isEmpty()     ? summary.name
                      : info.fileName().isEmpty() ? summary.path
                                                  : info.fileName());
-    m_note->setText(summary.note);
-    m_note->setVisible(!summary.note.isEmpty());
+    const QString note = summary.modelPageNote.isEmpty() ? summary.note : summary.modelPageNote;
+    m_note->setText(note);
+    m_note->setVisible(!note.isEmpty());
     m_details->setText(tr("Checkpoint: %1\nFormat: %2 (T from %3)\nVocabulary: %4")
                            .arg(summary.path, summary.format, summary.dtypeSource,
                                 summary.vocabularyPath.isEmpty() ? tr("the checkpoint's own")

@@ -273,8 +273,8 @@ struct CpuWhisper::Impl {
             execute(plan, step, ptr);
             const std::chrono::duration<double, std::milli> took =
                 std::chrono::steady_clock::now() - start;
-            timings.push_back(
-                {step.scope, std::string(program::op_kind_name(step.kind)), took.count()});
+            timings.push_back({step.scope, std::string(program::op_kind_name(step.kind)),
+                               took.count(), plan.entry});
         }
         const Slot& out = plan.slots.at(static_cast<size_t>(plan.outputs.at(0)));
         HostTensor result = HostTensor::f32(out.shape);

@@ -222,7 +222,7 @@ struct CudaWhisper::Impl {
                 if (plan.steps[s].alias) continue;  // views run nothing
                 timings.push_back({plan.steps[s].scope,
                                    std::string(program::op_kind_name(plan.steps[s].kind)),
-                                   step_ms[s]});
+                                   step_ms[s], plan.entry});
             }
         }
         return result;

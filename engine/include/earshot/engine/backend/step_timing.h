@@ -10,6 +10,7 @@ struct StepTiming {
     std::string scope;  // "decoder_layers.2.step > self_attn.attend"
     std::string op;     // "linear"
     double ms = 0.0;
+    std::string entry{};  // the plan's traced entry: "whisper.step", "whisper.listen"; "" unknown
 };
 
 }  // namespace earshot::backend

@@ -19,6 +19,9 @@ struct ModelSummary {
     // What a user must know before relying on it, shown on the Model page and as the Live
     // page's hint (the micro model hears only espeak-ng saying its words); empty: nothing.
     QString note;
+    // The same note as the Model page words it (it cannot send the user to the Model page);
+    // empty: `note`.
+    QString modelPageNote;
     QString vocabularyPath;                   // empty: the checkpoint's own tokenizer files
     QString format;                           // "Hugging Face safetensors", "ggml", ...
     QString dtypeSource;                      // where T was read from
