@@ -180,6 +180,33 @@ TEST_F(InspectorGraph, DoubleClickOpensACallAndClosesItsGroup) {
     EXPECT_TRUE(nodeLabels(view).contains(QStringLiteral("attn.forward")));
 }
 
+// A single click on a call's boxed plus opens it; on an open call's boxed minus, closes it. A
+// single click elsewhere on the node opens nothing.
+TEST_F(InspectorGraph, ASingleClickOnTheMarkerOpensAndClosesACall) {
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    GraphCanvas* canvas = view.canvas();
+    auto at = [canvas](const QPointF& scenePoint) { return canvas->mapFromScene(scenePoint); };
+    GraphNodeItem* attn = view.nodeItem(QStringLiteral("attn.forward"));
+    ASSERT_NE(attn, nullptr);
+    ASSERT_FALSE(attn->markerRect().isEmpty());
+    canvas->centerOn(attn->rect().center());
+    QTest::mouseClick(canvas->viewport(), Qt::LeftButton, {},
+                      at(attn->rect().center() + QPointF(attn->rect().width() / 4, 0)));
+    EXPECT_FALSE(groupLabels(view).contains(QStringLiteral("attn.forward")));
+    QTest::mouseClick(canvas->viewport(), Qt::LeftButton, {}, at(attn->markerRect().center()));
+    ASSERT_TRUE(groupLabels(view).contains(QStringLiteral("attn.forward")));
+
+    GraphGroupItem* group = view.groupItem(QStringLiteral("attn.forward"));
+    ASSERT_FALSE(group->markerRect().isEmpty());
+    canvas->centerOn(group->markerRect().center());
+    QTest::mouseClick(canvas->viewport(), Qt::LeftButton, {}, at(group->markerRect().center()));
+    EXPECT_FALSE(groupLabels(view).contains(QStringLiteral("attn.forward")));
+    EXPECT_TRUE(nodeLabels(view).contains(QStringLiteral("attn.forward")));
+    // Loops have no marker: they open with their call.
+    EXPECT_TRUE(view.groupItem(QStringLiteral("for layer in layers"))->markerRect().isEmpty());
+}
+
 TEST_F(InspectorGraph, ConcreteToggleRelabelsEveryEdge) {
     view.concreteToggle()->setChecked(true);
     EXPECT_TRUE(view.concreteTypes());

@@ -83,6 +83,26 @@ void GraphCanvas::resizeEvent(QResizeEvent* event) {
 }
 
 void GraphCanvas::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton) {
+        // A single click on a call's marker opens (+) or closes (-) it, as a double-click does
+        // anywhere on the call. The marker takes clicks a few pixels around its box.
+        const QPointF at = mapToScene(event->position().toPoint());
+        for (QGraphicsItem* item : items(event->position().toPoint())) {
+            if (auto* node = qgraphicsitem_cast<GraphNodeItem*>(item)) {
+                if (node->isCall() && node->markerRect().adjusted(-4, -4, 4, 4).contains(at)) {
+                    emit expandRequested(node->node().callId);
+                    event->accept();
+                    return;
+                }
+            } else if (auto* group = qgraphicsitem_cast<GraphGroupItem*>(item)) {
+                if (group->isCall() && group->markerRect().adjusted(-4, -4, 4, 4).contains(at)) {
+                    emit collapseRequested(group->group().callId);
+                    event->accept();
+                    return;
+                }
+            }
+        }
+    }
     m_placement = Placement::none;  // a drag pans: the user places the view from now on
     QGraphicsView::mousePressEvent(event);
 }

@@ -16,7 +16,11 @@ GraphGroupItem::GraphGroupItem(const GraphGroup& group, const QRectF& rect,
     setZValue(0);
 }
 
-QRectF GraphGroupItem::boundingRect() const { return m_rect.adjusted(-2, -12, 2, 2); }
+QRectF GraphGroupItem::boundingRect() const {
+    QRectF box = m_rect.adjusted(-2, -12, 2, 2);
+    if (isCall()) box = box.united(markerRect().adjusted(-1, -1, 1, 1));
+    return box;
+}
 
 QRectF GraphGroupItem::labelRect() const {
     const QSizeF size = graph_style::groupLabelSize(m_group.label, m_group.sublabel);
@@ -24,6 +28,12 @@ QRectF GraphGroupItem::labelRect() const {
     if (centre.isNull()) centre = QPointF(m_rect.center().x(), m_rect.top() + size.height() / 2);
     return QRectF(centre.x() - size.width() / 2, centre.y() - size.height() / 2, size.width(),
                   size.height());
+}
+
+QRectF GraphGroupItem::markerRect() const {
+    if (!isCall()) return {};
+    const QRectF label = labelRect();
+    return QRectF(label.left() - 13, label.center().y() - 4.5, 9, 9);
 }
 
 void GraphGroupItem::setHighlighted(bool on) {
@@ -69,6 +79,16 @@ void GraphGroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, Q
         painter->setPen(graph_style::sublabelInk());
         painter->drawText(QRectF(label.left(), top + mainHeight, label.width(), subHeight),
                           Qt::AlignCenter, m_group.sublabel);
+    }
+    if (isCall()) {
+        // The collapse marker: a small boxed minus left of the label.
+        const QRectF box = markerRect();
+        painter->setPen(QPen(graph_style::ink(), 1.0));
+        painter->setBrush(Qt::white);
+        painter->drawRect(box);
+        painter->drawLine(QPointF(box.left() + 2, box.center().y()),
+                          QPointF(box.right() - 2, box.center().y()));
+        painter->setBrush(Qt::NoBrush);
     }
     if (m_heat) {
         // The share as a badge on the top border's right end, clear of the label.

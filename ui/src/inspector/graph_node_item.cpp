@@ -34,6 +34,11 @@ QPainterPath GraphNodeItem::shape() const {
     return path;
 }
 
+QRectF GraphNodeItem::markerRect() const {
+    if (!isCall()) return {};
+    return QRectF(m_rect.left() + 6, m_rect.center().y() - 4.5, 9, 9);
+}
+
 void GraphNodeItem::setHighlighted(bool on) {
     if (m_highlighted == on) return;
     m_highlighted = on;
@@ -67,7 +72,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
     QRectF text = m_rect;
     if (call) {
         // The expand marker: a small boxed plus at the left edge.
-        const QRectF box(m_rect.left() + 6, m_rect.center().y() - 4.5, 9, 9);
+        const QRectF box = markerRect();
         painter->setPen(QPen(graph_style::ink(), 1.0));
         painter->setBrush(Qt::NoBrush);
         painter->drawRect(box);

@@ -24,6 +24,9 @@ public:
     QRectF rect() const { return m_rect; }
     // The label's area: a double-click there (or the context menu) collapses a call group.
     QRectF labelRect() const;
+    // Call groups: the boxed minus left of the label, which a single click collapses; empty
+    // for loops.
+    QRectF markerRect() const;
 
     void setHighlighted(bool on);
     bool isHighlighted() const { return m_highlighted; }

@@ -23,6 +23,8 @@ public:
     const GraphNode& node() const { return m_node; }
     bool isCall() const { return m_node.kind == QLatin1String("call"); }
     QRectF rect() const { return m_rect; }
+    // Calls: the boxed plus at the left edge, which a single click expands; empty otherwise.
+    QRectF markerRect() const;
 
     void setHighlighted(bool on);
     bool isHighlighted() const { return m_highlighted; }
