@@ -307,6 +307,54 @@ TEST_F(GuiInspector, StepHeatIsTheShareOfTheStepsOwnTime) {
     keep_png(view(), QStringLiteral("inspector-step-heat.png"));
 }
 
+// Edge labels keep clear of each other and of the nodes, with every call of an encoder and a
+// decoder layer open, symbolic and concrete: a reader never sees two types run together.
+TEST_F(GuiInspector, EdgeLabelsDoNotTouch) {
+    // The least clear space around a label: with less, a zoomed-out view runs them together.
+    constexpr qreal kGapPx = 8.0;
+    for (const char* entry : {"encode", "decode", "listen", "prefill", "step"}) {
+        for (bool concrete : {false, true}) {
+            widget_.showEntry(QString::fromLatin1(entry));
+            view().setConcreteTypes(concrete);
+            // Open every call that shows, three rounds deep.
+            for (int round = 0; round < 3; ++round) {
+                QStringList calls;
+                for (earshot::ui::GraphNodeItem* node : view().nodeItems()) {
+                    if (node->isCall()) calls.append(node->node().callId);
+                }
+                for (const QString& call : calls) view().expandCall(call);
+            }
+            ASSERT_TRUE(view().error().isEmpty()) << view().error().toStdString();
+            const QList<earshot::ui::GraphEdgeItem*> edges = view().edgeItems();
+            int labels = 0;
+            for (int a = 0; a < edges.size(); ++a) {
+                if (edges[a]->edge().label.isEmpty()) continue;
+                ++labels;
+                const QRectF around =
+                    edges[a]->labelRect().adjusted(-kGapPx, -kGapPx, kGapPx, kGapPx);
+                for (int b = a + 1; b < edges.size(); ++b) {
+                    if (edges[b]->edge().label.isEmpty()) continue;
+                    EXPECT_FALSE(around.intersects(edges[b]->labelRect()))
+                        << entry << (concrete ? " concrete: " : ": ")
+                        << edges[a]->edge().label.toStdString() << " and "
+                        << edges[b]->edge().label.toStdString();
+                }
+                for (earshot::ui::GraphGroupItem* group : view().groupItems()) {
+                    EXPECT_FALSE(edges[a]->labelRect().intersects(group->labelRect()))
+                        << entry << ": " << edges[a]->edge().label.toStdString()
+                        << " on the label of " << group->group().label.toStdString();
+                }
+                for (earshot::ui::GraphNodeItem* node : view().nodeItems()) {
+                    EXPECT_FALSE(edges[a]->labelRect().intersects(node->rect()))
+                        << entry << ": " << edges[a]->edge().label.toStdString() << " on "
+                        << node->node().label.toStdString();
+                }
+            }
+            EXPECT_GT(labels, 20) << entry;
+        }
+    }
+}
+
 TEST_F(GuiInspector, HeatSharesFromRealCpuTimings) {
     earshot::test::TempDir dir("earshot-gui-inspector-heat");
     earshot::model::RandomCheckpointOptions options;

@@ -178,7 +178,9 @@ QString layoutDot(const GraphData& graph) {
         // The type rides along as a comment for whoever reads the DOT; dot sizes the label.
         const QString label = edge.label.isEmpty()
                                   ? QStringLiteral("\"\"")
-                                  : fixedLabel(graph_style::edgeLabelSize(edge.label));
+                                  : fixedLabel(graph_style::edgeLabelSize(edge.label) +
+                                               QSizeF(2 * graph_style::kEdgeLabelMarginPx,
+                                                      2 * graph_style::kEdgeLabelMarginPx));
         dot += QStringLiteral("  n") + QString::number(nodeIndex.value(edge.from)) +
                QStringLiteral(" -> n") + QString::number(nodeIndex.value(edge.to)) +
                QStringLiteral(" [comment=") + quoted(edge.label) + QStringLiteral(", label=") +

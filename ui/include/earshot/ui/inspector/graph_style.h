@@ -32,8 +32,14 @@ inline QFont edgeFont() {
     QFont font(QStringLiteral("DejaVu Sans Mono"));
     font.setStyleHint(QFont::Monospace);
     font.setPixelSize(kEdgePx);
+    // Unhinted: the text scales with the zoom as its box does. Hinted glyphs of a zoomed-out
+    // view are wider than the box, and neighbouring types ran into each other.
+    font.setHintingPreference(QFont::PreferNoHinting);
     return font;
 }
+
+// The clear space dot keeps on each side of an edge label (the drawn box is the text's own).
+inline constexpr qreal kEdgeLabelMarginPx = 6.0;
 
 inline QColor ink() { return QColor(0x20, 0x20, 0x20); }
 inline QColor sublabelInk() { return QColor(0x70, 0x70, 0x70); }
