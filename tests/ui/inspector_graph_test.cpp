@@ -207,6 +207,15 @@ TEST_F(InspectorGraph, ASingleClickOnTheMarkerOpensAndClosesACall) {
     EXPECT_TRUE(view.groupItem(QStringLiteral("for layer in layers"))->markerRect().isEmpty());
 }
 
+// A step that ran but took under half a percent reads "<1%", not "0%".
+TEST(HeatBadge, SaysLessThanOnePercentForATinyShare) {
+    EXPECT_EQ(graph_style::heatBadgeText(0.53), QStringLiteral("53%"));
+    EXPECT_EQ(graph_style::heatBadgeText(0.004), QStringLiteral("<1%"));
+    EXPECT_EQ(graph_style::heatBadgeText(0.005), QStringLiteral("1%"));
+    EXPECT_EQ(graph_style::heatBadgeText(0.0), QStringLiteral("0%"));
+    EXPECT_EQ(graph_style::heatBadgeText(1.0), QStringLiteral("100%"));
+}
+
 TEST_F(InspectorGraph, ConcreteToggleRelabelsEveryEdge) {
     view.concreteToggle()->setChecked(true);
     EXPECT_TRUE(view.concreteTypes());

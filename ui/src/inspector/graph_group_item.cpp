@@ -92,7 +92,7 @@ void GraphGroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, Q
     }
     if (m_heat) {
         // The share as a badge on the top border's right end, clear of the label.
-        const QString value = QStringLiteral("%1%").arg(qRound(*m_heat * 100.0));
+        const QString value = graph_style::heatBadgeText(*m_heat);
         const QFontMetricsF metrics(sub);
         const QSizeF size(metrics.horizontalAdvance(value) + 8, metrics.height() + 2);
         const QRectF badge(m_rect.right() - size.width() - 6, m_rect.top() - size.height() / 2,

@@ -12,8 +12,6 @@ namespace {
 
 constexpr qreal kMargin = 12.0;  // room around the box for the highlight and the heat badge
 
-QString percent(double share) { return QStringLiteral("%1%").arg(qRound(share * 100.0)); }
-
 }  // namespace
 
 GraphNodeItem::GraphNodeItem(const GraphNode& node, const QRectF& rect)
@@ -101,7 +99,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
 
     if (m_heat) {
         // The share as a badge on the top-right corner.
-        const QString value = percent(*m_heat);
+        const QString value = graph_style::heatBadgeText(*m_heat);
         const QFontMetricsF metrics(sub);
         const QSizeF size(metrics.horizontalAdvance(value) + 8, metrics.height() + 2);
         const QRectF badge(m_rect.right() - size.width() + 4, m_rect.top() - size.height() / 2,

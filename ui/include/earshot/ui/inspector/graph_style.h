@@ -41,6 +41,13 @@ inline QFont edgeFont() {
 // The clear space dot keeps on each side of an edge label (the drawn box is the text's own).
 inline constexpr qreal kEdgeLabelMarginPx = 6.0;
 
+// A heat badge: the share in whole percent, "<1%" for a share that rounds to nothing (a 0% badge
+// on a step that ran would say it took no time).
+inline QString heatBadgeText(double share) {
+    const int percent = qRound(share * 100.0);
+    return percent == 0 && share > 0.0 ? QStringLiteral("<1%") : QStringLiteral("%1%").arg(percent);
+}
+
 inline QColor ink() { return QColor(0x20, 0x20, 0x20); }
 inline QColor sublabelInk() { return QColor(0x70, 0x70, 0x70); }
 inline QColor edgeInk() { return QColor(0x40, 0x40, 0x40); }
