@@ -39,6 +39,7 @@
 #include "gui_live_bridge.h"
 #include "gui_model.h"
 #include "gui_options.h"
+#include "gui_plan.h"
 #include "x11_global_shortcut.h"
 
 namespace earshot::app {
@@ -294,6 +295,8 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
     m_files->setModel(m_model);  // after the options: queued files may start right away
     m_window.showModel(model_summary(*m_model, modelPath, vocabulary));
     m_inspector->setGraphProvider(graph_provider(m_model->checkpoint.binding));
+    m_inspector->setPlanBackend(plan_backend(*m_model));
+    m_inspector->setPlanProvider(plan_provider(m_model->checkpoint.binding));
     m_inspector->setData(inspector_data(m_model->checkpoint.binding));
     if (remember == Remember::yes) {
         ui::ModelChoice{modelPath, vocabulary}.save(*m_store);

@@ -1,7 +1,7 @@
 // The plan table beside the graph: the provider's rows in the command line's column order with
 // its header and TOTAL line, the backend and rows pickers asking again, the entry picker and
 // showEntry switching the plan with the graph, a note for an entry without a plan, and the graph
-// keeping the larger side of the splitter.
+// keeping the larger side of the splitter (the whole of a narrow inspector).
 #include <gtest/gtest.h>
 
 #include <QComboBox>
@@ -9,6 +9,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QToolButton>
 
 #include "earshot/ui/inspector/graph_view.h"
 #include "earshot/ui/inspector/inspector_widget.h"
@@ -202,10 +203,25 @@ TEST(InspectorPlan, TheGraphKeepsTheLargerSide) {
     EXPECT_EQ(splitter->widget(0), widget.graphView());
     EXPECT_EQ(splitter->widget(1), widget.planTable());
     const QList<int> sizes = splitter->sizes();
-    EXPECT_GT(sizes[0], sizes[1]);
-    // Both readable: the plan's first columns and the graph side by side.
-    EXPECT_GE(sizes[1], 400);
-    EXPECT_GE(sizes[0], 600);
+    // Both readable side by side: halves.
+    EXPECT_GE(sizes[0], sizes[1]);
+    EXPECT_GE(sizes[1], 600);
+    EXPECT_TRUE(widget.planTable()->isVisible());
+
+    // The Plan button hides and shows it.
+    widget.planToggle()->click();
+    EXPECT_FALSE(widget.planTable()->isVisible());
+    widget.planToggle()->click();
+    EXPECT_TRUE(widget.planTable()->isVisible());
+
+    // Narrower than the plan and the graph need (the inspector beside the pages): the graph alone.
+    widget.resize(700, 800);
+    QApplication::processEvents();
+    EXPECT_FALSE(widget.planTable()->isVisible());
+    EXPECT_FALSE(widget.planToggle()->isEnabled());
+    EXPECT_GE(widget.graphView()->width(), 650);
+    widget.resize(InspectorWidget::kPlanBesideMinWidthPx, 800);
+    QApplication::processEvents();
     EXPECT_TRUE(widget.planTable()->isVisible());
 }
 

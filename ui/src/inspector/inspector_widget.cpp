@@ -11,6 +11,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -61,16 +62,21 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
     m_plan = new PlanTable(m_graphSplitter);
     m_graphSplitter->addWidget(m_graph);
     m_graphSplitter->addWidget(m_plan);
-    // The graph keeps the larger part; the plan's numbers and scopes fit in the rest, its
-    // operands scroll.
-    m_graphSplitter->setStretchFactor(0, 3);
-    m_graphSplitter->setStretchFactor(1, 2);
-    m_graphSplitter->setSizes({600, 400});
+    // Halves: the graph fits its width, the plan's names and numbers fit theirs (its operands
+    // scroll).
+    m_graphSplitter->setStretchFactor(0, 1);
+    m_graphSplitter->setStretchFactor(1, 1);
+    m_graphSplitter->setSizes({500, 500});
     m_graphSplitter->setChildrenCollapsible(false);
+    m_planToggle = new QToolButton(graphPage);
+    m_planToggle->setText(tr("Plan"));
+    m_planToggle->setCheckable(true);
+    m_planToggle->setChecked(true);
     auto* pickerRow = new QHBoxLayout;
     pickerRow->addWidget(new QLabel(tr("Entry:"), graphPage));
     pickerRow->addWidget(m_entryPicker);
     pickerRow->addStretch(1);
+    pickerRow->addWidget(m_planToggle);
     auto* graphLayout = new QVBoxLayout(graphPage);
     graphLayout->setContentsMargins(4, 4, 4, 4);
     graphLayout->addLayout(pickerRow);
@@ -89,10 +95,12 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
         if (entry != m_graph->entry()) m_graph->showEntry(entry);
         m_plan->showEntry(entry);
     });
+    connect(m_planToggle, &QToolButton::toggled, this, [this] { updatePlanShown(); });
     connect(m_entries, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         if (QTableWidgetItem* item = m_entries->item(row, 0)) showEntry(item->text());
     });
     setData(InspectorData{});
+    updatePlanShown();
 }
 
 void InspectorWidget::setData(const InspectorData& data) {
@@ -172,6 +180,22 @@ void InspectorWidget::showEntry(const QString& entry) {
     }
     m_graph->showEntry(entry);
     m_plan->showEntry(entry);
+}
+
+void InspectorWidget::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    updatePlanShown();
+}
+
+void InspectorWidget::updatePlanShown() {
+    const bool room = width() >= kPlanBesideMinWidthPx;
+    m_planToggle->setEnabled(room);
+    m_planToggle->setToolTip(
+        room ? tr("The plan of the entry as the backend runs it (`earshot debug plan`), beside "
+                  "the graph")
+             : tr("The plan shows beside the graph when the inspector is at least %1 px wide")
+                   .arg(kPlanBesideMinWidthPx));
+    m_plan->setVisible(room && m_planToggle->isChecked());
 }
 
 void InspectorWidget::setHeat(const QHash<QString, double>& shareByCallId) {

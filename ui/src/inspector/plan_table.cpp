@@ -4,6 +4,7 @@
 
 #include <QComboBox>
 #include <QFontDatabase>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -62,6 +63,9 @@ PlanTable::PlanTable(QWidget* parent) : QWidget(parent) {
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
     m_table->setTextElideMode(Qt::ElideMiddle);
+    // Rows as tall as a line of the cells' font, so that a screen holds many kernels.
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(QFontMetrics(cellFont()).height() + 6);
 
     m_total = new QLabel(this);
     m_total->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -122,8 +126,16 @@ void PlanTable::reload() {
     fill();
 }
 
+// The cells' font: the fixed-width font a point smaller, so that a half of the inspector shows
+// the names and the numbers.
+QFont PlanTable::cellFont() const {
+    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    if (mono.pointSizeF() > 8.0) mono.setPointSizeF(mono.pointSizeF() - 1.0);
+    return mono;
+}
+
 void PlanTable::fill() {
-    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    const QFont mono = cellFont();
     const Qt::Alignment left = Qt::AlignLeft;
     const Qt::Alignment right = Qt::AlignRight;
     m_table->setRowCount(0);

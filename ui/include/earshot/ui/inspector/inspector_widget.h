@@ -16,6 +16,7 @@ class QLabel;
 class QSplitter;
 class QTabWidget;
 class QTableWidget;
+class QToolButton;
 class QTreeWidget;
 
 namespace earshot::ui {
@@ -47,13 +48,23 @@ public:
     GraphView* graphView() const { return m_graph; }
     PlanTable* planTable() const { return m_plan; }
     QSplitter* graphSplitter() const { return m_graphSplitter; }  // graph left, plan right
+    // Shows or hides the plan; it shows only while the inspector is kPlanBesideMinWidthPx wide.
+    QToolButton* planToggle() const { return m_planToggle; }
+    // Room for 500 px of graph and 500 px of plan side by side (the inspector beside the pages,
+    // half the window, has less and shows the graph alone).
+    static constexpr int kPlanBesideMinWidthPx = 1000;
     QTabWidget* tabs() const { return m_tabs; }
     QTableWidget* entriesTable() const { return m_entries; }
     QTableWidget* genericsTable() const { return m_generics; }
     QTreeWidget* blocksTree() const { return m_blocks; }
     QComboBox* entryPicker() const { return m_entryPicker; }
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    void updatePlanShown();
+
     InspectorData m_data;
     QTabWidget* m_tabs = nullptr;
     QLabel* m_source = nullptr;
@@ -64,6 +75,7 @@ private:
     GraphView* m_graph = nullptr;
     PlanTable* m_plan = nullptr;
     QSplitter* m_graphSplitter = nullptr;
+    QToolButton* m_planToggle = nullptr;
 };
 
 }  // namespace earshot::ui

@@ -3,6 +3,7 @@
 // kernel, and the command line's TOTAL line under it.
 #pragma once
 
+#include <QFont>
 #include <QString>
 #include <QWidget>
 
@@ -57,6 +58,7 @@ signals:
     void planChanged();  // after every refill
 
 private:
+    QFont cellFont() const;
     void fill();
 
     PlanProvider m_provider;
