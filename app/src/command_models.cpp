@@ -1,5 +1,6 @@
-// `earshot models list | pull NAME | rm NAME | path NAME`: the catalog, what is installed in the
-// models folder, downloads from the hub, removal, and where a model lives.
+// `earshot models list | pull NAME | rm NAME | path NAME | quantize IN OUT --type T`: the catalog,
+// what is installed in the models folder, downloads from the hub, removal, where a model lives, and
+// whisper.cpp quantized copies (model_quantize.h).
 #include <signal.h>
 
 #include <atomic>
@@ -14,6 +15,7 @@
 #include "earshot/app/commands.h"
 #include "model_catalog.h"
 #include "model_download.h"
+#include "model_quantize.h"
 #include "model_store.h"
 
 namespace earshot::app {
@@ -25,13 +27,14 @@ constexpr double kCliProgressIntervalSeconds = 0.5;
 
 // Which of models' subcommands was given: recorded while parsing, because the command runs
 // after the parser (and the subcommands it owns) is gone.
-enum class ModelsAction { none, list, pull, rm, path };
+enum class ModelsAction { none, list, pull, rm, path, quantize };
 
 struct ModelsRequest {
     ModelsAction action = ModelsAction::none;
     std::string name;
     std::string hub;
     int stall_seconds = 30;
+    QuantizeRequest quantize;
 };
 
 std::atomic<bool>& pull_cancelled() {
@@ -231,7 +234,7 @@ int run_path(const ModelsRequest& r, std::ostream& out, std::ostream& err) {
 ExtraCommand add_models(CLI::App& root) {
     auto request = std::make_shared<ModelsRequest>();
     CLI::App* models = root.add_subcommand(
-        "models", "The model catalog: list, pull (download from the hub), rm, path");
+        "models", "The model catalog: list, pull (download from the hub), rm, path, quantize");
     models->require_subcommand(1);
     CLI::App* list =
         models->add_subcommand("list", "The catalog and what is installed, with sizes");
@@ -248,6 +251,15 @@ ExtraCommand add_models(CLI::App& root) {
     rm->add_option("name", request->name, "Model name")->required();
     CLI::App* path = models->add_subcommand("path", "Print where an installed model is");
     path->add_option("name", request->name, "Model name")->required();
+    CLI::App* quantize = models->add_subcommand(
+        "quantize", "Write a whisper.cpp ggml copy of a checkpoint with its weights quantized");
+    quantize->add_option("input", request->quantize.input, "Checkpoint (HF folder or ggml file)")
+        ->required();
+    quantize->add_option("output", request->quantize.output, "ggml file to write")->required();
+    quantize
+        ->add_option("--type", request->quantize.type,
+                     "q8_0, q5_1, q5_0, q4_1, q4_0 (quantized 2-D weights), f16 or f32")
+        ->required();
     const auto records = [request](ModelsAction action) {
         return [request, action] { request->action = action; };
     };
@@ -255,6 +267,7 @@ ExtraCommand add_models(CLI::App& root) {
     pull->callback(records(ModelsAction::pull));
     rm->callback(records(ModelsAction::rm));
     path->callback(records(ModelsAction::path));
+    quantize->callback(records(ModelsAction::quantize));
     return {models, [request](std::ostream& out, std::ostream& err) {
                 switch (request->action) {
                     case ModelsAction::list:
@@ -265,6 +278,8 @@ ExtraCommand add_models(CLI::App& root) {
                         return run_rm(*request, out, err);
                     case ModelsAction::path:
                         return run_path(*request, out, err);
+                    case ModelsAction::quantize:
+                        return run_models_quantize(request->quantize, out, err);
                     case ModelsAction::none:
                         break;
                 }
