@@ -101,5 +101,16 @@ TEST(ModelsQuantize, AnUnwritableOutputIsExit2AndLeavesNoFile) {
     }
 }
 
+TEST(ModelsQuantize, ManPageAndHelpCoverIt) {
+    const ProcessResult page = run_earshot("man-page");
+    ASSERT_EQ(page.exit_code, 0) << page.err;
+    EXPECT_NE(page.out.find(".SS \"earshot models quantize\"\n"), std::string::npos);
+    EXPECT_NE(page.out.find("\\fB\\-\\-type\\fR \\fITEXT\\fR"), std::string::npos);
+    const ProcessResult help = run_earshot("models quantize --help");
+    EXPECT_EQ(help.exit_code, 0);
+    EXPECT_NE(help.out.find("--type"), std::string::npos) << help.out;
+    EXPECT_NE(help.out.find("q8_0, q5_1, q5_0, q4_1, q4_0"), std::string::npos) << help.out;
+}
+
 }  // namespace
 }  // namespace earshot::test
