@@ -5,9 +5,12 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -169,6 +172,31 @@ INSTANTIATE_TEST_SUITE_P(Types, GgmlQuantizeMicroTypes,
                          [](const testing::TestParamInfo<GgmlType>& param_info) {
                              return std::string(checkpoint::ggml_type_name(param_info.param));
                          });
+
+// whisper.cpp's test container (mel filters and vocabulary, no tensors): a q8_0 copy is the same
+// bytes but for the header's ftype (1 -> 2007), so a ggml input's filters and vocabulary are
+// copied as they are.
+TEST(GgmlQuantizeMicroModel, AGgmlInputKeepsItsFiltersAndVocabulary) {
+    const fs::path input =
+        fs::path(EARSHOT_SHARED_DIR) / "whisper-assets" / "for-tests-ggml-tiny.bin";
+    if (!fs::exists(input)) GTEST_SKIP() << input << " is not there";
+    const test::TempDir dir("earshot-quantize-micro");
+    const fs::path output = dir.path() / "tiny-q8_0.bin";
+    {
+        std::ofstream out(output, std::ios::binary | std::ios::trunc);
+        checkpoint::quantize_checkpoint_to_ggml(input, GgmlType::q8_0, zero_filters, out, {});
+    }
+    const auto bytes_of = [](const fs::path& path) {
+        std::ifstream in(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    std::string want = bytes_of(input);
+    const std::string got = bytes_of(output);
+    ASSERT_EQ(got.size(), want.size());
+    const int32_t q8_0_ftype = 2007;
+    std::memcpy(want.data() + 4 + 10 * 4, &q8_0_ftype, sizeof(q8_0_ftype));  // magic, 10 i32
+    EXPECT_TRUE(got == want);
+}
 
 TEST(GgmlQuantizeMicroModel, FileTypeNames) {
     EXPECT_EQ(checkpoint::ggml_file_type_from_name("q5_1"), GgmlType::q5_1);
