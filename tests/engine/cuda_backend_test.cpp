@@ -173,6 +173,77 @@ TEST_P(BackendParityOnCudaDevice, PrefillAndStepsMatchTheFullDecode) {
     }
 }
 
+// The emulator's device memory hooks, or nullptr on a GPU.
+struct EmulatorMemory {
+    size_t (*allocated)() = nullptr;
+    size_t (*set_limit)(size_t) = nullptr;
+};
+EmulatorMemory emulator_memory() {
+    const char* module = std::getenv("EARSHOT_CUDA_MODULE");
+    if (module == nullptr) return {};
+    void* handle = dlopen(module, RTLD_NOW | RTLD_NOLOAD);
+    if (handle == nullptr) return {};
+    EmulatorMemory memory;
+    memory.allocated =
+        reinterpret_cast<size_t (*)()>(dlsym(handle, "earshot_cuda_emulator_allocated_bytes"));
+    memory.set_limit = reinterpret_cast<size_t (*)(size_t)>(
+        dlsym(handle, "earshot_cuda_emulator_set_memory_limit"));
+    dlclose(handle);
+    return memory;
+}
+
+// Running out of device memory while the caches grow for beam search leaves every cache as it
+// was: the window goes on at one row, and a later expansion with memory to spare gives the rows
+// the CPU gives. (Before, the caches resized before the failure kept the new row count and the
+// rest the old one.)
+TEST_P(BackendParityOnCudaDevice, OutOfMemoryWhileExpandingLeavesTheCachesAsTheyWere) {
+    constexpr int64_t kRows = 5;
+    const EmulatorMemory memory = emulator_memory();
+    if (memory.allocated == nullptr || memory.set_limit == nullptr) {
+        GTEST_SKIP() << "runs on the emulated device only (it sets the device's memory size)";
+    }
+    const HostTensor mel = test_mel(1, mels_, frames_, 2);
+    const auto prompt = random_tokens(1, 2, vocab_, 7);
+    // What the expansion allocates: measured on a twin. Its new caches are kRows times the old
+    // ones, and the old ones are freed after, so it adds (kRows - 1) / kRows of what it takes.
+    size_t expansion_bytes = 0;
+    {
+        CudaWhisper twin(*checkpoint_, 1);
+        twin.listen(mel);
+        (void)twin.prefill(token_tensor(prompt, 0, 2));
+        const size_t before = memory.allocated();
+        twin.expand_batch(kRows);
+        expansion_bytes = (memory.allocated() - before) * kRows / (kRows - 1);
+    }
+    ASSERT_GT(expansion_bytes, 0u);
+
+    CpuWhisper cpu(*checkpoint_, 1);
+    CudaWhisper gpu(*checkpoint_, 1);
+    cpu.listen(mel);
+    gpu.listen(mel);
+    (void)cpu.prefill(token_tensor(prompt, 0, 2));
+    (void)gpu.prefill(token_tensor(prompt, 0, 2));
+    const size_t before = memory.allocated();
+    const size_t limit = memory.set_limit(before);
+    for (int eighth = 0; eighth < 8; ++eighth) {
+        memory.set_limit(before + expansion_bytes * static_cast<size_t>(eighth) / 8);
+        EXPECT_THROW(gpu.expand_batch(kRows), CudaError) << eighth << "/8 of the memory it needs";
+        EXPECT_EQ(gpu.batch(), 1);
+        // Nothing was resized: the device holds what it held.
+        EXPECT_EQ(memory.allocated(), before) << eighth << "/8 of the memory it needs";
+    }
+    memory.set_limit(limit);
+    cpu.expand_batch(kRows);
+    gpu.expand_batch(kRows);
+    ASSERT_EQ(gpu.batch(), kRows);
+    EXPECT_EQ(memory.allocated() - before, expansion_bytes * (kRows - 1) / kRows);
+    const auto rows = random_tokens(kRows, 1, vocab_, 9);
+    const HostTensor want = cpu.step(token_tensor(rows, 0, 1), 2);
+    const HostTensor got = gpu.step(token_tensor(rows, 0, 1), 2);
+    ASSERT_EQ(got.shape(), (std::vector<int64_t>{kRows, vocab_}));
+    EXPECT_LE(relative_error(got.f32_values(), want.f32_values()), kLogitsTolerance);
+}
+
 // One window expanded to 5 rows (beam search), stepped, reordered, stepped: the GPU follows the
 // CPU doing the same moves, and a reordered row really carries its source row's cache.
 TEST_P(BackendParityOnCudaDevice, BeamRowsExpandAndReorderLikeTheCpu) {

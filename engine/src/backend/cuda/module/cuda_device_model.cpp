@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "kernels.h"
 #include "kernels_step.h"
@@ -135,30 +137,47 @@ void CudaDeviceModel::set_states(const std::vector<StateSpec>& states) {
 
 void CudaDeviceModel::gather_rows(std::span<const int64_t> source, int64_t batch, int64_t rows) {
     CUDA_CHECK(cudaSetDevice(device_));
-    for (auto& [path, state] : states_) {
-        const int64_t row_bytes = state.elements / batch * kCacheValueBytes;
-        auto* values = state.values.as<std::byte>();
-        if (rows != batch) {
-            // A new row count (expand) gets a new buffer; captured graphs see the new address.
-            DeviceBuffer next(row_bytes * rows, "the cache " + path, model_name_);
+    // Every buffer is allocated before any cache changes: running out of memory half way leaves
+    // each cache as it was (before, the caches already resized kept their new row count and the
+    // rest their old one).
+    if (rows != batch) {
+        // A new row count (expand) gets new buffers; captured graphs see the new addresses.
+        std::vector<std::pair<State*, DeviceBuffer>> next;  // [caches]
+        next.reserve(states_.size());
+        for (auto& [path, state] : states_) {
+            const int64_t row_bytes = state.elements / batch * kCacheValueBytes;
+            next.emplace_back(&state,
+                              DeviceBuffer(row_bytes * rows, "the cache " + path, model_name_));
+        }
+        for (auto& [state, buffer] : next) {
+            const int64_t row_bytes = state->elements / batch * kCacheValueBytes;
+            const auto* values = state->values.as<std::byte>();
             for (int64_t r = 0; r < rows; ++r) {
-                CUDA_CHECK(cudaMemcpyAsync(next.as<std::byte>() + r * row_bytes,
+                CUDA_CHECK(cudaMemcpyAsync(buffer.as<std::byte>() + r * row_bytes,
                                            values + source[static_cast<size_t>(r)] * row_bytes,
                                            static_cast<size_t>(row_bytes), cudaMemcpyDeviceToDevice,
                                            stream_));
             }
-            CUDA_CHECK(cudaStreamSynchronize(stream_));
-            state.values = std::move(next);
-            state.spare.reset();
-            state.elements = row_bytes / kCacheValueBytes * rows;
-            continue;
         }
-        // Reordering (beam search): the moved rows go through the spare and back, so the cache
-        // keeps its address and a captured step graph stays valid.
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        for (auto& [state, buffer] : next) {
+            state->elements = state->elements / batch * rows;
+            state->values = std::move(buffer);
+            state->spare.reset();
+        }
+        return;
+    }
+    // Reordering (beam search): the moved rows go through the spare and back, so each cache
+    // keeps its address and a captured step graph stays valid. The spares come first.
+    for (auto& [path, state] : states_) {
         if (state.spare.bytes() != state.values.bytes()) {
             CUDA_CHECK(cudaStreamSynchronize(stream_));
             state.spare = DeviceBuffer(state.values.bytes(), "the cache " + path, model_name_);
         }
+    }
+    for (auto& [path, state] : states_) {
+        const int64_t row_bytes = state.elements / batch * kCacheValueBytes;
+        auto* values = state.values.as<std::byte>();
         auto* spare = state.spare.as<std::byte>();
         for (int64_t r = 0; r < rows; ++r) {
             const int64_t from = source[static_cast<size_t>(r)];
