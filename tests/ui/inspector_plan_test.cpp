@@ -214,15 +214,24 @@ TEST(InspectorPlan, TheGraphKeepsTheLargerSide) {
     widget.planToggle()->click();
     EXPECT_TRUE(widget.planTable()->isVisible());
 
-    // Narrower than the plan and the graph need (the inspector beside the pages): the graph alone.
+    // Narrower than the plan and the graph need (the default window, the inspector beside the
+    // pages): the graph alone at first; the Plan button puts the plan below it.
     widget.resize(700, 800);
     QApplication::processEvents();
     EXPECT_FALSE(widget.planTable()->isVisible());
-    EXPECT_FALSE(widget.planToggle()->isEnabled());
+    EXPECT_FALSE(widget.planToggle()->isChecked());
+    EXPECT_TRUE(widget.planToggle()->isEnabled());
     EXPECT_GE(widget.graphView()->width(), 650);
+    widget.planToggle()->click();
+    QApplication::processEvents();
+    EXPECT_TRUE(widget.planTable()->isVisible());
+    EXPECT_EQ(splitter->orientation(), Qt::Vertical);
+    EXPECT_GE(widget.planTable()->width(), 650);
+    EXPECT_GT(widget.planTable()->geometry().top(), widget.graphView()->geometry().top());
     widget.resize(InspectorWidget::kPlanBesideMinWidthPx, 800);
     QApplication::processEvents();
     EXPECT_TRUE(widget.planTable()->isVisible());
+    EXPECT_EQ(splitter->orientation(), Qt::Horizontal);
 }
 
 }  // namespace

@@ -95,7 +95,10 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
         if (entry != m_graph->entry()) m_graph->showEntry(entry);
         m_plan->showEntry(entry);
     });
-    connect(m_planToggle, &QToolButton::toggled, this, [this] { updatePlanShown(); });
+    connect(m_planToggle, &QToolButton::toggled, this, [this](bool on) {
+        (width() >= kPlanBesideMinWidthPx ? m_planShownWide : m_planShownNarrow) = on;
+        updatePlanShown();
+    });
     connect(m_entries, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         if (QTableWidgetItem* item = m_entries->item(row, 0)) showEntry(item->text());
     });
@@ -188,14 +191,23 @@ void InspectorWidget::resizeEvent(QResizeEvent* event) {
 }
 
 void InspectorWidget::updatePlanShown() {
-    const bool room = width() >= kPlanBesideMinWidthPx;
-    m_planToggle->setEnabled(room);
+    // Wide: the plan beside the graph, shown unless the user hid it. Narrow (the default window,
+    // the inspector beside the pages): the graph alone until the user asks for the plan, which
+    // then goes below the graph. The button says which, and is never a dead end.
+    const bool wide = width() >= kPlanBesideMinWidthPx;
+    m_graphSplitter->setOrientation(wide ? Qt::Horizontal : Qt::Vertical);
+    const bool shown = wide ? m_planShownWide : m_planShownNarrow;
+    {
+        const QSignalBlocker blocker(m_planToggle);
+        m_planToggle->setChecked(shown);
+    }
     m_planToggle->setToolTip(
-        room ? tr("The plan of the entry as the backend runs it (`earshot debug plan`), beside "
+        wide ? tr("The plan of the entry as the backend runs it (`earshot debug plan`), beside "
                   "the graph")
-             : tr("The plan shows beside the graph when the inspector is at least %1 px wide")
+             : tr("The plan of the entry as the backend runs it (`earshot debug plan`), below the "
+                  "graph (beside it when the inspector is at least %1 px wide)")
                    .arg(kPlanBesideMinWidthPx));
-    m_plan->setVisible(room && m_planToggle->isChecked());
+    m_plan->setVisible(shown);
 }
 
 void InspectorWidget::setHeat(const QHash<QString, double>& shareByCallId) {

@@ -48,7 +48,8 @@ public:
     GraphView* graphView() const { return m_graph; }
     PlanTable* planTable() const { return m_plan; }
     QSplitter* graphSplitter() const { return m_graphSplitter; }  // graph left, plan right
-    // Shows or hides the plan; it shows only while the inspector is kPlanBesideMinWidthPx wide.
+    // Shows or hides the plan: beside the graph from kPlanBesideMinWidthPx wide (shown at first),
+    // below it when narrower (hidden at first).
     QToolButton* planToggle() const { return m_planToggle; }
     // Room for 500 px of graph and 500 px of plan side by side (the inspector beside the pages,
     // half the window, has less and shows the graph alone).
@@ -76,6 +77,8 @@ private:
     PlanTable* m_plan = nullptr;
     QSplitter* m_graphSplitter = nullptr;
     QToolButton* m_planToggle = nullptr;
+    bool m_planShownWide = true;     // what the user chose for a wide inspector
+    bool m_planShownNarrow = false;  // and for a narrow one
 };
 
 }  // namespace earshot::ui
