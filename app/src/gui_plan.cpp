@@ -5,7 +5,6 @@
 #include <QObject>
 #include <QStringList>
 #include <algorithm>
-#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -15,33 +14,8 @@ namespace {
 
 QString qs(const std::string& text) { return QString::fromStdString(text); }
 
-// The command line's cells (plan_listing_text): bytes under 1 KiB as they are, then KiB or MiB
-// with two decimals.
-QString human_bytes(int64_t bytes) {
-    char text[32];
-    if (bytes < 1024) {
-        std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
-    } else if (bytes < 1024 * 1024) {
-        std::snprintf(text, sizeof text, "%.2f KiB", static_cast<double>(bytes) / 1024.0);
-    } else {
-        std::snprintf(text, sizeof text, "%.2f MiB", static_cast<double>(bytes) / 1048576.0);
-    }
-    return QString::fromLatin1(text);
-}
-
-// "-" for none, then KFLOP, MFLOP or GFLOP with two decimals, as the command line prints.
-QString human_flops(int64_t flops) {
-    char text[32];
-    if (flops == 0) return QStringLiteral("-");
-    if (flops < 1000000) {
-        std::snprintf(text, sizeof text, "%.2f KFLOP", static_cast<double>(flops) / 1e3);
-    } else if (flops < 1000000000) {
-        std::snprintf(text, sizeof text, "%.2f MFLOP", static_cast<double>(flops) / 1e6);
-    } else {
-        std::snprintf(text, sizeof text, "%.2f GFLOP", static_cast<double>(flops) / 1e9);
-    }
-    return QString::fromLatin1(text);
-}
+QString human_bytes(int64_t bytes) { return qs(backend::plan_bytes_text(bytes)); }
+QString human_flops(int64_t flops) { return qs(backend::plan_flops_text(flops)); }
 
 QString operands(const std::vector<backend::PlanOperand>& list) {
     QStringList out;

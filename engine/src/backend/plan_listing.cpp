@@ -13,10 +13,8 @@ namespace earshot::backend {
 
 using program::OpKind;
 
-namespace {
-
 // 1536 -> "1.50 KiB"; bytes under 1 KiB as they are.
-std::string human_bytes(int64_t bytes) {
+std::string plan_bytes_text(int64_t bytes) {
     char text[32];
     if (bytes < 1024) {
         std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(bytes));
@@ -28,7 +26,7 @@ std::string human_bytes(int64_t bytes) {
     return text;
 }
 
-std::string human_flops(int64_t flops) {
+std::string plan_flops_text(int64_t flops) {
     char text[32];
     if (flops == 0) return "-";
     if (flops < 1000000) {
@@ -40,8 +38,6 @@ std::string human_flops(int64_t flops) {
     }
     return text;
 }
-
-}  // namespace
 
 std::optional<PlanBackend> parse_plan_backend(std::string_view name) {
     if (name == "cpu") return PlanBackend::cpu;
@@ -172,8 +168,8 @@ std::string plan_listing_text(const PlanListing& listing) {
         }
         rows.push_back({std::to_string(i), k.kernel,
                         k.scope.empty() ? std::string("(entry)") : k.scope,
-                        human_bytes(k.read_bytes), human_bytes(k.written_bytes),
-                        human_flops(k.flops), operands});
+                        plan_bytes_text(k.read_bytes), plan_bytes_text(k.written_bytes),
+                        plan_flops_text(k.flops), operands});
     }
     size_t widths[6] = {};
     for (const Row& r : rows) {

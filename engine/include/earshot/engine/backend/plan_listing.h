@@ -89,6 +89,10 @@ PlanListing list_plan(const model::WhisperBinding& binding, const PlanListingReq
 
 // "TOTAL: 1247 kernels, 1763.42 MiB read, 4.87 MiB written, 1.674 GFLOP"
 std::string plan_total_line(const PlanListing& listing);
+// A listing's cells: 1536 -> "1.50 KiB" (under 1 KiB as it is, then KiB or MiB with two
+// decimals); FLOP as "-" for none, then KFLOP, MFLOP or GFLOP with two decimals.
+std::string plan_bytes_text(int64_t bytes);
+std::string plan_flops_text(int64_t flops);
 
 // The listing as text: a header line naming entry, backend, rows and dtypes, a column header, one
 // line per kernel, and plan_total_line last.
