@@ -130,7 +130,11 @@ TEST_F(GuiBadInputs, OneMessageNamingTheFileNothingLeftAndTheWindowKeepsWorking)
         EXPECT_EQ(window.filesPanel()->jobState(id), ui::FileJobState::failed);
         const QString status = status_of(*window.filesPanel(), id);
         EXPECT_TRUE(status.startsWith(QStringLiteral("Failed: "))) << status.toStdString();
-        expect_message(row, status);
+        // The row's File column names the file; its status gives the problem.
+        const int queueRow = static_cast<int>(window.filesPanel()->jobIds().indexOf(id));
+        ASSERT_GE(queueRow, 0);
+        const QString name = window.filesPanel()->queueTable()->item(queueRow, 0)->text();
+        expect_message(row, name + QStringLiteral(" ") + status);
         window.filesPanel()->selectJob(id);
         expect_message(row, window.filesPanel()->resultTitle()->text());
         EXPECT_TRUE(window.filesPanel()->jobSegments(id).isEmpty());
