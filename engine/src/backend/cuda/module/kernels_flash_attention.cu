@@ -168,8 +168,9 @@ bool flash_attention_fits(int64_t dh) {
     // The rule the plan listing uses too; the layout here must be the one it counts.
     const bool fits = cuda::flash_attention_fits(dh);
     if (fits && FlashLayout(dh).total != flash_shared_bytes(dh)) {
-        throw std::logic_error("flash attention: its shared-memory layout differs from "
-                               "flash_shared_bytes (cuda_launch_rules.h)");
+        throw std::logic_error(
+            "flash attention: its shared-memory layout differs from "
+            "flash_shared_bytes (cuda_launch_rules.h)");
     }
     return fits;
 }
