@@ -163,56 +163,57 @@ ui::GraphProvider graph_provider(const model::WhisperBinding& binding) {
 
 QHash<QString, double> call_time_shares(const std::string& entry,
                                         std::span<const backend::StepTiming> timings) {
-    // Traced once per entry: live updates ask several times a second.
+    // Traced once per entry, with the ops that are alone of their kind in their scope (a step
+    // of that scope and kind is that op's time): live updates ask several times a second.
+    struct Traced {
+        program::Graph graph;
+        std::map<std::pair<program::ScopeId, std::string>, int>
+            lone_op;  // -> op index, -1: several
+    };
     static std::mutex mutex;
-    static std::map<std::string, program::Graph, std::less<>> traced;
-    const program::Graph* graph = nullptr;
+    static std::map<std::string, Traced, std::less<>> traced;
+    const Traced* found = nullptr;
     {
         const std::lock_guard lock(mutex);
         auto at = traced.find(entry);
-        if (at == traced.end()) at = traced.emplace(entry, model::trace_whisper(entry)).first;
-        graph = &at->second;  // map nodes stay put
+        if (at == traced.end()) {
+            Traced t{model::trace_whisper(entry), {}};
+            for (size_t i = 0; i < t.graph.ops.size(); ++i) {
+                const program::Op& op = t.graph.ops[i];
+                const auto [slot, added] = t.lone_op.try_emplace(
+                    {op.scope, std::string(program::op_kind_name(op.kind))}, static_cast<int>(i));
+                if (!added) slot->second = -1;
+            }
+            at = traced.emplace(entry, std::move(t)).first;
+        }
+        found = &at->second;  // map nodes stay put
     }
-    const auto counts = [&entry](const backend::StepTiming& t) {
+    const program::Graph& graph = found->graph;
+    std::vector<program::ScopeTiming> scoped;
+    scoped.reserve(timings.size());
+    std::map<std::pair<std::string, std::string>, double> ms_by_scope_op;
+    double total_ms = 0.0;
+    for (const auto& t : timings) {
         // The traced name is qualified by the block ("whisper.step").
         const size_t dot = t.entry.rfind('.');
         const std::string_view name =
             std::string_view(t.entry).substr(dot == std::string::npos ? 0 : dot + 1);
-        return name.empty() || name == entry || (entry == "encode" && name == "listen");
-    };
-    std::vector<program::ScopeTiming> scoped;
-    scoped.reserve(timings.size());
-    double total_ms = 0.0;
-    for (const auto& t : timings) {
-        if (!counts(t)) continue;
+        if (!name.empty() && name != entry && !(entry == "encode" && name == "listen")) continue;
         scoped.push_back({t.scope, t.ms});
+        ms_by_scope_op[{t.scope, t.op}] += t.ms;
         total_ms += t.ms;
     }
     QHash<QString, double> shares;
-    for (const auto& [scope, share] : program::scope_time_shares(*graph, scoped)) {
+    for (const auto& [scope, share] : program::scope_time_shares(graph, scoped)) {
         shares.insert(call_id(scope), share);
     }
     if (!(total_ms > 0.0)) return shares;
-    // Ops drawn as nodes of their own (outside every collapsed call): a step whose scope and op
-    // kind name exactly one op of the graph is that op's time. Its node id is "n<op index>".
-    std::map<std::pair<std::string, std::string>, double> ms_by_scope_op;
-    for (const auto& t : timings) {
-        if (counts(t)) ms_by_scope_op[{t.scope, t.op}] += t.ms;
-    }
+    // Ops drawn as nodes of their own (outside every collapsed call): node id "n<op index>".
     for (const auto& [key, ms] : ms_by_scope_op) {
-        const program::ScopeId scope = program::scope_of_step(*graph, key.first);
-        if (scope < 0) continue;
-        int found = -1;
-        int matches = 0;
-        for (size_t i = 0; i < graph->ops.size(); ++i) {
-            const program::Op& op = graph->ops[i];
-            if (op.scope == scope && program::op_kind_name(op.kind) == key.second) {
-                found = static_cast<int>(i);
-                ++matches;
-            }
-        }
-        if (matches == 1) {
-            shares[QStringLiteral("n%1").arg(found)] += ms / total_ms;
+        const program::ScopeId scope = program::scope_of_step(graph, key.first);
+        const auto op = found->lone_op.find({scope, key.second});
+        if (scope >= 0 && op != found->lone_op.end() && op->second >= 0) {
+            shares[QStringLiteral("n%1").arg(op->second)] += ms / total_ms;
         }
     }
     return shares;

@@ -13,7 +13,6 @@ extern "C" {
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
-#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -160,10 +159,6 @@ void FileDecoder::State::open_decoder() {
         fail_if_not_media();
     }
     if (index == AVERROR_STREAM_NOT_FOUND) {
-        // FFmpeg's tty demuxer opens any .txt (or .ans, .nfo) as text drawn on video.
-        if (format->iformat != nullptr && std::string_view(format->iformat->name) == "tty") {
-            fail("a text file, not audio or video");
-        }
         fail("no audio stream (streams: " + media_type_list(format) + ")");
     }
     if (index == AVERROR_DECODER_NOT_FOUND || (index >= 0 && decoder == nullptr)) {

@@ -9,6 +9,7 @@
 #include <regex>
 #include <string>
 
+#include "large_v3_config.h"
 #include "run_process.h"
 #include "temp_dir.h"
 
@@ -19,18 +20,11 @@ using test::run_earshot;
 using test::run_shell;
 using test::shell_quote;
 
-// openai/whisper-large-v3's config.json dims (no weights anywhere near it).
-constexpr const char* kLargeV3Config = R"({
-  "model_type": "whisper", "torch_dtype": "float16", "num_mel_bins": 128,
-  "max_source_positions": 1500, "d_model": 1280, "encoder_attention_heads": 20,
-  "encoder_layers": 32, "encoder_ffn_dim": 5120, "max_target_positions": 448,
-  "decoder_attention_heads": 20, "decoder_layers": 32, "decoder_ffn_dim": 5120,
-  "vocab_size": 51866
-})";
-
 class DebugPlan : public ::testing::Test {
 protected:
-    void SetUp() override { std::ofstream(dir_.path() / "config.json") << kLargeV3Config; }
+    void SetUp() override {
+        std::ofstream(dir_.path() / "config.json") << earshot::test::kLargeV3ConfigJson;
+    }
     std::string plan(const std::string& options) const {
         return "debug plan --model " + shell_quote(dir_.path().string()) + " " + options;
     }

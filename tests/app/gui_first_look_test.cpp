@@ -27,14 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-app::GuiPaths temp_paths(const TempDir& dir) {
-    app::GuiPaths paths;
-    paths.settingsFile = QString::fromStdString((dir.path() / "settings.ini").string());
-    paths.journal = false;
-    paths.listDevices = false;
-    return paths;
-}
-
 QString q(const fs::path& path) { return QString::fromStdString(path.string()); }
 
 QString micro_model() {
@@ -55,7 +47,7 @@ TEST(GuiFirstLook, TheGraphTabOpensReadableWithTheEntryInView) {
     ASSERT_FALSE(model.isEmpty()) << "the micro model is missing from resources/models/micro";
     const TempDir dir("earshot-gui-first-look");
     ui::MainWindow window;
-    app::GuiController controller(window, temp_paths(dir));
+    app::GuiController controller(window, settings_only_gui_paths(dir));
     controller.openInitialModel(model, QString());  // as `earshot --model` does, before show()
     ASSERT_TRUE(controller.hasModel());
     window.show();
@@ -92,7 +84,7 @@ TEST(GuiFirstLook, TheMicroModelSaysWhatItIsWherePeopleLook) {
     ASSERT_FALSE(micro_model().isEmpty());
     const TempDir dir("earshot-gui-first-look-micro");
     ui::MainWindow window;
-    app::GuiController controller(window, temp_paths(dir));
+    app::GuiController controller(window, settings_only_gui_paths(dir));
     controller.openInitialModel(QString(), QString());  // first start: nothing chosen yet
     ASSERT_TRUE(controller.hasModel());
     window.show();
@@ -124,7 +116,7 @@ TEST(GuiFirstLook, OtherModelsAreNamedByWhatTheyAre) {
     ensure_gui_application();
     const TempDir dir("earshot-gui-first-look-other");
     ui::MainWindow window;
-    app::GuiController controller(window, temp_paths(dir));
+    app::GuiController controller(window, settings_only_gui_paths(dir));
     ASSERT_TRUE(controller.openModel(q(gui_random_checkpoint()), q(gui_vocab()),
                                      app::GuiController::Remember::no))
         << window.modelPanel()->loadError().toStdString();

@@ -15,6 +15,7 @@
 
 #include "earshot/engine/decoding/long_form.h"
 #include "earshot/engine/model/random_checkpoint.h"
+#include "gui_controller.h"
 #include "temp_dir.h"
 
 namespace earshot::test {
@@ -30,6 +31,15 @@ inline void ensure_gui_application() {
     // crashes the process after the tests passed.
     static QApplication* application = new QApplication(argc, argv);
     (void)application;
+}
+
+// Paths for a window under test: its settings in `dir`, no journal, no device listing.
+inline app::GuiPaths settings_only_gui_paths(const TempDir& dir) {
+    app::GuiPaths paths;
+    paths.settingsFile = QString::fromStdString((dir.path() / "settings.ini").string());
+    paths.journal = false;
+    paths.listDevices = false;
+    return paths;
 }
 
 inline std::filesystem::path gui_shared_asset(const char* name) {

@@ -33,14 +33,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-app::GuiPaths temp_paths(const TempDir& dir) {
-    app::GuiPaths paths;
-    paths.settingsFile = QString::fromStdString((dir.path() / "settings.ini").string());
-    paths.journal = false;
-    paths.listDevices = false;
-    return paths;
-}
-
 // One kernel line of `earshot debug plan`: its cells split where the padding is (two spaces or
 // more; no cell holds two spaces in a row).
 std::vector<std::string> cells(const std::string& line) {
@@ -71,7 +63,7 @@ protected:
         ASSERT_TRUE(model.has_value()) << "the micro model is missing from resources/models/micro";
         model_ = *model;
         window_ = std::make_unique<ui::MainWindow>();
-        controller_ = std::make_unique<app::GuiController>(*window_, temp_paths(dir_));
+        controller_ = std::make_unique<app::GuiController>(*window_, settings_only_gui_paths(dir_));
         controller_->overrideBackend(QStringLiteral("cpu"));
         ASSERT_TRUE(controller_->openModel(QString::fromStdString(model_.string()), QString(),
                                            app::GuiController::Remember::no));

@@ -240,19 +240,26 @@ TEST_F(GuiInspector, SearchAndExport) {
     EXPECT_EQ(image.size(), (view().scene()->sceneRect().size() * 2.0).toSize());
 }
 
+// A random checkpoint of the small shape the heat tests time (D 64, 2 heads, 2 encoder layers,
+// the multilingual vocabulary's size), written in `dir` and loaded.
+earshot::model::WhisperCheckpoint small_random_checkpoint(const earshot::test::TempDir& dir,
+                                                          int decoder_layers) {
+    earshot::model::RandomCheckpointOptions options;
+    options.d = 64;
+    options.heads = 2;
+    options.enc_layers = 2;
+    options.dec_layers = decoder_layers;
+    options.vocab = 51865;
+    earshot::model::write_random_checkpoint(dir.path(), options);
+    return earshot::model::load_whisper_checkpoint(dir.path());
+}
+
 // A live update's timings hold listen, prefill and steps together. The step graph's heat is the
 // share of the step's own time (it read 0-1% when the encoder counted too), and the vocabulary
 // projection, an op outside every call, gets its badge.
 TEST_F(GuiInspector, StepHeatIsTheShareOfTheStepsOwnTime) {
     earshot::test::TempDir dir("earshot-gui-inspector-step-heat");
-    earshot::model::RandomCheckpointOptions options;
-    options.d = 64;
-    options.heads = 2;
-    options.enc_layers = 2;
-    options.dec_layers = 2;
-    options.vocab = 51865;
-    earshot::model::write_random_checkpoint(dir.path(), options);
-    const auto checkpoint = earshot::model::load_whisper_checkpoint(dir.path());
+    const auto checkpoint = small_random_checkpoint(dir, 2);
     earshot::backend::CpuWhisper backend(checkpoint);
     backend.set_profiling(true);
     std::vector<earshot::backend::StepTiming> update;
@@ -357,14 +364,7 @@ TEST_F(GuiInspector, EdgeLabelsDoNotTouch) {
 
 TEST_F(GuiInspector, HeatSharesFromRealCpuTimings) {
     earshot::test::TempDir dir("earshot-gui-inspector-heat");
-    earshot::model::RandomCheckpointOptions options;
-    options.d = 64;
-    options.heads = 2;
-    options.enc_layers = 2;
-    options.dec_layers = 1;
-    options.vocab = 51865;
-    earshot::model::write_random_checkpoint(dir.path(), options);
-    const auto checkpoint = earshot::model::load_whisper_checkpoint(dir.path());
+    const auto checkpoint = small_random_checkpoint(dir, 1);
     earshot::backend::CpuWhisper backend(checkpoint);
     backend.set_profiling(true);
     (void)backend.encode(earshot::backend::HostTensor::f32({1, 80, 3000}, 0.25F));

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "earshot/engine/checkpoint/whisper_config.h"
+#include "large_v3_config.h"
 #include "temp_dir.h"
 
 namespace {
@@ -20,29 +21,11 @@ using earshot::backend::PlanListing;
 using earshot::backend::PlanListingError;
 using earshot::backend::PlanListingRequest;
 
-// openai/whisper-large-v3's config.json (its dims; the file has more fields, none read here).
-constexpr const char* kLargeV3Config = R"({
-  "architectures": ["WhisperForConditionalGeneration"],
-  "model_type": "whisper",
-  "torch_dtype": "float16",
-  "num_mel_bins": 128,
-  "max_source_positions": 1500,
-  "d_model": 1280,
-  "encoder_attention_heads": 20,
-  "encoder_layers": 32,
-  "encoder_ffn_dim": 5120,
-  "max_target_positions": 448,
-  "decoder_attention_heads": 20,
-  "decoder_layers": 32,
-  "decoder_ffn_dim": 5120,
-  "vocab_size": 51866
-})";
-
 // large-v3 bound from a folder holding only its config.json (no weights anywhere).
 const earshot::model::WhisperBinding& large_v3() {
     static const earshot::model::WhisperBinding binding = [] {
         earshot::test::TempDir dir("earshot-plan-listing");
-        std::ofstream(dir.path() / "config.json") << kLargeV3Config;
+        std::ofstream(dir.path() / "config.json") << earshot::test::kLargeV3ConfigJson;
         return earshot::model::bind_whisper(earshot::checkpoint::read_whisper_config(dir.path()));
     }();
     return binding;

@@ -21,4 +21,23 @@ inline checkpoint::WhisperConfig large_v3_config() {
     return c;
 }
 
+// The same dims as openai/whisper-large-v3's config.json text (the file has more fields, none
+// read), for tests of what a folder holding only a config.json gives.
+inline constexpr const char* kLargeV3ConfigJson = R"({
+  "architectures": ["WhisperForConditionalGeneration"],
+  "model_type": "whisper",
+  "torch_dtype": "float16",
+  "num_mel_bins": 128,
+  "max_source_positions": 1500,
+  "d_model": 1280,
+  "encoder_attention_heads": 20,
+  "encoder_layers": 32,
+  "encoder_ffn_dim": 5120,
+  "max_target_positions": 448,
+  "decoder_attention_heads": 20,
+  "decoder_layers": 32,
+  "decoder_ffn_dim": 5120,
+  "vocab_size": 51866
+})";
+
 }  // namespace earshot::test
