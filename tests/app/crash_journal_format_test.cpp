@@ -6,7 +6,7 @@
 #include <string>
 
 #include "crash_journal_process.h"
-#include "live_journal.h"
+#include "core/files/live_journal.h"
 #include "temp_dir.h"
 
 namespace earshot::test {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "crash_journal_process.h"
-#include "live_journal.h"
+#include "core/files/live_journal.h"
 #include "micro_model.h"
 #include "micro_speech_file.h"
 #include "run_process.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "earshot/audio/log_mel.h"
-#include "npy_file.h"
+#include "cli/debug/npy_file.h"
 #include "run_process.h"
 #include "temp_dir.h"
 #include "wav_file.h"

@@ -8,7 +8,7 @@
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
-#include "npy_file.h"
+#include "cli/debug/npy_file.h"
 #include "run_process.h"
 #include "temp_dir.h"
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <thread>
 
-#include "instance_server.h"
-#include "man_page.h"
+#include "desktop/instance_server.h"
+#include "cli/man_page.h"
 #include "run_process.h"
 
 namespace {

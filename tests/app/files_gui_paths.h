@@ -5,7 +5,7 @@
 #include <QString>
 #include <filesystem>
 
-#include "gui_controller.h"
+#include "gui/gui_controller.h"
 #include "temp_dir.h"
 
 namespace earshot::test {

@@ -20,7 +20,7 @@
 #include "gui_fixture.h"
 #include "run_process.h"
 #include "virtual_mic.h"
-#include "x11_global_shortcut.h"
+#include "desktop/x11_global_shortcut.h"
 
 namespace {
 

@@ -13,8 +13,8 @@
 
 #include "earshot/engine/backend/cuda_devices.h"
 #include "earshot/ui/main_window.h"
-#include "gui_controller.h"
-#include "gui_cuda.h"
+#include "gui/gui_controller.h"
+#include "gui/cuda_availability.h"
 #include "gui_fixture.h"
 #include "micro_model.h"
 #include "run_process.h"

@@ -18,11 +18,11 @@
 #include "earshot/ui/files/files_panel.h"
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/model/model_panel.h"
-#include "gui_controller.h"
-#include "gui_files_history.h"
-#include "gui_files_worker.h"
+#include "gui/gui_controller.h"
+#include "gui/files/files_history.h"
+#include "gui/files/files_worker.h"
 #include "gui_fixture.h"
-#include "gui_session.h"
+#include "gui/run_gui.h"
 #include "micro_model.h"
 
 namespace earshot::test {
@@ -156,7 +156,7 @@ TEST_F(GuiBadInputs, OneMessageNamingTheFileNothingLeftAndTheWindowKeepsWorking)
     bad_files::write_bytes(blocker, "a file where the export folder should be");
     {
         SCOPED_TRACE("ExportIntoAFile");
-        emit window.filesPanel()->exportRequested(good, QStringLiteral("txt"),
+        Q_EMIT window.filesPanel()->exportRequested(good, QStringLiteral("txt"),
                                                   q(blocker / "jfk.txt"));
         const QString message = window.statusBar()->currentMessage();
         EXPECT_TRUE(message.startsWith(QStringLiteral("Export failed: "))) << message.toStdString();
@@ -169,7 +169,7 @@ TEST_F(GuiBadInputs, OneMessageNamingTheFileNothingLeftAndTheWindowKeepsWorking)
     }
     {
         SCOPED_TRACE("ExportAllIntoAFile");
-        emit window.filesPanel()->exportAllRequested(
+        Q_EMIT window.filesPanel()->exportAllRequested(
             {{good, QStringLiteral("srt"), q(blocker / "jfk.srt")}}, q(blocker));
         const QString message = window.statusBar()->currentMessage();
         EXPECT_TRUE(message.contains(QStringLiteral("cannot create the folder ") + q(blocker)))
@@ -183,7 +183,7 @@ TEST_F(GuiBadInputs, OneMessageNamingTheFileNothingLeftAndTheWindowKeepsWorking)
         const fs::path locked = dir_.path() / "locked";
         fs::create_directories(locked);
         fs::permissions(locked, fs::perms::owner_read | fs::perms::owner_exec);
-        emit window.filesPanel()->exportRequested(good, QStringLiteral("json"),
+        Q_EMIT window.filesPanel()->exportRequested(good, QStringLiteral("json"),
                                                   q(locked / "jfk.json"));
         const QString message = window.statusBar()->currentMessage();
         EXPECT_TRUE(message.contains(q(locked / "jfk.json"))) << message.toStdString();
@@ -196,7 +196,7 @@ TEST_F(GuiBadInputs, OneMessageNamingTheFileNothingLeftAndTheWindowKeepsWorking)
     EXPECT_EQ(bad_files::read_bytes(blocker), "a file where the export folder should be");
 
     // ... and still exports where it can.
-    emit window.filesPanel()->exportRequested(good, QStringLiteral("txt"),
+    Q_EMIT window.filesPanel()->exportRequested(good, QStringLiteral("txt"),
                                               q(dir_.path() / "jfk.txt"));
     EXPECT_EQ(window.statusBar()->currentMessage(),
               QStringLiteral("Wrote %1").arg(q(dir_.path() / "jfk.txt")));

@@ -1,7 +1,7 @@
 // GuiController and its helpers on the offscreen platform: loading a model (the summary, the
 // remembered choice, the loader's exact reason on failure), the default model's lookup, settings
 // applied to dictation and files, and exports of a transcribed file in every format.
-#include "gui_controller.h"
+#include "gui/gui_controller.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "earshot/app/loaded_model.h"
+#include "earshot/core/loaded_model.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "earshot/ui/files/files_panel.h"
 #include "earshot/ui/inspector/graph_group_item.h"
@@ -25,12 +25,12 @@
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/model/model_panel.h"
-#include "gui_files_worker.h"
+#include "gui/files/files_worker.h"
 #include "gui_fixture.h"
-#include "gui_live_bridge.h"
-#include "gui_model.h"
-#include "gui_options.h"
-#include "gui_session.h"
+#include "gui/live/live_bridge.h"
+#include "gui/models/default_model.h"
+#include "gui/gui_options.h"
+#include "gui/run_gui.h"
 
 namespace earshot::test {
 namespace {
@@ -144,7 +144,7 @@ TEST(GuiController, ACheckpointWithoutTokenizerFilesOpensWithAChosenVocabularyFo
 
         // A vocabulary folder chosen on the page opens that checkpoint with it.
         QSignalSpy loaded(&controller, &app::GuiController::modelLoaded);
-        emit panel->modelChosen(panel->vocabularyTarget(), q(vocabulary));
+        Q_EMIT panel->modelChosen(panel->vocabularyTarget(), q(vocabulary));
         ASSERT_EQ(loaded.count(), 1) << panel->loadError().toStdString();
         EXPECT_TRUE(controller.hasModel());
         EXPECT_EQ(panel->summary().path, q(checkpoint));
@@ -155,7 +155,7 @@ TEST(GuiController, ACheckpointWithoutTokenizerFilesOpensWithAChosenVocabularyFo
     ui::MainWindow window;
     app::GuiController controller(window, temp_paths(dir));
     QSignalSpy loaded(&controller, &app::GuiController::modelLoaded);
-    emit window.modelPanel()->modelChosen(q(checkpoint), QString());
+    Q_EMIT window.modelPanel()->modelChosen(q(checkpoint), QString());
     ASSERT_EQ(loaded.count(), 1) << window.modelPanel()->loadError().toStdString();
     EXPECT_EQ(window.modelPanel()->summary().path, q(checkpoint));
     EXPECT_EQ(window.modelPanel()->summary().vocabularyPath, q(vocabulary));
@@ -230,7 +230,7 @@ TEST(GuiController, ExportsATranscribedFileInEveryFormat) {
 
     for (const char* format : {"txt", "srt", "vtt", "json"}) {
         const fs::path out = dir.path() / (std::string("jfk.") + format);
-        emit window.filesPanel()->exportRequested(id, QString::fromLatin1(format), q(out));
+        Q_EMIT window.filesPanel()->exportRequested(id, QString::fromLatin1(format), q(out));
         QFile file(q(out));
         ASSERT_TRUE(file.open(QIODevice::ReadOnly)) << format;
         const QByteArray bytes = file.readAll();
@@ -304,7 +304,7 @@ TEST(GuiController, CancellingAQueuedFileRemovesIt) {
     // No model yet: the jobs wait in the queue.
     const QList<int> ids = window.filesPanel()->addFiles({q(gui_jfk()), q(gui_jfk())});
     EXPECT_FALSE(controller.files().isBusy());
-    emit window.filesPanel()->cancelRequested(ids[0]);
+    Q_EMIT window.filesPanel()->cancelRequested(ids[0]);
     EXPECT_EQ(window.filesPanel()->jobState(ids[0]), ui::FileJobState::cancelled);
     // Held while the fast options go in, then released: the second file starts.
     controller.files().setHeld(true);

@@ -1,7 +1,7 @@
 // FilesHistory: a result saved is loaded back with every field, in the order saved; only the
 // newest FilesHistory::kMaxEntries are kept; unreadable files are skipped; a job's result, saved
 // or loaded, can be removed for good.
-#include "gui_files_history.h"
+#include "gui/files/files_history.h"
 
 #include <gtest/gtest.h>
 

@@ -18,16 +18,16 @@
 #include "earshot/ui/files/files_panel.h"
 #include "earshot/ui/main_window.h"
 #include "files_gui_paths.h"
-#include "gui_controller.h"
-#include "gui_files_history.h"
-#include "gui_files_worker.h"
+#include "gui/gui_controller.h"
+#include "gui/files/files_history.h"
+#include "gui/files/files_worker.h"
 #include "gui_fixture.h"
-#include "gui_session.h"
+#include "gui/run_gui.h"
 #include "micro_model.h"
 #include "micro_speech_file.h"
 #include "segment_fields.h"
 #include "spoken_words.h"
-#include "transcript_formats.h"
+#include "core/files/transcript_formats.h"
 
 namespace earshot::test {
 namespace {

@@ -10,16 +10,16 @@
 #include <string>
 #include <vector>
 
-#include "earshot/app/loaded_model.h"
+#include "earshot/core/loaded_model.h"
 #include "earshot/ui/files/files_panel.h"
 #include "earshot/ui/files/segment_tokens_view.h"
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/tokens/token_confidence.h"
 #include "files_gui_paths.h"
-#include "gui_controller.h"
-#include "gui_files_worker.h"
+#include "gui/gui_controller.h"
+#include "gui/files/files_worker.h"
 #include "gui_fixture.h"
-#include "gui_session.h"
+#include "gui/run_gui.h"
 #include "micro_model.h"
 #include "micro_speech_file.h"
 

@@ -18,9 +18,9 @@
 #include "earshot/ui/live/transcript_view.h"
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/model/model_panel.h"
-#include "gui_controller.h"
+#include "gui/gui_controller.h"
 #include "gui_fixture.h"
-#include "gui_model.h"
+#include "gui/models/default_model.h"
 
 namespace earshot::test {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "earshot/engine/decoding/long_form.h"
 #include "earshot/engine/model/random_checkpoint.h"
-#include "gui_controller.h"
+#include "gui/gui_controller.h"
 #include "temp_dir.h"
 
 namespace earshot::test {

@@ -22,10 +22,10 @@
 #include "earshot/ui/inspector/inspector_widget.h"
 #include "earshot/ui/inspector/plan_table.h"
 #include "earshot/ui/main_window.h"
-#include "gui_controller.h"
+#include "gui/gui_controller.h"
 #include "gui_fixture.h"
-#include "gui_model.h"
-#include "gui_plan.h"
+#include "gui/models/default_model.h"
+#include "gui/inspector/plan_data.h"
 #include "run_process.h"
 
 namespace earshot::test {

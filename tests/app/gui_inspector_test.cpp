@@ -1,7 +1,7 @@
 // The inspector fed by the engine: the tables of a large-v3 binding rebuild the `inspect` report
 // byte for byte, the widget draws the real `encode` graph (the seed's picture at one level, with
 // expand/collapse, concrete labels, search and export), and heat shares from real CPU timings.
-#include "gui_inspector.h"
+#include "gui/inspector/inspector_data.h"
 
 #include <gtest/gtest.h>
 

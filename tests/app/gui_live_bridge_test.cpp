@@ -1,7 +1,7 @@
 // LiveBridge on the offscreen platform: a file paced like a microphone goes through the real live
 // controller; updates arrive on the UI thread as values, the last one final, the level is polled,
 // and the transcript the live page shows (and journals) is what the updates committed.
-#include "gui_live_bridge.h"
+#include "gui/live/live_bridge.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <QThread>
 #include <memory>
 
-#include "earshot/app/loaded_model.h"
+#include "earshot/core/loaded_model.h"
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/live/transcript_view.h"
 #include "gui_fixture.h"

@@ -15,9 +15,9 @@
 
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/main_window.h"
-#include "gui_controller.h"
+#include "gui/gui_controller.h"
 #include "gui_fixture.h"
-#include "gui_live_bridge.h"
+#include "gui/live/live_bridge.h"
 #include "micro_model.h"
 #include "virtual_mic.h"
 
@@ -87,7 +87,7 @@ TEST(GuiLiveDevice, TheChosenMicrophoneIsRememberedAcrossRestarts) {
         const int pulse = picker->findData(QStringLiteral("pulse"));
         ASSERT_GT(pulse, 0) << "the virtual microphone's ALSA device is not listed";
         picker->setCurrentIndex(pulse);
-        emit picker->activated(pulse);  // as a person's choice reports it
+        Q_EMIT picker->activated(pulse);  // as a person's choice reports it
     }
     {
         ui::MainWindow window;

@@ -9,7 +9,7 @@
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/main_window.h"
-#include "gui_controller.h"
+#include "gui/gui_controller.h"
 #include "gui_fixture.h"
 
 namespace earshot::test {

@@ -20,10 +20,10 @@
 #include "earshot/ui/inspector/graph_view.h"
 #include "earshot/ui/inspector/inspector_widget.h"
 #include "earshot/ui/main_window.h"
-#include "gui_controller.h"
-#include "gui_files_worker.h"
+#include "gui/gui_controller.h"
+#include "gui/files/files_worker.h"
 #include "gui_fixture.h"
-#include "gui_session.h"
+#include "gui/run_gui.h"
 
 namespace earshot::test {
 namespace {

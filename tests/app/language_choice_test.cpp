@@ -1,6 +1,6 @@
 // Languages and tasks a model cannot run are refused before any audio is read: an English-only
 // model (the micro model) with another language or translate, and codes that are no language.
-#include "language_choice.h"
+#include "core/transcription/language_choice.h"
 
 #include <gtest/gtest.h>
 
@@ -8,10 +8,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "earshot/app/loaded_model.h"
+#include "earshot/core/loaded_model.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
-#include "gui_model.h"
-#include "gui_options.h"
+#include "gui/models/default_model.h"
+#include "gui/gui_options.h"
 #include "run_process.h"
 #include "temp_dir.h"
 

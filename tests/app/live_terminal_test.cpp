@@ -1,6 +1,6 @@
 // LiveTerminal: piped output is the committed text alone; on a terminal the tentative tail is
 // redrawn greyed after the committed text of the current line, and full lines are ended.
-#include "live_terminal.h"
+#include "cli/terminal/live_terminal.h"
 
 #include <gtest/gtest.h>
 

@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "earshot/app/loaded_model.h"
+#include "earshot/core/loaded_model.h"
 #include "earshot/audio/file_decoder.h"
 #include "earshot/engine/decoding/long_form.h"
 #include "earshot/engine/decoding/seek_loop.h"
 #include "earshot/engine/decoding/speech_activity.h"
 #include "micro_speech_file.h"
-#include "streaming_mel_source.h"
+#include "core/transcription/streaming_mel_source.h"
 #include "temp_dir.h"
 #include "whole_file_mel.h"
 

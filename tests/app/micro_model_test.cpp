@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "earshot/app/loaded_model.h"
+#include "earshot/core/loaded_model.h"
 #include "file_bytes.h"
 #include "plain_words.h"
 #include "run_process.h"

@@ -15,8 +15,8 @@
 
 #include "file_bytes.h"
 #include "micro_model.h"
-#include "model_catalog.h"
-#include "model_download.h"
+#include "core/models/model_catalog.h"
+#include "core/models/model_download.h"
 #include "models_hub_server.h"
 #include "plain_words.h"
 #include "run_process.h"

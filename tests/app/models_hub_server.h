@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "file_digest.h"
+#include "core/models/file_digest.h"
 
 namespace earshot::test {
 

@@ -1,5 +1,5 @@
 // NumPy .npy files: round trips, a header as numpy.save writes it, version 2.0, and rejections.
-#include "npy_file.h"
+#include "cli/debug/npy_file.h"
 
 #include <gtest/gtest.h>
 

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "fake_portal.h"
-#include "focused_window_typer.h"
+#include "desktop/focused_window_typer.h"
 #include "gui_fixture.h"
-#include "portal_keyboard.h"
+#include "desktop/portal_keyboard.h"
 #include "qt_wait.h"
 #include "temp_dir.h"
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "atomic_file.h"
+#include "core/files/atomic_file.h"
 #include "micro_model.h"
 #include "run_process.h"
 #include "temp_dir.h"

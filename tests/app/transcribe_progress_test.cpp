@@ -1,6 +1,6 @@
 // The progress line of `earshot transcribe`: percent, elapsed time, real-time factor, file name,
 // and its redraw with '\r' that blanks a longer previous line.
-#include "transcribe_progress.h"
+#include "cli/terminal/transcribe_progress.h"
 
 #include <gtest/gtest.h>
 

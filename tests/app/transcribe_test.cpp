@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "earshot/app/loaded_model.h"
+#include "earshot/core/loaded_model.h"
 #include "earshot/audio/file_decoder.h"
 #include "earshot/engine/decoding/language_detection.h"
 #include "earshot/engine/model/random_checkpoint.h"

@@ -1,7 +1,7 @@
 // The TXT, SRT, WebVTT and JSON writers against hand-written golden files (tests/golden/
 // transcripts): times past an hour, millisecond rounding, an empty segment (kept in JSON only)
 // and UTF-8 text.
-#include "transcript_formats.h"
+#include "core/files/transcript_formats.h"
 
 #include <gtest/gtest.h>
 

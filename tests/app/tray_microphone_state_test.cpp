@@ -11,10 +11,10 @@
 
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/tray/tray_icon.h"
-#include "gui_controller.h"
+#include "gui/gui_controller.h"
 #include "gui_fixture.h"
-#include "gui_live_bridge.h"
-#include "gui_tray.h"
+#include "gui/live/live_bridge.h"
+#include "desktop/tray_connection.h"
 #include "temp_dir.h"
 
 namespace {
@@ -59,7 +59,7 @@ TEST(TrayMicrophoneState, IsAThirdStateBetweenIdleAndListeningFollowingTheContro
     EXPECT_EQ(open.pixelColor(middle, middle), idle.pixelColor(middle, middle));
     EXPECT_NE(listening.pixelColor(middle, middle), idle.pixelColor(middle, middle));
 
-    emit controller.live().idleMicrophoneChanged(true, QStringLiteral("Microphone open"));
+    Q_EMIT controller.live().idleMicrophoneChanged(true, QStringLiteral("Microphone open"));
     EXPECT_EQ(tray.state(), TrayState::microphoneOpen);
     EXPECT_EQ(tray.toolTip(), QStringLiteral("Earshot: idle, microphone open (pre-roll)"));
     EXPECT_EQ(tray.statusAction()->text(), QStringLiteral("Idle, microphone open (pre-roll)"));
@@ -73,7 +73,7 @@ TEST(TrayMicrophoneState, IsAThirdStateBetweenIdleAndListeningFollowingTheContro
               listening);
     window.setLiveRunning(false);  // idle again, the pre-roll's microphone still open
     EXPECT_EQ(tray.state(), TrayState::microphoneOpen);
-    emit controller.live().idleMicrophoneChanged(false, QStringLiteral("Microphone closed"));
+    Q_EMIT controller.live().idleMicrophoneChanged(false, QStringLiteral("Microphone closed"));
     EXPECT_EQ(tray.state(), TrayState::idle);
     EXPECT_EQ(tray.toolTip(), QStringLiteral("Earshot: idle"));
     EXPECT_EQ(tray.currentIcon().pixmap(32, 32).toImage().convertToFormat(QImage::Format_ARGB32),

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "earshot/engine/decoding/transcript.h"
-#include "transcript_formats.h"
+#include "core/files/transcript_formats.h"
 
 namespace earshot::app {
 namespace {

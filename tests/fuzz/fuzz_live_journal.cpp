@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "live_journal.h"
+#include "core/files/live_journal.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "npy_file.h"
+#include "cli/debug/npy_file.h"
 
 namespace {
 

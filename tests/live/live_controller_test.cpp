@@ -4,7 +4,7 @@
 // engine dropping updates but no audio, and clear errors for a bad file or device. Tests wait for
 // the state they need (updates published, audio delivered), never for a fixed time, so they hold
 // on a loaded machine and on a fast one.
-#include "earshot/app/live_controller.h"
+#include "earshot/core/live_controller.h"
 
 #include <gtest/gtest.h>
 

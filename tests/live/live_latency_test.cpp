@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "dictation_sentences.h"
-#include "earshot/app/live_controller.h"
+#include "earshot/core/live_controller.h"
 #include "live_fixture.h"
 #include "micro_model.h"
 #include "plain_words.h"

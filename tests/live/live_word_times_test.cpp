@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include "earshot/app/live_controller.h"
-#include "earshot/app/loaded_model.h"
+#include "earshot/core/live_controller.h"
+#include "earshot/core/loaded_model.h"
 #include "earshot/audio/log_mel.h"
 #include "earshot/audio/mel_frame_queue.h"
 #include "earshot/audio/mel_front_end.h"

@@ -1,7 +1,7 @@
 // load_model reads the checkpoint's generation_config.json, and apply_model_defaults hands its
 // suppress list to decoding: with the list the checkpoint gives, without it Whisper's "-1". It runs
 // the model on the backend asked for: auto says why it fell back to the CPU, cuda throws why not.
-#include "earshot/app/loaded_model.h"
+#include "earshot/core/loaded_model.h"
 
 #include <gtest/gtest.h>
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "earshot/app/live_controller.h"
-#include "earshot/app/loaded_model.h"
+#include "earshot/core/live_controller.h"
+#include "earshot/core/loaded_model.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "temp_dir.h"
 #include "tokenizer_assets.h"

@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "dictation_sentences.h"
-#include "earshot/app/live_controller.h"
-#include "earshot/app/loaded_model.h"
+#include "earshot/core/live_controller.h"
+#include "earshot/core/loaded_model.h"
 #include "live_fixture.h"
 #include "micro_model.h"
 #include "plain_words.h"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "dictation_sentences.h"
-#include "earshot/app/live_controller.h"
+#include "earshot/core/live_controller.h"
 #include "live_fixture.h"
 #include "room_noise.h"
 #include "spoken_words.h"

@@ -1,0 +1,356 @@
+// `earshot transcribe FILE... --model PATH [...]`: long-form transcription of audio files on the
+// chosen backend, written as TXT, SRT, WebVTT and/or JSON next to each input or in --output-dir.
+#include <signal.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/files/atomic_file.h"
+#include "cli/backend_option.h"
+#include "cli/command_registry.h"
+#include "earshot/app/commands.h"
+#include "earshot/core/loaded_model.h"
+#include "earshot/audio/file_decoder.h"
+#include "earshot/audio/log_mel.h"
+#include "earshot/engine/decoding/decoder_model.h"
+#include "earshot/engine/decoding/long_form.h"
+#include "earshot/engine/decoding/word_alignment.h"
+#include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/tokenizer/tokenizer.h"
+#include "core/transcription/language_choice.h"
+#include "cli/model_argument.h"
+#include "core/transcription/streaming_mel_source.h"
+#include "cli/terminal/transcribe_progress.h"
+#include "core/files/transcript_formats.h"
+
+namespace earshot::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kExitSomeFileFailed = 1;  // some inputs failed, the others were written (every
+                                        // input failing is kExitBadInput)
+constexpr int kExitInterrupted = 130;   // Ctrl-C, as shells report SIGINT (128 + 2)
+
+struct TranscribeRequest {
+    std::vector<std::string> inputs;
+    std::string model;
+    std::string vocab;
+    std::string language = "auto";
+    std::string task = "transcribe";
+    int beam = 5;
+    std::optional<double> temperature;
+    std::string prompt;
+    bool no_timestamps = false;
+    std::string formats = "txt,srt,vtt,json";
+    bool word_timestamps = false;
+    std::string segment_times = "speech";
+    int max_line_words = 0;
+    std::string output_dir;
+    std::string backend = "auto";
+    uint64_t seed = 0;
+};
+
+std::vector<TranscriptFormat> parse_formats(const std::string& list) {
+    std::vector<TranscriptFormat> formats;
+    std::stringstream stream(list);
+    std::string item;
+    while (std::getline(stream, item, ',')) {
+        const std::optional<TranscriptFormat> format = parse_transcript_format(item);
+        if (!format) {
+            throw std::invalid_argument("unknown format \"" + item +
+                                        "\" (expected txt, srt, vtt or json)");
+        }
+        bool seen = false;
+        for (TranscriptFormat f : formats) seen = seen || f == *format;
+        if (!seen) formats.push_back(*format);
+    }
+    if (formats.empty()) throw std::invalid_argument("--format names no format");
+    return formats;
+}
+
+// Everything the files share: the model and tokenizer are loaded once.
+struct Session {
+    std::unique_ptr<LoadedModel> loaded;
+    decoding::TranscribeOptions options;
+    std::vector<TranscriptFormat> formats;
+    CueOptions cues;
+    std::optional<fs::path> output_dir;
+};
+
+// Set by Ctrl-C (SIGINT): the current file stops after its window, its transcript so far is
+// written, and no further file starts. A lock-free atomic store is async-signal-safe.
+std::atomic<bool>& interrupted() {
+    static std::atomic<bool> flag{false};
+    return flag;
+}
+
+extern "C" void on_interrupt(int /*signal*/) { interrupted().store(true); }
+
+// Installs on_interrupt for SIGINT while alive; the previous handler comes back afterwards.
+class InterruptGuard {
+public:
+    InterruptGuard() {
+        interrupted().store(false);
+        struct sigaction action {};
+        action.sa_handler = on_interrupt;
+        sigemptyset(&action.sa_mask);
+        sigaction(SIGINT, &action, &previous_);
+    }
+    ~InterruptGuard() { sigaction(SIGINT, &previous_, nullptr); }
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+private:
+    struct sigaction previous_ {};
+};
+
+// Where each input's outputs go, without the format's extension: `<dir>/<stem>`, and for an input
+// whose `<dir>/<stem>` an earlier input on the command line already has, `<stem>-2`, `<stem>-3`,
+// ... (the first free one), so that no file of this run overwrites another (a.mp3 a.ogg ->
+// a.txt, a-2.txt). The names are planned before any file is transcribed: they do not depend on
+// which files fail.
+std::vector<fs::path> output_bases(const std::vector<std::string>& inputs,
+                                   const std::optional<fs::path>& output_dir) {
+    std::vector<fs::path> bases;
+    std::set<fs::path> taken;  // absolute and normalised, so "out/a" and "./out/a" meet
+    for (const std::string& input : inputs) {
+        const fs::path path(input);
+        const fs::path directory = output_dir ? *output_dir : path.parent_path();
+        const std::string stem = path.stem().string();
+        fs::path base = directory / stem;
+        for (int n = 2; !taken.insert(fs::absolute(base).lexically_normal()).second; ++n) {
+            base = directory / (stem + "-" + std::to_string(n));
+        }
+        bases.push_back(base);
+    }
+    return bases;
+}
+
+// Transcribes one input and writes its outputs as `base` plus each format's extension; throws on
+// any failure.
+void transcribe_file(Session& session, const fs::path& input, const fs::path& base,
+                     std::ostream& out, std::ostream& err) {
+    // The file in two streaming passes (streaming_mel_source.h): memory stays bounded whatever
+    // its length. Ctrl-C during the first pass writes an empty transcript, marked incomplete.
+    std::optional<StreamingMelSource> mel =
+        StreamingMelSource::open(input, static_cast<int>(session.loaded->model->mels()),
+                                 session.loaded->model->frames(), {}, &interrupted());
+    // Damaged stretches (corrupt packets skipped) are silence in the samples: say where they are.
+    for (const audio::DamagedSpan& span :
+         mel ? mel->damaged_spans() : std::vector<audio::DamagedSpan>{}) {
+        char where[96];
+        std::snprintf(where, sizeof where, "%.2f s to %.2f s", span.start_s, span.end_s);
+        err << "earshot transcribe: " << input.string() << ": damaged audio from " << where
+            << " could not be decoded and is transcribed as silence\n";
+    }
+    const double audio_s = mel ? mel->audio_s() : 0.0;
+
+    TranscribeProgress progress(err, input.filename().string(), audio_s);
+    progress.update(0.0);
+    decoding::Transcript transcript;
+    try {
+        if (mel) {
+            transcript = decoding::transcribe(
+                *session.loaded->model, session.loaded->tokenizer, *mel, session.options,
+                [&](double fraction) { progress.update(fraction); }, &interrupted());
+        }
+    } catch (...) {
+        progress.abandon();
+        throw;
+    }
+    if (interrupted().load()) {
+        transcript.complete = false;
+        progress.abandon();
+        err << "earshot transcribe: interrupted; writing what " << input.filename().string()
+            << " has so far\n";
+    } else {
+        progress.finish();
+    }
+
+    // Each output through a temporary file renamed over its name: a crash, a kill or a full disk
+    // leaves the previous file or the whole new one, never a part.
+    for (TranscriptFormat format : session.formats) {
+        fs::path target = base;
+        target += "." + std::string(transcript_format_name(format));
+        write_file_atomically(target, render_transcript(transcript, format, session.cues));
+        out << "Wrote " << target.string() << "\n";
+    }
+}
+
+int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& err) {
+    auto fail = [&](const std::string& message) {
+        err << "earshot transcribe: " << message << "\n";
+        return kExitBadInput;
+    };
+    const backend::BackendChoice backend = backend_choice(r.backend);
+    try {
+        require_cuda_if_chosen(backend);  // before any model is read
+    } catch (const backend::CudaError& e) {
+        return fail("--backend cuda: " + backend::cuda_unavailable_reason(e));
+    }
+    Session session;
+    if (r.max_line_words > 0 && !r.word_timestamps) {
+        return fail("--max-line-words needs --word-timestamps");
+    }
+    if (r.word_timestamps && r.no_timestamps) {
+        return fail("--word-timestamps cannot be used with --no-timestamps");
+    }
+    session.cues.max_line_words = r.max_line_words;
+    try {
+        session.formats = parse_formats(r.formats);
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+    decoding::DecodingOptions& decoding = session.options.decoding;
+    decoding.task = r.task == "translate" ? decoding::Task::translate : decoding::Task::transcribe;
+    decoding.beam_size = r.beam;
+    if (r.temperature) decoding.temperatures = {*r.temperature};
+    decoding.timestamps = !r.no_timestamps;
+    decoding.seed = r.seed;
+    session.options.initial_prompt = r.prompt;
+    if (!r.output_dir.empty()) {
+        session.output_dir = fs::path(r.output_dir);
+        std::error_code error;
+        fs::create_directories(*session.output_dir, error);
+        if (!fs::is_directory(*session.output_dir)) {
+            return fail("cannot create the output directory " + r.output_dir);
+        }
+    }
+
+    try {
+        const ModelArgument model = resolve_model_argument(r.model, r.vocab);
+        if (!model.note.empty()) err << "earshot transcribe: " << model.note << "\n";
+        session.loaded = load_model(model.model, model.vocabulary, backend);
+    } catch (const backend::CudaError& e) {
+        return fail("--backend cuda: " + backend::cuda_unavailable_reason(e));
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+    apply_model_defaults(*session.loaded, session.options);
+    session.options.snap_times_to_speech = r.segment_times == "speech";
+    if (r.word_timestamps) {
+        if (!session.loaded->model->keeps_cross_attention()) {
+            // The CPU and CUDA backends return them; a backend that does not is refused here.
+            return fail("--word-timestamps needs cross-attention weights, which " +
+                        session.loaded->model->backend_name() +
+                        " does not return; use --backend cpu or --backend cuda");
+        }
+        session.options.word_timestamps = true;
+        // The checkpoint's alignment heads, else every head of the last half of the decoder.
+        const auto& dims = session.loaded->checkpoint.binding.values.dims;
+        if (session.loaded->generation.alignment_heads) {
+            for (const auto& [layer, head] : *session.loaded->generation.alignment_heads) {
+                if (layer >= dims.at("DecoderLayers") || head >= dims.at("Heads")) {
+                    return fail("generation_config.json names alignment head [" +
+                                std::to_string(layer) + ", " + std::to_string(head) +
+                                "], which the model does not have");
+                }
+                session.options.alignment_heads.push_back({layer, head});
+            }
+        }
+        if (session.options.alignment_heads.empty()) {
+            session.options.alignment_heads =
+                decoding::default_alignment_heads(dims.at("DecoderLayers"), dims.at("Heads"));
+        }
+    }
+    const std::string refused =
+        language_task_error(session.loaded->tokenizer, r.language, decoding.task);
+    if (!refused.empty()) return fail(refused);
+    if (r.language != "auto") decoding.language = language_code(r.language);
+
+    // The arguments hold: say once why auto runs on the CPU (a bad argument stays one line).
+    if (!session.loaded->backend_fallback.empty()) {
+        err << "earshot: " << session.loaded->backend_fallback << "\n";
+    }
+    const std::vector<fs::path> bases = output_bases(r.inputs, session.output_dir);
+    const InterruptGuard guard;
+    int failed = 0;
+    for (size_t i = 0; i < r.inputs.size(); ++i) {
+        const std::string& input = r.inputs[i];
+        if (interrupted().load()) break;
+        try {
+            transcribe_file(session, fs::path(input), bases[i], out, err);
+        } catch (const std::exception& e) {
+            // The file's name once: readers' messages usually start with it already.
+            const std::string message = e.what();
+            const std::string named = input + ": ";
+            err << "earshot transcribe: "
+                << (message.rfind(named, 0) == 0 ? message : named + message) << "\n";
+            ++failed;
+        }
+    }
+    if (interrupted().load()) return kExitInterrupted;
+    if (failed == 0) return kExitOk;
+    return static_cast<size_t>(failed) == r.inputs.size() ? kExitBadInput : kExitSomeFileFailed;
+}
+
+}  // namespace
+
+ExtraCommand add_transcribe(CLI::App& root) {
+    auto request = std::make_shared<TranscribeRequest>();
+    TranscribeRequest& r = *request;
+    CLI::App* command = root.add_subcommand(
+        "transcribe", "Transcribe audio files to text and subtitles (TXT, SRT, VTT, JSON)");
+    command->add_option("files", r.inputs, "Audio files (anything FFmpeg reads)")->required();
+    command->add_option("--model", r.model,
+                        "Checkpoint (HF directory or ggml .bin) or a name from `earshot models "
+                        "list`; default: the model chosen in the app, else the micro demo model");
+    command->add_option("--vocab", r.vocab,
+                        "Vocabulary (.tiktoken, HF directory or ggml .bin); default: the model's");
+    command->add_option("--language", r.language, "Spoken language code, or auto to detect it")
+        ->capture_default_str();
+    command->add_option("--task", r.task, "transcribe, or translate to English")
+        ->check(CLI::IsMember({"transcribe", "translate"}))
+        ->capture_default_str();
+    command->add_option("--beam", r.beam, "Beam size at temperature 0 (1 = greedy)")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    command
+        ->add_option("--temperature", r.temperature,
+                     "Decode at this temperature only (default: the fallback ladder 0, 0.2, "
+                     "..., 1.0)")
+        ->check(CLI::Range(0.0, 10.0));
+    command->add_option("--prompt", r.prompt, "Initial prompt (vocabulary, spelling, style)");
+    command->add_flag("--no-timestamps", r.no_timestamps,
+                      "Decode without timestamp tokens (one segment per window)");
+    command->add_option("--format", r.formats, "Comma-separated: txt, srt, vtt, json")
+        ->capture_default_str();
+    command->add_flag("--word-timestamps", r.word_timestamps,
+                      "Time every word (cross-attention alignment): words in JSON, subtitle "
+                      "times fitted to the words");
+    command
+        ->add_option("--segment-times", r.segment_times,
+                     "speech: segment starts and ends moved to the edges of the speech they hold "
+                     "(at most 1 s into speech, 1.5 s across silence); model: the model's own "
+                     "timestamps, as openai's transcribe() reports them")
+        ->check(CLI::IsMember({"speech", "model"}))
+        ->capture_default_str();
+    command
+        ->add_option("--max-line-words", r.max_line_words,
+                     "With --word-timestamps: at most N words per SRT/VTT cue, each cue timed "
+                     "by its words")
+        ->check(CLI::Range(1, 1000));
+    command->add_option("--output-dir", r.output_dir,
+                        "Where to write the results (default: beside each input). Inputs that "
+                        "would share a name get -2, -3, ...: a.mp3 a.ogg -> a.txt, a-2.txt");
+    add_backend_option(*command, r.backend);
+    command->add_option("--seed", r.seed, "Seed of the sampling at temperatures above 0")
+        ->capture_default_str();
+    return {command, [request](std::ostream& out, std::ostream& err) {
+                return run_transcribe(*request, out, err);
+            }};
+}
+
+}  // namespace earshot::app

@@ -1,0 +1,301 @@
+// The live controller: source (microphone or paced file) -> audio thread -> engine thread.
+#include "earshot/core/live_controller.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+#include "earshot/audio/audio_device_error.h"
+#include "earshot/audio/capture.h"
+#include "earshot/audio/log_mel.h"
+#include "earshot/audio/mel_frame_queue.h"
+#include "earshot/audio/mel_front_end.h"
+#include "earshot/audio/paced_file_source.h"
+#include "earshot/audio/pre_roll_capture.h"
+
+namespace earshot::app {
+
+namespace {
+
+constexpr double kFramesPerSecond = 100.0;  // 10 ms hop (reference §1.1)
+// How long the engine thread sleeps when it has nothing to do.
+constexpr std::chrono::milliseconds kEnginePoll{5};
+
+int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+}  // namespace
+
+struct LiveController::Impl {
+    Impl(decoding::DecoderModel& model_in, const tokenizer::Tokenizer& tok_in, LiveOptions opts,
+         UpdateSink sink)
+        : model(model_in),
+          tok(tok_in),
+          options(std::move(opts)),
+          on_update(std::move(sink)),
+          mels(static_cast<int>(model_in.mels())),
+          queue(mels, static_cast<size_t>(std::max(options.queue_seconds, 1.0) * kFramesPerSecond)),
+          front(mels, queue, options.vad) {}
+
+    decoding::DecoderModel& model;
+    const tokenizer::Tokenizer& tok;
+    LiveOptions options;
+    UpdateSink on_update;
+    int mels;
+    audio::MelFrameQueue queue;
+    audio::MelFrontEnd front;
+    std::unique_ptr<audio::Capture> capture;
+    std::unique_ptr<audio::PacedFileSource> file;
+    audio::PreRollCapture* microphone = nullptr;  // attached from start() to stop_source()
+    std::atomic<uint64_t> microphone_samples{0};  // what the attached microphone delivered
+    std::thread engine;
+
+    std::atomic<int64_t> first_sample_ns{0};
+    std::atomic<bool> input_over{false};  // the source delivers nothing more (stop or file end)
+    std::atomic<bool> cancel{false};
+    std::atomic<bool> done{false};
+    bool started = false;
+    bool stopped = false;
+
+    mutable std::mutex stats_mutex;
+    LiveStats stats;
+    std::mutex done_mutex;
+    std::condition_variable done_cv;
+
+    // The audio thread's work, for both sources.
+    void consume(std::span<const float> samples) {
+        if (samples.empty()) return;
+        int64_t expected = 0;
+        first_sample_ns.compare_exchange_strong(expected, now_ns(), std::memory_order_relaxed);
+        if (microphone != nullptr) {
+            microphone_samples.fetch_add(samples.size(), std::memory_order_relaxed);
+        }
+        front.push(samples);
+    }
+
+    bool source_finished() const {
+        if (input_over.load()) return true;
+        return file != nullptr && file->finished();
+    }
+
+    void publish(decoding::StreamUpdate update, int64_t coalesced) {
+        LiveUpdate live;
+        live.coalesced_updates = coalesced;
+        live.dropped_frames = queue.dropped_frames();
+        live.overrun_samples = capture      ? capture->stats().overrun_samples
+                               : microphone ? microphone->stats().overrun_samples
+                                            : 0;
+        live.level_dbfs = front.level_dbfs();
+        live.queued_frames = static_cast<int64_t>(queue.size_frames());
+        const int64_t first = first_sample_ns.load(std::memory_order_relaxed);
+        live.wall_s = first == 0 ? 0.0 : static_cast<double>(now_ns() - first) * 1e-9;
+        {
+            const std::lock_guard lock(stats_mutex);
+            ++stats.updates;
+            stats.coalesced_updates += coalesced;
+            stats.dropped_frames = live.dropped_frames;
+            stats.overrun_samples = live.overrun_samples;
+            if (update.gate == decoding::UpdateGate::decoded ||
+                update.gate == decoding::UpdateGate::no_speech) {
+                ++stats.decoded_updates;
+                stats.engine_ms.push_back(update.engine_ms);
+            }
+        }
+        live.update = std::move(update);
+        if (on_update) on_update(live);
+    }
+
+    void run_engine() {
+        try {
+            decoding::StreamingTranscriber transcriber(
+                model, tok,
+                [mels_ = mels](std::span<const float> raw, int64_t frames, std::span<float> out) {
+                    const audio::LogMel window = audio::normalize_window(raw, mels_, frames);
+                    std::copy(window.values.begin(), window.values.end(), out.begin());
+                },
+                options.streaming);
+            std::vector<float> frame(static_cast<size_t>(mels));  // [Mels]
+            audio::MelFrameInfo info;
+            int64_t frames_at_update = 0;
+            int64_t owed_frames = 0;  // audio since the last update not yet counted as intervals
+            bool tail_flushed = false;
+            while (!cancel.load()) {
+                const bool over = source_finished();
+                int64_t consumed = 0;
+                while (transcriber.room_frames() > 0 && queue.pop(frame, info)) {
+                    transcriber.push_frame(frame, info.speech);
+                    ++consumed;
+                }
+                if (consumed > 0) {
+                    const std::lock_guard lock(stats_mutex);
+                    stats.frames += consumed;
+                }
+                if (transcriber.update_due()) {
+                    // Whole update intervals of audio since the last update, beyond the one this
+                    // update serves: updates the engine was too late for. What is left of an
+                    // interval carries over, so that over a session updates + coalesced counts
+                    // every interval of the audio.
+                    owed_frames += transcriber.frames_received() - frames_at_update;
+                    const int64_t interval = std::max<int64_t>(transcriber.update_frames(), 1);
+                    const int64_t served = std::max<int64_t>(owed_frames / interval, 1);
+                    const int64_t coalesced = served - 1;
+                    owed_frames = std::max<int64_t>(owed_frames - served * interval, 0);
+                    frames_at_update = transcriber.frames_received();
+                    publish(transcriber.update(&cancel), coalesced);
+                    continue;
+                }
+                if (over && queue.size_frames() == 0) {
+                    if (!tail_flushed) {
+                        // The source is done (joined or finished), so this thread may end the
+                        // signal: the last frames with Whisper's end reflection.
+                        if (file) file->wait();
+                        front.finish();
+                        tail_flushed = true;
+                        continue;
+                    }
+                    publish(transcriber.finish(&cancel), 0);
+                    break;
+                }
+                std::this_thread::sleep_for(kEnginePoll);
+            }
+        } catch (const std::exception& e) {
+            const std::lock_guard lock(stats_mutex);
+            stats.error = e.what();
+        }
+        if (file && !file->error().empty()) {
+            const std::lock_guard lock(stats_mutex);
+            if (stats.error.empty()) stats.error = file->error();
+        }
+        {
+            const std::lock_guard lock(done_mutex);
+            done.store(true);
+        }
+        done_cv.notify_all();
+    }
+
+    void stop_source() {
+        if (capture) capture->stop();  // delivers what the ring still holds, joins its thread
+        if (microphone) microphone->detach();  // stays open for the next pre-roll
+        if (file) file->stop();
+        input_over.store(true);
+    }
+
+    void join() {
+        if (engine.joinable()) engine.join();
+    }
+};
+
+LiveController::LiveController(decoding::DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
+                               LiveOptions options, UpdateSink on_update)
+    : impl_(std::make_unique<Impl>(model, tokenizer, std::move(options), std::move(on_update))) {}
+
+LiveController::~LiveController() { cancel(); }
+
+void LiveController::start() {
+    Impl& s = *impl_;
+    if (s.started) throw std::logic_error("live: start() twice");
+    if (!(s.options.speed > 0.0)) {
+        throw std::invalid_argument("live: --speed must be positive");
+    }
+    auto consumer = [&s](std::span<const float> samples) { s.consume(samples); };
+    if (!s.options.input.empty()) {
+        s.file = std::make_unique<audio::PacedFileSource>(
+            s.options.input, consumer, audio::PacedFileOptions{.speed = s.options.speed});
+    } else if (s.options.microphone != nullptr) {
+        s.microphone = s.options.microphone;
+    } else {
+        s.capture = std::make_unique<audio::Capture>(consumer);
+    }
+    s.started = true;
+    s.engine = std::thread([&s] { s.run_engine(); });
+    if (s.file) {
+        s.file->start();
+        return;
+    }
+    if (s.microphone) {
+        // Stream time 0 is the start of the pre-roll, which was heard before now.
+        const auto kept_ns =
+            static_cast<int64_t>(static_cast<double>(s.microphone->kept_samples()) * 1e9 /
+                                 audio::StreamResampler::kWhisperRateHz);
+        s.first_sample_ns.store(now_ns() - kept_ns, std::memory_order_relaxed);
+        s.microphone->attach(consumer);
+        return;
+    }
+    audio::CaptureOptions capture_options;
+    capture_options.device = s.options.device;
+    const audio::CaptureEvent event = s.capture->start(capture_options);
+    if (event.is_error()) {
+        s.cancel.store(true);
+        s.input_over.store(true);
+        s.join();
+        throw audio::AudioDeviceError(event.message);
+    }
+}
+
+void LiveController::stop() {
+    Impl& s = *impl_;
+    if (!s.started || s.stopped) return;
+    s.stopped = true;
+    s.stop_source();
+    s.join();
+}
+
+void LiveController::cancel() {
+    Impl& s = *impl_;
+    if (!s.started || s.stopped) return;
+    s.stopped = true;
+    s.cancel.store(true);
+    s.stop_source();
+    s.join();
+}
+
+bool LiveController::wait_for(std::chrono::milliseconds timeout) {
+    Impl& s = *impl_;
+    if (!s.started) return true;
+    std::unique_lock lock(s.done_mutex);
+    return s.done_cv.wait_for(lock, timeout, [&s] { return s.done.load(); });
+}
+
+bool LiveController::done() const { return impl_->done.load(); }
+
+LiveStats LiveController::stats() const {
+    const Impl& s = *impl_;
+    LiveStats out;
+    {
+        const std::lock_guard lock(s.stats_mutex);
+        out = s.stats;
+    }
+    if (s.file) {
+        out.audio_s = s.file->delivered_s();
+    } else if (s.capture) {
+        out.audio_s = static_cast<double>(s.capture->stats().delivered_samples) /
+                      audio::StreamResampler::kWhisperRateHz;
+    } else if (s.microphone) {
+        out.audio_s = static_cast<double>(s.microphone_samples.load(std::memory_order_relaxed)) /
+                      audio::StreamResampler::kWhisperRateHz;
+    }
+    return out;
+}
+
+float LiveController::level_dbfs() const { return impl_->front.level_dbfs(); }
+
+std::optional<std::chrono::steady_clock::time_point> LiveController::first_audio_at() const {
+    const int64_t ns = impl_->first_sample_ns.load(std::memory_order_relaxed);
+    if (ns == 0) return std::nullopt;
+    return std::chrono::steady_clock::time_point(
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::nanoseconds(ns)));
+}
+
+std::vector<audio::CaptureEvent> LiveController::take_events() {
+    if (impl_->microphone) return impl_->microphone->take_events();
+    return impl_->capture ? impl_->capture->take_events() : std::vector<audio::CaptureEvent>{};
+}
+
+}  // namespace earshot::app

@@ -1,0 +1,115 @@
+// GuiController: the app side of the main window. Loads models (and remembers the user's choice),
+// applies settings, runs dictation through LiveBridge and the Files queue through FilesWorker,
+// and keeps the two from using the model at the same time.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <memory>
+
+#include "earshot/core/loaded_model.h"
+#include "earshot/engine/backend/backend_choice.h"
+#include "earshot/ui/settings/settings.h"
+
+class QLabel;
+class QSettings;
+
+namespace earshot::ui {
+class InspectorWidget;
+class MainWindow;
+}  // namespace earshot::ui
+
+namespace earshot::app {
+
+class FilesHistory;
+class FilesWorker;
+class GlobalShortcut;
+class LiveBridge;
+
+struct GuiPaths {
+    QString settingsFile;  // an INI file; empty: the platform's QSettings for Earshot
+    QString journalFile;   // the session transcript; empty: TranscriptJournal::defaultPath()
+    bool journal = true;   // false: no journal is read or written (screenshots)
+    // Use the audio devices: fill the input picker from PortAudio at start, and keep the
+    // microphone open while idle when the pre-roll setting asks for it.
+    bool listDevices = true;
+    bool keepLayout = true;  // restore the window's layout from the settings, save it on close
+    // Finished Files results, kept over restarts (with the journal; none when journal is false);
+    // empty: the folder file-results beside the journal.
+    QString filesHistoryDir;
+};
+
+class GuiController : public QObject {
+    Q_OBJECT
+
+public:
+    GuiController(ui::MainWindow& window, const GuiPaths& paths = {}, QObject* parent = nullptr);
+    ~GuiController() override;
+
+    // At start: `explicitModel` (the command line) when given, else the remembered choice, else
+    // the default micro model, else the no-model message. Command-line models are not
+    // remembered.
+    void openInitialModel(const QString& explicitModel, const QString& explicitVocabulary);
+    // Loads a model; on failure the window shows the loader's reason and the previous model (if
+    // any) stays. `remember` stores a successful choice in the settings. True when loaded.
+    enum class Remember { no, yes };
+    bool openModel(const QString& modelPath, const QString& vocabularyPath, Remember remember);
+    // The backend for this run (`earshot gui --backend`: "auto", "cpu" or "cuda"), over the
+    // saved setting and not saved; call before openInitialModel.
+    void overrideBackend(const QString& backend);
+    // Why the model does not run on the backend chosen (auto or cuda fell back to the CPU); empty
+    // when it does. The status bar's backend label shows it as its tooltip.
+    const QString& backendNote() const { return m_backendNote; }
+
+    bool hasModel() const { return m_model != nullptr; }
+    std::shared_ptr<LoadedModel> model() const { return m_model; }
+    const ui::Settings& settings() const { return m_settings; }
+    void applySettings(const ui::Settings& settings);
+
+    LiveBridge& live() const { return *m_live; }
+    // Start was asked for while a file ran: dictation starts once the file pauses.
+    bool isStartPending() const { return m_startPending; }
+    ui::InspectorWidget& inspector() const { return *m_inspector; }
+    FilesWorker& files() const { return *m_files; }
+    // Starts dictation on `device` ("" = default input); the reason when it cannot start.
+    QString startLive(const QString& device);
+
+Q_SIGNALS:
+    void modelLoaded(const QString& path);
+    void modelLoadFailed(const QString& path, const QString& reason);
+
+private:
+    void connectLive();
+    void connectFiles();
+    void restoreFilesHistory();
+    void keepResult(int id, bool cancelled);
+    void updateStartAllowed();
+    void fillDevices();
+    void updateIdleMicrophone();
+    void applyGlobalShortcut();
+    // Runs on a loader thread: touches no member.
+    static std::unique_ptr<LoadedModel> loadOnBackend(const QString& modelPath,
+                                                      const QString& vocabularyPath,
+                                                      backend::BackendChoice choice, QString& note);
+    void showBackend();
+
+    ui::MainWindow& m_window;
+    std::unique_ptr<QSettings> m_store;
+    ui::Settings m_settings;
+    std::shared_ptr<LoadedModel> m_model;
+    QString m_modelPath;       // the loaded model's path and vocabulary, to reload it on another
+    QString m_vocabularyPath;  // backend
+    QString m_backendNote;
+    LiveBridge* m_live = nullptr;
+    FilesWorker* m_files = nullptr;
+    std::unique_ptr<FilesHistory> m_history;
+    ui::InspectorWidget* m_inspector = nullptr;
+    bool m_idleMicrophone = true;          // GuiPaths::listDevices
+    GlobalShortcut* m_shortcut = nullptr;  // on X11 only
+    QLabel* m_microphoneLabel = nullptr;   // the status bar's "microphone open" note
+    bool m_loading = false;                // a model is being read (openModel waits for it)
+    bool m_startPending = false;  // Start was pressed while a file ran: waiting for the pause
+    QString m_pendingStartDevice;
+};
+
+}  // namespace earshot::app

@@ -1,0 +1,62 @@
+// Settings -> LiveOptions / TranscribeOptions, with the language checked against the vocabulary;
+// the backend's name for the status bar.
+#include "gui/gui_options.h"
+
+#include <QObject>
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "earshot/engine/tokenizer/tokenizer.h"
+#include "core/transcription/language_choice.h"
+
+namespace earshot::app {
+
+namespace {
+
+constexpr int kMsPerFrame = 10;  // 10 ms hop (reference §1.1)
+
+decoding::DecodingOptions decoding_options(const ui::Settings& settings,
+                                           const tokenizer::Tokenizer& tokenizer) {
+    decoding::DecodingOptions decoding;
+    decoding.task = settings.task == QStringLiteral("translate") ? decoding::Task::translate
+                                                                 : decoding::Task::transcribe;
+    std::string language = settings.language.trimmed().toStdString();
+    if (language.empty()) language = "auto";
+    const std::string refused = language_task_error(tokenizer, language, decoding.task);
+    if (!refused.empty()) throw std::invalid_argument(refused);
+    if (language != "auto") decoding.language = language_code(language);
+    decoding.beam_size = std::max(1, settings.beamSize);
+    return decoding;
+}
+
+}  // namespace
+
+LiveOptions live_options(const ui::Settings& settings, const QString& device,
+                         const tokenizer::Tokenizer& tokenizer) {
+    LiveOptions options;
+    options.device = device.toStdString();
+    options.streaming.decoding = decoding_options(settings, tokenizer);
+    options.streaming.update_frames = std::max(1, settings.updateIntervalMs / kMsPerFrame);
+    options.vad.margin_db = settings.vadMarginDb;
+    return options;
+}
+
+decoding::TranscribeOptions transcribe_options(const ui::Settings& settings,
+                                               const tokenizer::Tokenizer& tokenizer) {
+    decoding::TranscribeOptions options;
+    options.decoding = decoding_options(settings, tokenizer);
+    return options;
+}
+
+QString backend_display_name(const ui::Settings& settings, const LoadedModel* loaded) {
+    if (loaded != nullptr && loaded->model != nullptr) {
+        const std::string name = loaded->model->backend_name();
+        if (!name.empty()) return QString::fromStdString(name);
+    }
+    if (settings.backend == QStringLiteral("cpu")) return QStringLiteral("CPU");
+    if (settings.backend == QStringLiteral("cuda")) return QStringLiteral("CUDA");
+    return QObject::tr("Automatic");
+}
+
+}  // namespace earshot::app
