@@ -1,5 +1,5 @@
 // Plain data of file transcription as the Files page shows it: a job's state, the timed segments
-// (and words) of its result and the files "Export all" writes.
+// (and words) of its result, one queued file's record and the files "Export all" writes.
 #pragma once
 
 #include <QList>
@@ -30,6 +30,19 @@ struct SegmentRow {
     QString text;                // stripped
     QList<SegmentToken> tokens;  // its text tokens in order (timestamps left out); may be empty
     QList<TimedWord> words{};    // its words with their times; empty: not timed
+};
+
+// One file of the Files queue as FilesQueue keeps it.
+struct FileJob {
+    int id = -1;
+    QString path;
+    QString name;  // the file name, with parent folders where another queued file shares it
+    FileJobState state = FileJobState::queued;
+    QList<SegmentRow> segments;  // so far while running; what it kept when cancelled
+    QString language;
+    QString message;        // why it failed, without the path the row already names
+    double progress = 0.0;  // 0..1
+    bool paused = false;    // running, but waiting while dictation has the model
 };
 
 // One file that "Export all" writes: job `id`'s transcript as `format` ("txt", "srt", "vtt",
