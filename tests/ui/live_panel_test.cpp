@@ -333,7 +333,7 @@ TEST(LivePanel, StartStopButtonFollowsTheState) {
     panel.setStartAllowed(false, QStringLiteral("No model is loaded."));
     EXPECT_FALSE(button->isEnabled());
     EXPECT_EQ(button->toolTip(), QStringLiteral("No model is loaded."));
-    panel.toggle();
+    panel.requestToggle();
     EXPECT_EQ(starts.count(), 1);
 }
 
@@ -429,7 +429,7 @@ TEST(LivePanel, DevicePickerOffersDefaultAndListedDevices) {
     picker->setCurrentIndex(2);
     EXPECT_EQ(panel.selectedDevice(), QStringLiteral("hw:1"));
     QSignalSpy starts(&panel, &LivePanel::startRequested);
-    panel.toggle();
+    panel.requestToggle();
     ASSERT_EQ(starts.count(), 1);
     EXPECT_EQ(starts.at(0).at(0).toString(), QStringLiteral("hw:1"));
 }

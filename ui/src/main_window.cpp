@@ -323,6 +323,7 @@ void MainWindow::applyLiveUpdate(const LiveTextUpdate& update) {
 }
 
 void MainWindow::setLiveRunning(bool running) {
+    m_liveRunning = running;
     m_live->setRunning(running);
     m_toggleDictationAction->setText(running ? tr("&Stop dictation") : tr("&Start dictation"));
     if (running) {
@@ -348,7 +349,7 @@ void MainWindow::openSettings() {
 
 QString MainWindow::unfinishedWork() const {
     QStringList work;
-    if (m_live->isRunning()) {
+    if (m_liveRunning) {
         work << tr("Dictation is running; the words not yet committed will be lost.");
     }
     const int files = m_files->unfinishedJobs();
@@ -434,7 +435,7 @@ void MainWindow::createMenus() {
         {QKeySequence(Qt::CTRL | Qt::Key_Space), QKeySequence(Qt::Key_F5)});
     connect(m_toggleDictationAction, &QAction::triggered, this, [this] {
         showPage(Page::live);
-        m_live->toggle();
+        m_live->requestToggle();
     });
 
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));

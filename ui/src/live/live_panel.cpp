@@ -34,7 +34,7 @@ LivePanel::LivePanel(QWidget* parent) : QWidget(parent) {
     m_startStop = new QPushButton(this);
     m_startStop->setObjectName(QStringLiteral("startStopButton"));
     m_startStop->setMinimumWidth(120);
-    connect(m_startStop, &QPushButton::clicked, this, &LivePanel::toggle);
+    connect(m_startStop, &QPushButton::clicked, this, &LivePanel::requestToggle);
 
     m_devices = new QComboBox(this);
     m_devices->setObjectName(QStringLiteral("devicePicker"));
@@ -170,7 +170,7 @@ void LivePanel::updateButton() {
     }
 }
 
-void LivePanel::toggle() {
+void LivePanel::requestToggle() {
     if (m_running) {
         emit stopRequested();
     } else if (m_startAllowed) {

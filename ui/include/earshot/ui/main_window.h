@@ -82,6 +82,7 @@ public:
 
     // A dictation update: the transcript, and the latency and losses in the status bar.
     void applyLiveUpdate(const LiveTextUpdate& update);
+    // Shows dictation running or stopped (the Live page, the Dictation menu, the status bar).
     void setLiveRunning(bool running);
 
     // Work that quitting would lose (dictation running, files queued or being transcribed), as
@@ -141,6 +142,7 @@ private:
     QAction* m_openModelAction = nullptr;
     QAction* m_transcribeFilesAction = nullptr;
     QAction* m_toggleDictationAction = nullptr;
+    bool m_liveRunning = false;  // as setLiveRunning last said
     QAction* m_settingsAction = nullptr;
     QAction* m_quitAction = nullptr;
     QAction* m_inspectorBesideAction = nullptr;

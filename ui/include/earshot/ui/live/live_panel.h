@@ -1,6 +1,8 @@
 // LivePanel: the dictation page. Start/stop, the input device picker, the level meter, the
 // transcript (committed and tentative text) with copy and clear, and its autosave journal; under
-// it the hypothesis as tokens coloured by probability, with a line for a clicked token.
+// it the hypothesis as tokens coloured by probability, with a line for a clicked token. Whether
+// dictation runs is the app's to know: the panel shows what it is told (setRunning,
+// setStartAllowed) and asks to start or stop by signal.
 #pragma once
 
 #include <QList>
@@ -36,8 +38,9 @@ public:
     // The chosen device's spec; empty for the system default.
     QString selectedDevice() const;
 
-    // Running: the button reads Stop, the device picker is locked.
+    // Shows dictation running (the button reads Stop, the device picker is locked) or stopped.
     void setRunning(bool running);
+    // What it shows: not the truth for anyone outside the page (the app's controller has that).
     bool isRunning() const { return m_running; }
     // Whether Start can be pressed; `reason` is shown when it cannot (no model, model busy).
     void setStartAllowed(bool allowed, const QString& reason = {});
@@ -63,8 +66,11 @@ public:
     QCheckBox* typeIntoFocusedWindowBox() const { return m_typeInto; }
 
 public slots:
-    // Start when stopped, stop when running (the button and the shortcut).
-    void toggle();
+    // The user asks to start when it shows stopped (and start is allowed), or to stop when it
+    // shows running: emits startRequested or stopRequested (the button and the menu's shortcut).
+    void requestToggle();
+    // The former name of requestToggle, until the app's callers go through the controller.
+    void toggle() { requestToggle(); }
     void copyTranscript();
     // Clears the transcript (undoable; a copy of the cleared text goes beside the journal).
     void clearTranscript();
