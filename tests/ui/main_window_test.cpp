@@ -292,7 +292,7 @@ TEST(MainWindow, ModelPanelChoiceIsForwarded) {
     MainWindow window;
     QSignalSpy spy(&window, &MainWindow::modelChosen);
     ASSERT_TRUE(spy.isValid());
-    emit window.modelPanel()->modelChosen(QStringLiteral("/models/ggml-tiny.bin"), QString());
+    Q_EMIT window.modelPanel()->modelChosen(QStringLiteral("/models/ggml-tiny.bin"), QString());
     ASSERT_EQ(spy.count(), 1);
     EXPECT_EQ(spy.at(0).at(0).toString(), QStringLiteral("/models/ggml-tiny.bin"));
     EXPECT_EQ(spy.at(0).at(1).toString(), QString());

@@ -202,7 +202,7 @@ TEST(SettingsDialog, AShortcutNeedsAModifierAndEnterConfirms) {
     QKeySequenceEdit* edit = dialog.shortcutEdit();
     edit->setFocus();
     QTest::keyClick(edit, Qt::Key_D, Qt::ControlModifier | Qt::AltModifier);
-    emit edit->editingFinished();
+    Q_EMIT edit->editingFinished();
     EXPECT_EQ(dialog.settings().globalShortcut, QStringLiteral("Ctrl+Alt+D"));
     QTest::keyClick(edit, Qt::Key_Return);
     EXPECT_EQ(dialog.result(), QDialog::Accepted);
@@ -213,7 +213,7 @@ TEST(SettingsDialog, AShortcutNeedsAModifierAndEnterConfirms) {
     QCoreApplication::processEvents();
     const int heightBefore = bare.height();
     bare.shortcutEdit()->setKeySequence(QKeySequence(Qt::Key_A));
-    emit bare.shortcutEdit()->editingFinished();
+    Q_EMIT bare.shortcutEdit()->editingFinished();
     // The dialog grows for the note instead of cutting the other notes' lines.
     QCoreApplication::processEvents();
     EXPECT_GT(bare.height(), heightBefore);
@@ -223,7 +223,7 @@ TEST(SettingsDialog, AShortcutNeedsAModifierAndEnterConfirms) {
         << bare.shortcutNote()->text().toStdString();
     EXPECT_EQ(bare.settings().globalShortcut, QString());
     bare.shortcutEdit()->setKeySequence(QKeySequence(Qt::Key_F9));
-    emit bare.shortcutEdit()->editingFinished();
+    Q_EMIT bare.shortcutEdit()->editingFinished();
     EXPECT_TRUE(bare.shortcutNote()->isHidden());
     EXPECT_EQ(bare.settings().globalShortcut, QStringLiteral("F9"));
 

@@ -343,7 +343,7 @@ void MainWindow::openSettings() {
     const Settings chosen = dialog.settings();
     if (!(chosen == m_settings)) {
         m_settings = chosen;
-        emit settingsChanged(m_settings);
+        Q_EMIT settingsChanged(m_settings);
     }
 }
 

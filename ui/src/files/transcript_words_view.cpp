@@ -154,7 +154,7 @@ void TranscriptWordsView::mouseReleaseEvent(QMouseEvent* event) {
     // A click, not the end of a selection dragged across words.
     if (event->button() == Qt::LeftButton && index >= 0 && index == m_pressed &&
         !textCursor().hasSelection()) {
-        emit wordClicked(index);
+        Q_EMIT wordClicked(index);
     }
     m_pressed = -1;
 }

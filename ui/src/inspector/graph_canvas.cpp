@@ -90,13 +90,13 @@ void GraphCanvas::mousePressEvent(QMouseEvent* event) {
         for (QGraphicsItem* item : items(event->position().toPoint())) {
             if (auto* node = qgraphicsitem_cast<GraphNodeItem*>(item)) {
                 if (node->isCall() && node->markerRect().adjusted(-4, -4, 4, 4).contains(at)) {
-                    emit expandRequested(node->node().callId);
+                    Q_EMIT expandRequested(node->node().callId);
                     event->accept();
                     return;
                 }
             } else if (auto* group = qgraphicsitem_cast<GraphGroupItem*>(item)) {
                 if (group->isCall() && group->markerRect().adjusted(-4, -4, 4, 4).contains(at)) {
-                    emit collapseRequested(group->group().callId);
+                    Q_EMIT collapseRequested(group->group().callId);
                     event->accept();
                     return;
                 }
@@ -159,9 +159,9 @@ void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
         return;
     }
     if (expand) {
-        emit expandRequested(call);
+        Q_EMIT expandRequested(call);
     } else {
-        emit collapseRequested(call);
+        Q_EMIT collapseRequested(call);
     }
     event->accept();
 }
@@ -171,9 +171,9 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
     const QString call = callAt(event->pos(), &expand);
     QMenu menu(this);
     if (!call.isEmpty() && expand) {
-        menu.addAction(tr("Expand"), this, [this, call] { emit expandRequested(call); });
+        menu.addAction(tr("Expand"), this, [this, call] { Q_EMIT expandRequested(call); });
     } else if (!call.isEmpty()) {
-        menu.addAction(tr("Collapse"), this, [this, call] { emit collapseRequested(call); });
+        menu.addAction(tr("Collapse"), this, [this, call] { Q_EMIT collapseRequested(call); });
     }
     menu.addAction(tr("Zoom in"), this, [this] { zoomBy(kStep); });
     menu.addAction(tr("Zoom out"), this, [this] { zoomBy(1.0 / kStep); });

@@ -194,7 +194,7 @@ void GraphView::rebuild(const QString& focusCallId) {
     if (m_request.entry.isEmpty() || !m_provider) {
         showMessage(m_provider ? tr("Choose an entry to draw its graph.")
                                : tr("No model loaded: open a model to see its graphs."));
-        emit graphChanged();
+        Q_EMIT graphChanged();
         return;
     }
     GraphRequest request = m_request;
@@ -205,14 +205,14 @@ void GraphView::rebuild(const QString& focusCallId) {
     m_graph = m_provider(request);
     if (!m_graph.error.isEmpty()) {
         showMessage(m_graph.error);
-        emit graphChanged();
+        Q_EMIT graphChanged();
         return;
     }
     const GraphLayout layout = layoutGraph(m_graph);
     if (!layout.error.isEmpty()) {
         m_layoutError = layout.error;
         showMessage(layout.error);
-        emit graphChanged();
+        Q_EMIT graphChanged();
         return;
     }
     m_scene->clear();
@@ -238,7 +238,7 @@ void GraphView::rebuild(const QString& focusCallId) {
         centreOnCall(focusCallId);
     }
     highlightMatches();
-    emit graphChanged();
+    Q_EMIT graphChanged();
 }
 
 void GraphView::centreOnCall(const QString& callId) {

@@ -164,7 +164,7 @@ void PlanTable::fill() {
         m_table->setItem(row, OutputsColumn, cell(k.outputs, mono, left));
     }
     m_table->resizeColumnsToContents();
-    emit planChanged();
+    Q_EMIT planChanged();
 }
 
 }  // namespace earshot::ui

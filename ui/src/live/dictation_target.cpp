@@ -59,7 +59,7 @@ void DictationTarget::apply(const LiveTextUpdate& update) {
     if (text.isEmpty()) return;
     const QString error = m_sink(text);
     if (!error.isEmpty()) {
-        emit failed(error);
+        Q_EMIT failed(error);
         return;
     }
     m_sent += text;

@@ -172,9 +172,9 @@ void LivePanel::updateButton() {
 
 void LivePanel::requestToggle() {
     if (m_running) {
-        emit stopRequested();
+        Q_EMIT stopRequested();
     } else if (m_startAllowed) {
-        emit startRequested(selectedDevice());
+        Q_EMIT startRequested(selectedDevice());
     }
 }
 

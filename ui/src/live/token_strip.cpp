@@ -145,7 +145,7 @@ void TokenStrip::mousePressEvent(QMouseEvent* event) {
     if (index >= 0) {
         m_selected = index;
         update();
-        emit tokenSelected(index);
+        Q_EMIT tokenSelected(index);
     }
     QWidget::mousePressEvent(event);
 }

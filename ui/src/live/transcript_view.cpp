@@ -182,7 +182,7 @@ void TranscriptView::applyText(const QString& modelCommitted, const QString& mod
         setTextCursor(kept);
     }
     if (!committed.isEmpty()) {
-        emit committedTextChanged();
+        Q_EMIT committedTextChanged();
     }
     ensureCursorVisible();
 }
@@ -200,7 +200,7 @@ void TranscriptView::setCommittedText(const QString& text) {
     m_userEditEnd = -1;
     m_undo.clear();
     m_redo.clear();
-    emit committedTextChanged();
+    Q_EMIT committedTextChanged();
 }
 
 void TranscriptView::clearTranscript() {
@@ -218,7 +218,7 @@ void TranscriptView::clearTranscript() {
         m_redo.clear();
         m_undo.append({0, committed, QString()});
     }
-    emit committedTextChanged();
+    Q_EMIT committedTextChanged();
 }
 
 QString TranscriptView::committedText() const { return m_text.left(committedLength()); }
@@ -261,7 +261,7 @@ void TranscriptView::applyStep(const EditStep& step) {
     QTextCursor cursor = textCursor();
     cursor.setPosition(step.position + static_cast<int>(step.inserted.size()));
     setTextCursor(cursor);
-    emit committedTextChanged();
+    Q_EMIT committedTextChanged();
 }
 
 void TranscriptView::replaceCommitted(int position, int length, const QString& text) {
@@ -332,7 +332,7 @@ void TranscriptView::onContentsChange(int position, int charsRemoved, int charsA
         // Inside the committed text (or right at its end): the document is right as it is.
         recordEdit({change.position, m_text.mid(change.position, change.removed), inserted});
         m_text = now;
-        emit committedTextChanged();
+        Q_EMIT committedTextChanged();
         return;
     }
     // Into the tail. The document is not changed inside its own contentsChange: the edit is
@@ -377,7 +377,7 @@ void TranscriptView::repair() {
     setTextCursor(caret);
     if (!step.removed.isEmpty() || !step.inserted.isEmpty()) {
         recordEdit(step);
-        emit committedTextChanged();
+        Q_EMIT committedTextChanged();
     }
 }
 

@@ -73,13 +73,13 @@ ModelCatalogView::ModelCatalogView(QWidget* parent) : QWidget(parent) {
            "partly downloaded one continues where it stopped)"));
     m_use->setToolTip(tr("Open the selected installed model"));
     connect(m_download, &QPushButton::clicked, this,
-            [this] { emit downloadRequested(selectedModel()); });
+            [this] { Q_EMIT downloadRequested(selectedModel()); });
     connect(m_cancel, &QPushButton::clicked, this,
-            [this] { emit cancelRequested(selectedModel()); });
+            [this] { Q_EMIT cancelRequested(selectedModel()); });
     connect(m_remove, &QPushButton::clicked, this,
-            [this] { emit removeRequested(selectedModel()); });
+            [this] { Q_EMIT removeRequested(selectedModel()); });
     connect(m_use, &QPushButton::clicked, this, [this] {
-        if (const CatalogRow* r = row(selectedModel())) emit useRequested(r->location);
+        if (const CatalogRow* r = row(selectedModel())) Q_EMIT useRequested(r->location);
     });
     auto* actions = new QHBoxLayout;
     actions->addWidget(m_download);

@@ -105,7 +105,7 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
 
     m_catalog = new ModelCatalogView(this);
     connect(m_catalog, &ModelCatalogView::useRequested, this,
-            [this](const QString& location) { emit modelChosen(location, QString()); });
+            [this](const QString& location) { Q_EMIT modelChosen(location, QString()); });
     auto* catalogBox = new QWidget(this);
     auto* catalogTitle =
         new QLabel(tr("Models to download (Hugging Face hub) and installed"), catalogBox);
@@ -204,7 +204,7 @@ QString ModelPanel::loadError() const { return m_error->isHidden() ? QString() :
 void ModelPanel::chooseFolder() {
     const QString path = QFileDialog::getExistingDirectory(this, tr("Open checkpoint folder"));
     if (!path.isEmpty()) {
-        emit modelChosen(path, QString());
+        Q_EMIT modelChosen(path, QString());
     }
 }
 
@@ -213,7 +213,7 @@ void ModelPanel::chooseFile() {
         this, tr("Open checkpoint"), QString(),
         tr("Whisper checkpoints (*.bin *.safetensors);;All files (*)"));
     if (!path.isEmpty()) {
-        emit modelChosen(path, QString());
+        Q_EMIT modelChosen(path, QString());
     }
 }
 
@@ -226,7 +226,7 @@ void ModelPanel::chooseVocabularyFile() {
         this, tr("Open vocabulary"), QString(),
         tr("Vocabularies (*.tiktoken tokenizer.json vocab.json *.bin);;All files (*)"));
     if (!path.isEmpty()) {
-        emit modelChosen(checkpoint, path);
+        Q_EMIT modelChosen(checkpoint, path);
     }
 }
 
@@ -238,7 +238,7 @@ void ModelPanel::chooseVocabularyFolder() {
     const QString path = QFileDialog::getExistingDirectory(
         this, tr("Open vocabulary folder (tokenizer.json, or vocab.json and merges.txt)"));
     if (!path.isEmpty()) {
-        emit modelChosen(checkpoint, path);
+        Q_EMIT modelChosen(checkpoint, path);
     }
 }
 

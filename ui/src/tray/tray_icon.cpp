@@ -41,7 +41,7 @@ TrayIcon::TrayIcon(QWidget* window, QObject* parent)
     m_tray->setContextMenu(m_menu);
     connect(m_tray, &QSystemTrayIcon::activated, this,
             [this](QSystemTrayIcon::ActivationReason reason) {
-                if (reason == QSystemTrayIcon::Trigger) emit toggleRequested();
+                if (reason == QSystemTrayIcon::Trigger) Q_EMIT toggleRequested();
             });
     m_window->installEventFilter(this);
     setListening(false);

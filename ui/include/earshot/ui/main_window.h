@@ -107,13 +107,13 @@ public:
     QLabel* latencyLabel() const { return m_latencyLabel; }
     QLabel* lossLabel() const { return m_lossLabel; }
 
-public slots:
+public Q_SLOTS:
     // The settings dialog; on OK with changes, settingsChanged().
     void openSettings();
     // The About box (not modal: the window keeps working).
     void showAbout();
 
-signals:
+Q_SIGNALS:
     // The user picked a model (and perhaps a separate vocabulary; empty: the model's own).
     void modelChosen(const QString& modelPath, const QString& vocabularyPath);
     void settingsChanged(const earshot::ui::Settings& settings);

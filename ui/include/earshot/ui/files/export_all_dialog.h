@@ -22,7 +22,7 @@ public:
     QStringList formats() const;  // checked, in the order txt, srt, vtt, json
     QString folder() const;
 
-private slots:
+private Q_SLOTS:
     void chooseFolder();
 
 private:

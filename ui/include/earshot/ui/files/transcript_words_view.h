@@ -44,7 +44,7 @@ public:
     // The highlighted word's text as the highlight covers it; empty without a highlight.
     QString highlightedText() const;
 
-signals:
+Q_SIGNALS:
     void wordClicked(int index);
 
 protected:

@@ -25,7 +25,7 @@ public:
     // Centres on `scenePoint` at the current scale (a search match, an opened call).
     void focusOn(const QPointF& scenePoint);
 
-signals:
+Q_SIGNALS:
     void expandRequested(const QString& callId);
     void collapseRequested(const QString& callId);
 

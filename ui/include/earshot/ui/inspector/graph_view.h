@@ -79,10 +79,10 @@ public:
     GraphNodeItem* nodeItem(const QString& label) const;  // the first node with that label
     GraphGroupItem* groupItem(const QString& label) const;
 
-signals:
+Q_SIGNALS:
     void graphChanged();  // after every redraw
 
-private slots:
+private Q_SLOTS:
     void exportSvgDialog();
     void exportPngDialog();
 

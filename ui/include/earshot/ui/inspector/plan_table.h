@@ -54,7 +54,7 @@ public:
     QTableWidget* table() const { return m_table; }
     QLabel* totalLabel() const { return m_total; }
 
-signals:
+Q_SIGNALS:
     void planChanged();  // after every refill
 
 private:

@@ -33,11 +33,11 @@ public:
     // is only blanks.
     static QString textToSend(const QString& sentSoFar, const QString& piece);
 
-public slots:
+public Q_SLOTS:
     // The committed part of a live update goes out; the tentative part never does.
     void apply(const earshot::ui::LiveTextUpdate& update);
 
-signals:
+Q_SIGNALS:
     // The sink failed: the message names what is missing (a package to install, ...).
     void failed(const QString& message);
 

@@ -65,7 +65,7 @@ public:
     QComboBox* devicePicker() const { return m_devices; }
     QCheckBox* typeIntoFocusedWindowBox() const { return m_typeInto; }
 
-public slots:
+public Q_SLOTS:
     // The user asks to start when it shows stopped (and start is allowed), or to stop when it
     // shows running: emits startRequested or stopRequested (the button and the menu's shortcut).
     void requestToggle();
@@ -75,7 +75,7 @@ public slots:
     // Clears the transcript (undoable; a copy of the cleared text goes beside the journal).
     void clearTranscript();
 
-signals:
+Q_SIGNALS:
     void startRequested(const QString& deviceSpec);
     void stopRequested();
 

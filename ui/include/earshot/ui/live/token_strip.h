@@ -39,7 +39,7 @@ public:
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
-signals:
+Q_SIGNALS:
     void tokenSelected(int index);
 
 protected:

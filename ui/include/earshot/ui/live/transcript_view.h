@@ -52,7 +52,7 @@ public:
     // The colour tentative text is drawn in.
     static QColor tentativeColor();
 
-signals:
+Q_SIGNALS:
     // The committed text changed: an update committed words, the user edited, or it was cleared.
     void committedTextChanged();
 
@@ -63,7 +63,7 @@ protected:
     void dropEvent(QDropEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
 
-private slots:
+private Q_SLOTS:
     void onContentsChange(int position, int charsRemoved, int charsAdded);
     void repair();
 

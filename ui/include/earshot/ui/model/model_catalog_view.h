@@ -56,7 +56,7 @@ public:
     // The progress bar in the row of `name`; nullptr when that row shows none.
     QProgressBar* progressBar(const QString& name) const;
 
-signals:
+Q_SIGNALS:
     void downloadRequested(const QString& name);
     void cancelRequested(const QString& name);
     void removeRequested(const QString& name);

@@ -52,13 +52,13 @@ public:
     // The downloadable and installed models; its Use opens a model through modelChosen.
     ModelCatalogView* catalogView() const { return m_catalog; }
 
-public slots:
+public Q_SLOTS:
     void chooseFolder();            // HF checkpoint directory
     void chooseFile();              // .safetensors or ggml .bin
     void chooseVocabularyFile();    // .tiktoken, tokenizer.json / vocab.json, or a ggml .bin
     void chooseVocabularyFolder();  // an HF folder: tokenizer.json, or vocab.json + merges.txt
 
-signals:
+Q_SIGNALS:
     // Load `modelPath` with `vocabularyPath` (empty: the model's own tokenizer).
     void modelChosen(const QString& modelPath, const QString& vocabularyPath);
 

@@ -44,7 +44,7 @@ public:
     // The app icon as it is (idle), with an amber ring (microphone open) or a red dot (listening).
     static QIcon stateIcon(TrayState state);
 
-signals:
+Q_SIGNALS:
     void toggleRequested();
     void quitRequested();
 
