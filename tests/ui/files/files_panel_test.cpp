@@ -1,6 +1,7 @@
 // Tests for the Files page: queueing by call and by drop, per-file progress bars, states, the
 // segment table of a result with the clicked segment's times (filled while the file runs), cancel,
-// remove, clear finished, export and export all requests, the names export all gives.
+// remove, clear finished, export and export all requests, the names export all gives. The page
+// shows its FilesQueue: the tests change the queue as the app does and read what the page shows.
 #include "earshot/ui/files/files_panel.h"
 
 #include <gtest/gtest.h>
@@ -25,6 +26,7 @@
 #include "earshot/ui/files/distinct_file_names.h"
 #include "earshot/ui/files/export_all_dialog.h"
 #include "earshot/ui/files/export_targets.h"
+#include "earshot/ui/files/files_queue.h"
 #include "ink_pixels.h"
 
 namespace earshot::ui {
@@ -46,45 +48,45 @@ TEST(SegmentTime, MinutesSecondsMilliseconds) {
 
 TEST(FilesPanel, QueuesFilesWithProgressBars) {
     FilesPanel panel;
-    QSignalSpy queued(&panel, &FilesPanel::jobQueued);
+    QSignalSpy queued(panel.queue(), &FilesQueue::jobQueued);
     const QList<int> ids =
-        panel.addFiles({QStringLiteral("/audio/a.wav"), QStringLiteral("/audio/b.mp3")});
+        panel.queue()->addFiles({QStringLiteral("/audio/a.wav"), QStringLiteral("/audio/b.mp3")});
     ASSERT_EQ(ids.size(), 2);
     EXPECT_NE(ids[0], ids[1]);
     ASSERT_EQ(queued.count(), 2);
     EXPECT_EQ(queued.at(0).at(0).toInt(), ids[0]);
     EXPECT_EQ(queued.at(1).at(1).toString(), QStringLiteral("/audio/b.mp3"));
-    EXPECT_EQ(panel.jobIds(), ids);
+    EXPECT_EQ(panel.queue()->jobIds(), ids);
     EXPECT_EQ(panel.queueTable()->rowCount(), 2);
     EXPECT_EQ(panel.queueTable()->item(1, 0)->text(), QStringLiteral("b.mp3"));
     EXPECT_EQ(panel.queueTable()->item(1, 2)->text(), QStringLiteral("Queued"));
-    EXPECT_EQ(panel.jobState(ids[0]), FileJobState::queued);
+    EXPECT_EQ(panel.queue()->jobState(ids[0]), FileJobState::queued);
 
-    panel.setJobRunning(ids[0]);
-    panel.setJobProgress(ids[0], 0.25);
+    panel.queue()->setJobRunning(ids[0]);
+    panel.queue()->setJobProgress(ids[0], 0.25);
     ASSERT_NE(panel.progressBar(ids[0]), nullptr);
     EXPECT_EQ(panel.progressBar(ids[0])->value(), 250);
     EXPECT_EQ(panel.progressBar(ids[0])->maximum(), 1000);
     EXPECT_EQ(panel.progressBar(ids[1])->value(), 0);
-    EXPECT_EQ(panel.jobState(ids[0]), FileJobState::running);
+    EXPECT_EQ(panel.queue()->jobState(ids[0]), FileJobState::running);
     EXPECT_EQ(panel.queueTable()->item(0, 2)->text(), QStringLiteral("Transcribing"));
     // Paused for dictation, the row says so, and goes back after (before: "Transcribing").
-    panel.setJobPaused(ids[0], true);
+    panel.queue()->setJobPaused(ids[0], true);
     EXPECT_EQ(panel.queueTable()->item(0, 2)->text(), QStringLiteral("Paused while you dictate"));
-    EXPECT_EQ(panel.jobState(ids[0]), FileJobState::running);
-    panel.setJobPaused(ids[0], false);
+    EXPECT_EQ(panel.queue()->jobState(ids[0]), FileJobState::running);
+    panel.queue()->setJobPaused(ids[0], false);
     EXPECT_EQ(panel.queueTable()->item(0, 2)->text(), QStringLiteral("Transcribing"));
-    panel.setJobPaused(ids[1], true);  // a queued job is not running: nothing changes
+    panel.queue()->setJobPaused(ids[1], true);  // a queued job is not running: nothing changes
     EXPECT_EQ(panel.queueTable()->item(1, 2)->text(), QStringLiteral("Queued"));
 
-    panel.setJobFinished(ids[0], jfkLikeSegments(), QStringLiteral("en"));
-    EXPECT_EQ(panel.jobState(ids[0]), FileJobState::done);
+    panel.queue()->setJobFinished(ids[0], jfkLikeSegments(), QStringLiteral("en"));
+    EXPECT_EQ(panel.queue()->jobState(ids[0]), FileJobState::done);
     EXPECT_EQ(panel.progressBar(ids[0])->value(), 1000);
     EXPECT_EQ(panel.queueTable()->item(0, 2)->text(),
               QStringLiteral("Done: 3 segments, language en"));
 
-    panel.setJobFailed(ids[1], QStringLiteral("b.mp3: no audio stream"));
-    EXPECT_EQ(panel.jobState(ids[1]), FileJobState::failed);
+    panel.queue()->setJobFailed(ids[1], QStringLiteral("b.mp3: no audio stream"));
+    EXPECT_EQ(panel.queue()->jobState(ids[1]), FileJobState::failed);
     EXPECT_EQ(panel.queueTable()->item(1, 2)->text(),
               QStringLiteral("Failed: b.mp3: no audio stream"));
 }
@@ -94,10 +96,10 @@ TEST(FilesPanel, ClickingASegmentShowsItsTimes) {
     panel.resize(800, 600);
     panel.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
-    const int id = panel.addFiles({QStringLiteral("/audio/jfk.wav")}).first();
+    const int id = panel.queue()->addFiles({QStringLiteral("/audio/jfk.wav")}).first();
     EXPECT_EQ(panel.selectedJob(), id);  // the first file is selected when queued
     EXPECT_EQ(panel.segmentTable()->rowCount(), 0);
-    panel.setJobFinished(id, jfkLikeSegments(), QStringLiteral("en"));
+    panel.queue()->setJobFinished(id, jfkLikeSegments(), QStringLiteral("en"));
 
     QTableWidget* table = panel.segmentTable();
     ASSERT_EQ(table->rowCount(), 3);
@@ -116,7 +118,7 @@ TEST(FilesPanel, ClickingASegmentShowsItsTimes) {
 TEST(FilesPanel, CancelRequestsTheSelectedJob) {
     FilesPanel panel;
     const QList<int> ids =
-        panel.addFiles({QStringLiteral("/audio/a.wav"), QStringLiteral("/audio/b.wav")});
+        panel.queue()->addFiles({QStringLiteral("/audio/a.wav"), QStringLiteral("/audio/b.wav")});
     QSignalSpy cancels(&panel, &FilesPanel::cancelRequested);
     auto* cancel = panel.findChild<QPushButton*>(QStringLiteral("cancelFileButton"));
     ASSERT_NE(cancel, nullptr);
@@ -127,8 +129,8 @@ TEST(FilesPanel, CancelRequestsTheSelectedJob) {
     EXPECT_EQ(cancels.at(0).at(0).toInt(), ids[1]);
 
     // A cancelled job keeps what it had and can be exported; it cannot be cancelled again.
-    panel.setJobCancelled(ids[1], jfkLikeSegments().mid(0, 1));
-    EXPECT_EQ(panel.jobState(ids[1]), FileJobState::cancelled);
+    panel.queue()->setJobCancelled(ids[1], jfkLikeSegments().mid(0, 1));
+    EXPECT_EQ(panel.queue()->jobState(ids[1]), FileJobState::cancelled);
     EXPECT_EQ(panel.segmentTable()->rowCount(), 1);
     EXPECT_FALSE(cancel->isEnabled());
     auto* exportButton = panel.findChild<QPushButton*>(QStringLiteral("exportButton"));
@@ -148,7 +150,7 @@ TEST(FilesPanel, DroppedFilesAreQueued) {
     file.close();
 
     FilesPanel panel;
-    QSignalSpy queued(&panel, &FilesPanel::jobQueued);
+    QSignalSpy queued(panel.queue(), &FilesQueue::jobQueued);
     QMimeData mime;
     mime.setUrls({QUrl::fromLocalFile(audio), QUrl::fromLocalFile(dir.path()),
                   QUrl(QStringLiteral("https://example.org/remote.wav"))});
@@ -174,14 +176,14 @@ TEST(FilesPanel, CountsSegmentsInSingularAndPlural) {
     EXPECT_EQ(segmentCount(3), QStringLiteral("3 segments"));
 
     FilesPanel panel;
-    const QList<int> ids =
-        panel.addFiles({QStringLiteral("/audio/one.wav"), QStringLiteral("/audio/cut.wav")});
-    panel.setJobFinished(ids[0], jfkLikeSegments().mid(0, 1), QStringLiteral("en"));
+    const QList<int> ids = panel.queue()->addFiles(
+        {QStringLiteral("/audio/one.wav"), QStringLiteral("/audio/cut.wav")});
+    panel.queue()->setJobFinished(ids[0], jfkLikeSegments().mid(0, 1), QStringLiteral("en"));
     EXPECT_EQ(panel.queueTable()->item(0, 2)->text(),
               QStringLiteral("Done: 1 segment, language en"));
     EXPECT_EQ(panel.resultTitle()->text(), QStringLiteral("one.wav: 1 segment · language en"));
-    panel.setJobRunning(ids[1]);
-    panel.setJobCancelled(ids[1], jfkLikeSegments().mid(0, 1));
+    panel.queue()->setJobRunning(ids[1]);
+    panel.queue()->setJobCancelled(ids[1], jfkLikeSegments().mid(0, 1));
     EXPECT_EQ(panel.queueTable()->item(1, 2)->text(), QStringLiteral("Cancelled after 1 segment"));
 }
 
@@ -191,15 +193,15 @@ TEST(FilesPanel, RunningJobShowsSegmentsAsTheyCome) {
     panel.resize(800, 600);
     panel.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
-    const QList<int> ids =
-        panel.addFiles({QStringLiteral("/audio/jfk.wav"), QStringLiteral("/audio/next.wav")});
+    const QList<int> ids = panel.queue()->addFiles(
+        {QStringLiteral("/audio/jfk.wav"), QStringLiteral("/audio/next.wav")});
     EXPECT_EQ(panel.selectedJob(), ids[0]);
-    panel.setJobRunning(ids[0]);
+    panel.queue()->setJobRunning(ids[0]);
     EXPECT_EQ(panel.segmentTable()->rowCount(), 0);
 
     const QList<SegmentRow> all = jfkLikeSegments();
-    panel.appendJobSegments(ids[0], all.mid(0, 2));
-    EXPECT_EQ(panel.jobState(ids[0]), FileJobState::running);
+    panel.queue()->appendJobSegments(ids[0], all.mid(0, 2));
+    EXPECT_EQ(panel.queue()->jobState(ids[0]), FileJobState::running);
     ASSERT_EQ(panel.segmentTable()->rowCount(), 2);
     EXPECT_EQ(panel.segmentTable()->item(1, 0)->text(), QStringLiteral("00:04.200"));
     EXPECT_EQ(panel.segmentTable()->item(1, 2)->text(), all[1].text);
@@ -207,7 +209,7 @@ TEST(FilesPanel, RunningJobShowsSegmentsAsTheyCome) {
               QStringLiteral("jfk.wav is being transcribed… 2 segments so far"));
     EXPECT_EQ(panel.queueTable()->item(0, 2)->text(),
               QStringLiteral("Transcribing: 2 segments so far"));
-    panel.appendJobSegments(ids[0], all.mid(2, 1));
+    panel.queue()->appendJobSegments(ids[0], all.mid(2, 1));
     ASSERT_EQ(panel.segmentTable()->rowCount(), 3);
     EXPECT_EQ(panel.segmentTable()->item(2, 2)->text(), all[2].text);
     // A running row's segments can be clicked like a finished one's.
@@ -226,11 +228,11 @@ TEST(FilesPanel, RunningJobShowsSegmentsAsTheyCome) {
     EXPECT_EQ(panel.segmentTable()->rowCount(), 3);
 
     // Segments for a job that is not running are ignored; the final result replaces the rows.
-    panel.appendJobSegments(ids[1], all);
-    EXPECT_TRUE(panel.jobSegments(ids[1]).isEmpty());
-    panel.setJobFinished(ids[0], all, QStringLiteral("en"));
+    panel.queue()->appendJobSegments(ids[1], all);
+    EXPECT_TRUE(panel.queue()->jobSegments(ids[1]).isEmpty());
+    panel.queue()->setJobFinished(ids[0], all, QStringLiteral("en"));
     EXPECT_EQ(panel.segmentTable()->rowCount(), 3);
-    EXPECT_EQ(panel.jobSegments(ids[0]).size(), 3);
+    EXPECT_EQ(panel.queue()->jobSegments(ids[0]).size(), 3);
 }
 
 // Remove takes the selected rows (a running one too) off the list and says which.
@@ -240,11 +242,11 @@ TEST(FilesPanel, RemoveTakesTheSelectedRows) {
     panel.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
     const QList<int> ids =
-        panel.addFiles({QStringLiteral("/audio/a.wav"), QStringLiteral("/audio/b.wav"),
-                        QStringLiteral("/audio/c.wav"), QStringLiteral("/audio/d.wav")});
-    panel.setJobRunning(ids[0]);
-    panel.setJobFinished(ids[2], jfkLikeSegments(), QStringLiteral("en"));
-    QSignalSpy removed(&panel, &FilesPanel::jobsRemoved);
+        panel.queue()->addFiles({QStringLiteral("/audio/a.wav"), QStringLiteral("/audio/b.wav"),
+                                 QStringLiteral("/audio/c.wav"), QStringLiteral("/audio/d.wav")});
+    panel.queue()->setJobRunning(ids[0]);
+    panel.queue()->setJobFinished(ids[2], jfkLikeSegments(), QStringLiteral("en"));
+    QSignalSpy removed(panel.queue(), &FilesQueue::jobsRemoved);
     auto* remove = panel.findChild<QPushButton*>(QStringLiteral("removeFileButton"));
     ASSERT_NE(remove, nullptr);
 
@@ -261,18 +263,18 @@ TEST(FilesPanel, RemoveTakesTheSelectedRows) {
 
     ASSERT_EQ(removed.count(), 1);
     EXPECT_EQ(removed.at(0).at(0).value<QList<int>>(), (QList<int>{ids[0], ids[2]}));
-    EXPECT_EQ(panel.jobIds(), (QList<int>{ids[1], ids[3]}));
+    EXPECT_EQ(panel.queue()->jobIds(), (QList<int>{ids[1], ids[3]}));
     ASSERT_EQ(queue->rowCount(), 2);
     EXPECT_EQ(queue->item(0, 0)->text(), QStringLiteral("b.wav"));
     EXPECT_EQ(queue->item(1, 0)->text(), QStringLiteral("d.wav"));
-    EXPECT_EQ(panel.unfinishedJobs(), 2);
+    EXPECT_EQ(panel.queue()->unfinishedJobs(), 2);
     // The removed result is no longer shown; a remaining row is.
     EXPECT_EQ(panel.segmentTable()->rowCount(), 0);
     EXPECT_TRUE(panel.resultTitle()->text().endsWith(QStringLiteral("is waiting in the queue.")))
         << panel.resultTitle()->text().toStdString();
     // Late reports about a removed job change nothing.
-    panel.setJobCancelled(ids[0], jfkLikeSegments());
-    panel.appendJobSegments(ids[0], jfkLikeSegments());
+    panel.queue()->setJobCancelled(ids[0], jfkLikeSegments());
+    panel.queue()->appendJobSegments(ids[0], jfkLikeSegments());
     EXPECT_EQ(queue->rowCount(), 2);
 
     // Removing everything leaves an empty page with nothing to remove.
@@ -286,19 +288,19 @@ TEST(FilesPanel, RemoveTakesTheSelectedRows) {
 
 TEST(FilesPanel, ClearFinishedKeepsQueuedAndRunning) {
     FilesPanel panel;
-    const QList<int> ids = panel.addFiles(
+    const QList<int> ids = panel.queue()->addFiles(
         {QStringLiteral("/audio/done.wav"), QStringLiteral("/audio/failed.wav"),
          QStringLiteral("/audio/running.wav"), QStringLiteral("/audio/cancelled.wav"),
          QStringLiteral("/audio/queued.wav")});
     auto* clear = panel.findChild<QPushButton*>(QStringLiteral("clearFinishedButton"));
     ASSERT_NE(clear, nullptr);
     EXPECT_FALSE(clear->isEnabled());  // nothing finished yet
-    panel.setJobFinished(ids[0], jfkLikeSegments(), QStringLiteral("en"));
-    panel.setJobFailed(ids[1], QStringLiteral("no audio stream"));
-    panel.setJobRunning(ids[2]);
-    panel.setJobCancelled(ids[3], {});
+    panel.queue()->setJobFinished(ids[0], jfkLikeSegments(), QStringLiteral("en"));
+    panel.queue()->setJobFailed(ids[1], QStringLiteral("no audio stream"));
+    panel.queue()->setJobRunning(ids[2]);
+    panel.queue()->setJobCancelled(ids[3], {});
     EXPECT_TRUE(clear->isEnabled());
-    QSignalSpy removed(&panel, &FilesPanel::jobsRemoved);
+    QSignalSpy removed(panel.queue(), &FilesQueue::jobsRemoved);
 
     // It asks first, saying what goes; Cancel keeps everything.
     QTest::mouseClick(clear, Qt::LeftButton);
@@ -312,7 +314,7 @@ TEST(FilesPanel, ClearFinishedKeepsQueuedAndRunning) {
     QTest::mouseClick(confirm->button(QMessageBox::Cancel), Qt::LeftButton);
     QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
     EXPECT_EQ(removed.count(), 0);
-    EXPECT_EQ(panel.jobIds().size(), 5);
+    EXPECT_EQ(panel.queue()->jobIds().size(), 5);
     EXPECT_EQ(panel.findChild<QMessageBox*>(QStringLiteral("clearFinishedConfirm")), nullptr);
 
     QTest::mouseClick(clear, Qt::LeftButton);
@@ -323,7 +325,7 @@ TEST(FilesPanel, ClearFinishedKeepsQueuedAndRunning) {
         Qt::LeftButton);
     ASSERT_EQ(removed.count(), 1);
     EXPECT_EQ(removed.at(0).at(0).value<QList<int>>(), (QList<int>{ids[0], ids[1], ids[3]}));
-    EXPECT_EQ(panel.jobIds(), (QList<int>{ids[2], ids[4]}));
+    EXPECT_EQ(panel.queue()->jobIds(), (QList<int>{ids[2], ids[4]}));
     EXPECT_EQ(panel.queueTable()->item(0, 0)->text(), QStringLiteral("running.wav"));
     EXPECT_FALSE(clear->isEnabled());
 }
@@ -348,15 +350,16 @@ TEST(DistinctFileNames, AddsParentFoldersOnlyWhereNamesAreShared) {
 // when one goes, the other's name is short again.
 TEST(FilesPanel, FilesOfTheSameNameAreToldApart) {
     FilesPanel panel;
-    const QList<int> ids = panel.addFiles({QStringLiteral("/rec/monday/speech.wav"),
-                                           QStringLiteral("/rec/tuesday/speech.wav"),
-                                           QStringLiteral("/rec/other.wav")});
+    const QList<int> ids = panel.queue()->addFiles({QStringLiteral("/rec/monday/speech.wav"),
+                                                    QStringLiteral("/rec/tuesday/speech.wav"),
+                                                    QStringLiteral("/rec/other.wav")});
     const QTableWidget* queue = panel.queueTable();
     EXPECT_EQ(queue->item(0, 0)->text(), QStringLiteral("monday/speech.wav"));
     EXPECT_EQ(queue->item(1, 0)->text(), QStringLiteral("tuesday/speech.wav"));
     EXPECT_EQ(queue->item(2, 0)->text(), QStringLiteral("other.wav"));
-    panel.setJobFailed(ids[1], QStringLiteral("/rec/tuesday/speech.wav: a text file, not audio "
-                                              "or video (ASCII text)"));
+    panel.queue()->setJobFailed(ids[1],
+                                QStringLiteral("/rec/tuesday/speech.wav: a text file, not audio "
+                                               "or video (ASCII text)"));
     panel.selectJob(ids[1]);
     // The row names the file: its status gives only the problem.
     EXPECT_EQ(queue->item(1, 2)->text(),
@@ -364,7 +367,7 @@ TEST(FilesPanel, FilesOfTheSameNameAreToldApart) {
     EXPECT_EQ(panel.resultTitle()->text(),
               QStringLiteral("tuesday/speech.wav failed: a text file, not audio or video (ASCII "
                              "text)"));
-    panel.removeJobs({ids[0]});
+    panel.queue()->removeJobs({ids[0]});
     EXPECT_EQ(queue->item(0, 0)->text(), QStringLiteral("speech.wav"));
     EXPECT_EQ(panel.resultTitle()->text(),
               QStringLiteral("speech.wav failed: a text file, not audio or video (ASCII text)"));
@@ -374,9 +377,9 @@ TEST(FilesPanel, FilesOfTheSameNameAreToldApart) {
 TEST(FilesPanel, TheQueueShowsFiveRows) {
     FilesPanel panel;
     panel.resize(900, 420);
-    panel.addFiles({QStringLiteral("/a/1.wav"), QStringLiteral("/a/2.wav"),
-                    QStringLiteral("/a/3.wav"), QStringLiteral("/a/4.wav"),
-                    QStringLiteral("/a/5.wav"), QStringLiteral("/a/6.wav")});
+    panel.queue()->addFiles({QStringLiteral("/a/1.wav"), QStringLiteral("/a/2.wav"),
+                             QStringLiteral("/a/3.wav"), QStringLiteral("/a/4.wav"),
+                             QStringLiteral("/a/5.wav"), QStringLiteral("/a/6.wav")});
     panel.show();
     QCoreApplication::processEvents();
     const QTableWidget* queue = panel.queueTable();
@@ -417,20 +420,20 @@ TEST(FilesPanel, ExportAllRequestsEveryFinishedResult) {
     panel.resize(800, 600);
     panel.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
-    const QList<int> ids =
-        panel.addFiles({QStringLiteral("/audio/a.mp3"), QStringLiteral("/audio/a.ogg"),
-                        QStringLiteral("/audio/failed.wav"), QStringLiteral("/audio/cut.wav"),
-                        QStringLiteral("/audio/queued.wav")});
+    const QList<int> ids = panel.queue()->addFiles(
+        {QStringLiteral("/audio/a.mp3"), QStringLiteral("/audio/a.ogg"),
+         QStringLiteral("/audio/failed.wav"), QStringLiteral("/audio/cut.wav"),
+         QStringLiteral("/audio/queued.wav")});
     auto* exportAll = panel.findChild<QPushButton*>(QStringLiteral("exportAllButton"));
     ASSERT_NE(exportAll, nullptr);
     EXPECT_FALSE(exportAll->isEnabled());
-    panel.setJobFinished(ids[0], jfkLikeSegments(), QStringLiteral("en"));
-    panel.setJobFinished(ids[1], jfkLikeSegments().mid(0, 1), QStringLiteral("en"));
-    panel.setJobFailed(ids[2], QStringLiteral("no audio stream"));
-    panel.setJobRunning(ids[3]);
-    panel.setJobCancelled(ids[3], jfkLikeSegments().mid(0, 2));
+    panel.queue()->setJobFinished(ids[0], jfkLikeSegments(), QStringLiteral("en"));
+    panel.queue()->setJobFinished(ids[1], jfkLikeSegments().mid(0, 1), QStringLiteral("en"));
+    panel.queue()->setJobFailed(ids[2], QStringLiteral("no audio stream"));
+    panel.queue()->setJobRunning(ids[3]);
+    panel.queue()->setJobCancelled(ids[3], jfkLikeSegments().mid(0, 2));
     EXPECT_TRUE(exportAll->isEnabled());
-    EXPECT_EQ(panel.exportableJobs(), (QList<int>{ids[0], ids[1], ids[3]}));
+    EXPECT_EQ(panel.queue()->exportableJobs(), (QList<int>{ids[0], ids[1], ids[3]}));
 
     QSignalSpy requested(&panel, &FilesPanel::exportAllRequested);
     bool sawDialog = false;

@@ -14,7 +14,7 @@
 #include "earshot/ui/inspector/graph_view.h"
 #include "earshot/ui/inspector/inspector_widget.h"
 #include "earshot/ui/inspector/plan_table.h"
-#include "inspector_fake_graph.h"
+#include "fake_graph.h"
 
 namespace earshot::ui {
 namespace {

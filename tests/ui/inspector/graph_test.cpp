@@ -21,7 +21,7 @@
 #include "earshot/ui/inspector/graph_node_item.h"
 #include "earshot/ui/inspector/graph_style.h"
 #include "earshot/ui/inspector/graph_view.h"
-#include "inspector_fake_graph.h"
+#include "fake_graph.h"
 
 namespace earshot::ui {
 namespace {
