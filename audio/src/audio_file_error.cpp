@@ -1,29 +1,14 @@
 // AudioFileError's one-line message format.
 #include "earshot/audio/audio_file_error.h"
 
-#include <cstdio>
-#include <string_view>
 #include <utility>
+
+#include "earshot/base/one_line.h"
 
 namespace earshot::audio {
 namespace {
 
-// Escapes control characters (newlines included) so that what() is always a single line.
-std::string one_line(std::string_view text) {
-    std::string out;
-    out.reserve(text.size());
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte < 0x20 || byte == 0x7f) {
-            char escaped[8];
-            std::snprintf(escaped, sizeof(escaped), "\\x%02x", static_cast<unsigned>(byte));
-            out += escaped;
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
+using base::one_line;
 
 std::string compose(const std::filesystem::path& file, const std::string& problem) {
     const std::string name = file.empty() ? std::string("<unnamed>") : file.string();

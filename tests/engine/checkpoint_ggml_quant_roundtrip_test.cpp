@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "checkpoint_files.h"
+#include "earshot/base/half_float.h"
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/checkpoint/ggml_blocks.h"
-#include "earshot/engine/checkpoint/half_float.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/checkpoint/whisper_config.h"
 #include "earshot/engine/model/random_checkpoint.h"
@@ -109,7 +109,7 @@ TEST_P(GgmlQuantRoundTrip, LoaderDecodesTheQuantizerWithinTheFormatBound) {
     std::vector<float> decoded(values.size());
     checkpoint::dequantize_ggml_blocks(type, tensor.data, decoded);
     for (std::size_t i = 0; i < values.size(); ++i) {
-        ASSERT_EQ(loaded[i], checkpoint::f16_to_f32(checkpoint::f32_to_f16(decoded[i]))) << i;
+        ASSERT_EQ(loaded[i], base::f16_to_f32(base::f32_to_f16(decoded[i]))) << i;
     }
 
     // Within the bound per block: bound x the block's largest |x|, plus the f16 rounding of the

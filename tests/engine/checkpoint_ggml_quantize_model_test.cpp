@@ -23,6 +23,7 @@
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/long_form.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/runtime/decoder_models.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "micro_model.h"
 #include "npz_reader.h"
@@ -65,7 +66,7 @@ backend::HostTensor parity_mel() {
 std::string transcript_of(const model::WhisperCheckpoint& checkpoint) {
     const tokenizer::Tokenizer tok = tokenizer::Tokenizer::load(
         test::micro_model_dir(), checkpoint.binding.values.dims.at("Vocab"));
-    auto model = decoding::make_cpu_decoder_model(checkpoint);
+    auto model = runtime::make_cpu_decoder_model(checkpoint);
     const backend::HostTensor mel = parity_mel();
     decoding::TranscribeOptions options;
     options.decoding.beam_size = 1;

@@ -10,6 +10,7 @@
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/runtime/decoder_models.h"
 #include "temp_dir.h"
 
 namespace {
@@ -97,7 +98,7 @@ TEST_F(CpuBatch, ReorderMovesEachRowsCache) {
 }
 
 TEST_F(CpuBatch, DecoderModelListensWithOneRow) {
-    auto model = earshot::decoding::make_cpu_decoder_model(*checkpoint_);
+    auto model = earshot::runtime::make_cpu_decoder_model(*checkpoint_);
     EXPECT_EQ(model->vocab(), 300);
     EXPECT_EQ(model->frames(), 64);
     EXPECT_EQ(model->max_tokens(), 16);
@@ -115,7 +116,7 @@ TEST_F(CpuBatch, DecoderModelListensWithOneRow) {
 namespace {
 
 TEST_F(CpuBatch, ListeningToTheSameWindowAgainKeepsItsAudio) {
-    auto model = earshot::decoding::make_cpu_decoder_model(*checkpoint_);
+    auto model = earshot::runtime::make_cpu_decoder_model(*checkpoint_);
     model->listen(mel_);
     const HostTensor first = model->prefill(HostTensor::i32({1, 2}, {3, 4}));
     model->expand(3);

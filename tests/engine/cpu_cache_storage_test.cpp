@@ -14,12 +14,13 @@
 #include <vector>
 
 #include "backend_test_data.h"
-#include "decoding/whisper_decoder_model.h"
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/decoding/window_decoder.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/runtime/decoder_models.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
+#include "runtime/whisper_decoder_model.h"
 #include "temp_dir.h"
 
 namespace {
@@ -207,7 +208,7 @@ TEST_F(CpuHalfCaches, BeamFiveDecodesTheSameTokensAsF32Caches) {
         GTEST_SKIP() << "whisper-assets/multilingual.tiktoken not found under EARSHOT_SHARED_DIR";
     }
     const auto tokenizer = earshot::tokenizer::Tokenizer::load(vocab);
-    using Model = earshot::decoding::WhisperDecoderModel<CpuWhisper>;
+    using Model = earshot::runtime::WhisperDecoderModel<CpuWhisper>;
     Model wide(CpuWhisper(*checkpoint_, 1, CacheStorage::f32), "CPU");
     Model half(CpuWhisper(*checkpoint_, 1, CacheStorage::f16), "CPU");
     earshot::decoding::DecodingOptions o;
@@ -241,7 +242,7 @@ TEST(CpuCacheStorageChoice, TheDecoderModelStoresCachesInTheDecoderWeightsPrecis
         const auto checkpoint = random_checkpoint(temp.path() / dtype, o);
         const HostTensor mel = test_mel(1, o.mels, o.frames, 0);
         const auto tokens = random_tokens(1, 4, o.vocab, 5);
-        auto model = earshot::decoding::make_cpu_decoder_model(checkpoint);
+        auto model = earshot::runtime::make_cpu_decoder_model(checkpoint);
         model->listen(mel);
         const HostTensor got = model->prefill(token_tensor(tokens, 0, 4));
         const CacheStorage expected = dtype == "f16" ? CacheStorage::f16 : CacheStorage::f32;

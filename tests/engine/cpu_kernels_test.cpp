@@ -15,7 +15,7 @@
 #include "backend/cpu/cpu_attention_one_query.h"
 #include "backend/cpu/cpu_attention_tiles.h"
 #include "backend/cpu/cpu_gemv_f16.h"
-#include "earshot/engine/checkpoint/half_float.h"
+#include "earshot/base/half_float.h"
 #include "value_difference.h"
 
 namespace {
@@ -48,8 +48,8 @@ TEST(CpuKernels, GeluMatchesTheErfForm) {
 std::vector<uint16_t> round_to_half(std::vector<float>& values) {
     std::vector<uint16_t> bits(values.size());
     for (size_t i = 0; i < values.size(); ++i) {
-        bits[i] = earshot::checkpoint::f32_to_f16(values[i]);
-        values[i] = earshot::checkpoint::f16_to_f32(bits[i]);
+        bits[i] = earshot::base::f32_to_f16(values[i]);
+        values[i] = earshot::base::f16_to_f32(bits[i]);
     }
     return bits;
 }
@@ -382,8 +382,8 @@ TEST(CpuKernels, HalfWeightProductEqualsTheF32Product) {
         auto bias = random_values(size_t(n), 6);
         std::vector<uint16_t> w16(w.size());
         for (size_t i = 0; i < w.size(); ++i) {
-            w16[i] = earshot::checkpoint::f32_to_f16(w[i]);
-            w[i] = earshot::checkpoint::f16_to_f32(w16[i]);  // both sides see the same values
+            w16[i] = earshot::base::f32_to_f16(w[i]);
+            w[i] = earshot::base::f16_to_f32(w16[i]);  // both sides see the same values
         }
         std::vector<float> want(size_t(m * n)), got(size_t(m * n));
         cpu::linear(x.data(), w.data(), bias.data(), want.data(), m, k, n);
@@ -403,7 +403,7 @@ TEST(CpuKernels, PooledHalfWeightProductEqualsTheOneThreadProduct) {
         auto x = random_values(size_t(k), 31);
         auto w = random_values(size_t(n * k), 32, 0.1F);
         std::vector<uint16_t> w16(w.size());
-        for (size_t i = 0; i < w.size(); ++i) w16[i] = earshot::checkpoint::f32_to_f16(w[i]);
+        for (size_t i = 0; i < w.size(); ++i) w16[i] = earshot::base::f32_to_f16(w[i]);
         std::vector<float> pooled(static_cast<size_t>(n)), alone(static_cast<size_t>(n));
         cpu::linear_f16(x.data(), w16.data(), nullptr, pooled.data(), 1, k, n);
         cpu::dot_rows_f16(x.data(), w16.data(), n, k, alone.data());
@@ -422,7 +422,7 @@ TEST(CpuKernels, EachRowOfABeamProductEqualsItsOneRowProduct) {
         auto w = random_values(size_t(n * k), 10, 0.1F);
         auto bias = random_values(size_t(n), 14);
         std::vector<uint16_t> w16(w.size());
-        for (size_t i = 0; i < w.size(); ++i) w16[i] = earshot::checkpoint::f32_to_f16(w[i]);
+        for (size_t i = 0; i < w.size(); ++i) w16[i] = earshot::base::f32_to_f16(w[i]);
         std::vector<float> beam(static_cast<size_t>(m * n)), one(static_cast<size_t>(n));
         cpu::linear_f16(x.data(), w16.data(), bias.data(), beam.data(), m, k, n);
         for (int64_t row = 0; row < m; ++row) {
@@ -475,7 +475,7 @@ TEST(CpuKernels, StreamedHalfWeightProductEqualsTheCachedOne) {
     auto x = random_values(size_t(m * k), 7);
     auto w = random_values(size_t(n * k), 8, 0.1F);
     std::vector<uint16_t> w16(w.size());
-    for (size_t i = 0; i < w.size(); ++i) w16[i] = earshot::checkpoint::f32_to_f16(w[i]);
+    for (size_t i = 0; i < w.size(); ++i) w16[i] = earshot::base::f32_to_f16(w[i]);
     const int64_t matrix_bytes = n * k * 2;
     ASSERT_GT(cpu::streamed_matrix_bytes(), 0);
     std::vector<float> cached(static_cast<size_t>(n)), streamed(static_cast<size_t>(n));

@@ -27,6 +27,7 @@
 #include "earshot/engine/decoding/window_decoder.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/runtime/decoder_models.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "micro_model.h"
 #include "npz_reader.h"
@@ -352,7 +353,7 @@ protected:
 };
 
 TEST_F(MicroModelOnCudaDevice, LogitsMatchPyTorch) {
-    auto gpu = earshot::decoding::make_cuda_decoder_model(*checkpoint_);
+    auto gpu = earshot::runtime::make_cuda_decoder_model(*checkpoint_);
     EXPECT_NE(gpu->backend_name().find("CUDA"), std::string::npos);
     gpu->listen(mel_);
     const earshot::test::NpyArray& logits = npz_.at("logits");  // [P, Vocab]
@@ -379,8 +380,8 @@ TEST_F(MicroModelOnCudaDevice, LogitsMatchPyTorch) {
 TEST_F(MicroModelOnCudaDevice, GreedyAndBeamWindowsDecodeLikeTheCpu) {
     const auto tok = earshot::tokenizer::Tokenizer::load(
         kModelDir, checkpoint_->binding.values.dims.at("Vocab"));
-    auto cpu = earshot::decoding::make_cpu_decoder_model(*checkpoint_);
-    auto gpu = earshot::decoding::make_cuda_decoder_model(*checkpoint_);
+    auto cpu = earshot::runtime::make_cpu_decoder_model(*checkpoint_);
+    auto gpu = earshot::runtime::make_cuda_decoder_model(*checkpoint_);
     for (int beam : {1, 5}) {
         earshot::decoding::DecodingOptions options;
         options.beam_size = beam;
@@ -418,7 +419,7 @@ TEST(OutOfMemoryOnCudaDevice, NamesTheModelAndWhatItNeeded) {
         EXPECT_NE(message.find("the random model needs"), std::string::npos) << message;
         EXPECT_NE(message.find("KiB"), std::string::npos) << message;
     }
-    auto chosen = earshot::decoding::make_decoder_model(
+    auto chosen = earshot::runtime::make_decoder_model(
         checkpoint, earshot::backend::BackendChoice::automatic, "the random model");
     EXPECT_EQ(chosen.model->backend_name(), "CPU");
     EXPECT_NE(chosen.fallback_reason.find("out of memory"), std::string::npos)
@@ -460,7 +461,7 @@ TEST(CudaAvailability, AutomaticFallsBackToTheCpuAndSaysWhy) {
     earshot::model::write_random_checkpoint(dir.path(), shape.options);
     const auto checkpoint = earshot::model::load_whisper_checkpoint(dir.path());
 
-    auto chosen = earshot::decoding::make_decoder_model(
+    auto chosen = earshot::runtime::make_decoder_model(
         checkpoint, earshot::backend::BackendChoice::automatic, "the random model");
     ASSERT_NE(chosen.model, nullptr);
     EXPECT_EQ(chosen.model->backend_name(), "CPU");
@@ -468,12 +469,12 @@ TEST(CudaAvailability, AutomaticFallsBackToTheCpuAndSaysWhy) {
     EXPECT_EQ(chosen.fallback_reason.find('\n'), std::string::npos) << "one line";
 
     auto cpu =
-        earshot::decoding::make_decoder_model(checkpoint, earshot::backend::BackendChoice::cpu);
+        earshot::runtime::make_decoder_model(checkpoint, earshot::backend::BackendChoice::cpu);
     EXPECT_TRUE(cpu.fallback_reason.empty());
     EXPECT_EQ(cpu.model->backend_name(), "CPU");
 
     EXPECT_THROW(
-        earshot::decoding::make_decoder_model(checkpoint, earshot::backend::BackendChoice::cuda),
+        earshot::runtime::make_decoder_model(checkpoint, earshot::backend::BackendChoice::cuda),
         CudaError);
     EXPECT_THROW(CudaWhisper{checkpoint}, CudaError);
 }

@@ -17,6 +17,7 @@
 #include "earshot/engine/decoding/window_decoder.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/runtime/decoder_models.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "temp_dir.h"
 
@@ -65,7 +66,7 @@ protected:
             GTEST_SKIP() << "whisper-assets/multilingual.tiktoken not found under "
                             "EARSHOT_SHARED_DIR";
         }
-        model_ = make_cpu_decoder_model(*checkpoint_);
+        model_ = earshot::runtime::make_cpu_decoder_model(*checkpoint_);
     }
 
     static DecodingOptions options() {

@@ -18,15 +18,15 @@
 
 #include "backend/cuda/kernel_table.h"
 #include "cuda_test_device.h"
+#include "earshot/base/half_float.h"
 #include "earshot/engine/backend/cuda_devices.h"
-#include "earshot/engine/checkpoint/half_float.h"
 #include "value_difference.h"
 
 namespace earshot::test::kernel_table {
 
 using earshot::backend::cuda::KernelTable;
-using earshot::checkpoint::f16_to_f32;
-using earshot::checkpoint::f32_to_f16;
+using earshot::base::f16_to_f32;
+using earshot::base::f32_to_f16;
 using earshot::test::value_difference;
 
 // An f16 value's rounding: half an ulp relative (2^-11), doubled for an f32 result that lands

@@ -12,6 +12,7 @@
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/long_form.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/runtime/decoder_models.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "micro_model.h"
 #include "npz_reader.h"
@@ -29,7 +30,7 @@ TEST(LongFormSegmentsCallback, ReportsEachWindowsSegmentsAsItIsDecoded) {
     const model::WhisperCheckpoint checkpoint = model::load_whisper_checkpoint(dir);
     const tokenizer::Tokenizer tok =
         tokenizer::Tokenizer::load(dir, checkpoint.binding.values.dims.at("Vocab"));
-    auto model = make_cpu_decoder_model(checkpoint);
+    auto model = runtime::make_cpu_decoder_model(checkpoint);
 
     // One held-out sentence's window [80, Frames], said twice, then a window of the quietest
     // value as the appended silence: two windows of content.

@@ -14,6 +14,7 @@
 
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/runtime/decoder_models.h"
 #include "npz_reader.h"
 #include "value_difference.h"
 
@@ -45,7 +46,7 @@ TEST(MicroModelParity, CpuEngineLogitsMatchPyTorchWithin1e3Relative) {
     ASSERT_EQ(logits.shape[0], static_cast<int64_t>(positions.size()));
 
     const model::WhisperCheckpoint checkpoint = model::load_whisper_checkpoint(kModelDir);
-    auto model = decoding::make_cpu_decoder_model(checkpoint);
+    auto model = runtime::make_cpu_decoder_model(checkpoint);
     ASSERT_EQ(model->mels(), mel.shape[0]);
     ASSERT_EQ(model->frames(), mel.shape[1]);
     ASSERT_EQ(model->vocab(), logits.shape[1]);

@@ -15,6 +15,7 @@
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/fallback.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/runtime/decoder_models.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "micro_model.h"
 #include "npz_reader.h"
@@ -56,7 +57,7 @@ TEST(ModelFileChange, TruncatedAndReplacedFilesLeaveTheLoadedModelDecodingTheSam
     // The weights are read through a mapping of the file while loading.
     EXPECT_FALSE(mappings_under(copy).empty());
     const std::unique_ptr<decoding::DecoderModel> model =
-        decoding::make_cpu_decoder_model(checkpoint);
+        runtime::make_cpu_decoder_model(checkpoint);
     checkpoint.weights.release_files();
     EXPECT_EQ(mappings_under(copy), std::vector<std::string>{});
     EXPECT_TRUE(checkpoint.weights.files().empty());

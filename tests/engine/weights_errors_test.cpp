@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "checkpoint_files.h"
+#include "earshot/base/half_float.h"
 #include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/checkpoint/ggml_file.h"
-#include "earshot/engine/checkpoint/half_float.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "temp_dir.h"
@@ -207,7 +207,7 @@ TEST_F(BrokenCheckpoints, NanAndInfinityAreFoundByIndex) {
         for (std::size_t i = 0; i < halves.size() / 2; ++i) {
             float value = 0.0f;
             std::memcpy(&value, bias.bytes.data() + 4 * i, sizeof(value));
-            const uint16_t bits = i == 63 ? uint16_t{0xfc00} : checkpoint::f32_to_f16(value);
+            const uint16_t bits = i == 63 ? uint16_t{0xfc00} : base::f32_to_f16(value);
             std::memcpy(halves.data() + 2 * i, &bits, sizeof(bits));
         }
         bias.bytes = halves;

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "checkpoint_files.h"
+#include "earshot/base/half_float.h"
 #include "earshot/engine/checkpoint/ggml_file.h"
-#include "earshot/engine/checkpoint/half_float.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "temp_dir.h"
@@ -115,7 +115,7 @@ float stored(double value, const std::string& dtype) {
 #if defined(__FLT16_MAX__)
         return static_cast<float>(static_cast<_Float16>(f));
 #else
-        return checkpoint::f16_to_f32(checkpoint::f32_to_f16(f));
+        return base::f16_to_f32(base::f32_to_f16(f));
 #endif
     }
     const uint32_t bits = std::bit_cast<uint32_t>(f);

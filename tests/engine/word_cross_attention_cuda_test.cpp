@@ -25,6 +25,7 @@
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/runtime/decoder_models.h"
 #include "temp_dir.h"
 #include "value_difference.h"
 
@@ -198,8 +199,8 @@ TEST_P(CrossAttentionOnCudaDevice, KeepsTheCpusProbabilitiesForRowsWithTheirOwnA
 TEST_P(CrossAttentionOnCudaDevice, BeamRowsThroughTheDecoderModelAndTheStepsAfter) {
     constexpr int64_t kRows = 3;
     constexpr int64_t kTokens = 5;
-    auto cpu = earshot::decoding::make_cpu_decoder_model(*checkpoint_);
-    auto gpu = earshot::decoding::make_cuda_decoder_model(*checkpoint_);
+    auto cpu = earshot::runtime::make_cpu_decoder_model(*checkpoint_);
+    auto gpu = earshot::runtime::make_cuda_decoder_model(*checkpoint_);
     EXPECT_TRUE(gpu->keeps_cross_attention());
     const HostTensor mel = test_mel(1, o().mels, o().frames, 4);
     cpu->listen(mel);

@@ -19,6 +19,7 @@
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/runtime/decoder_models.h"
 #include "reference/whisper_reference.h"
 #include "temp_dir.h"
 #include "value_difference.h"
@@ -195,7 +196,7 @@ TEST(CrossAttentionWeights, AHeadTheModelLacksIsRefused) {
 
 TEST(CrossAttentionWeights, TheCpuDecoderModelKeepsThemAndSaysSo) {
     Fixture f(200);
-    auto model = earshot::decoding::make_cpu_decoder_model(f.checkpoint.value());
+    auto model = earshot::runtime::make_cpu_decoder_model(f.checkpoint.value());
     EXPECT_TRUE(model->keeps_cross_attention());
     model->listen(test_mel(1, f.dims.mels, f.dims.frames, 0));
     const std::vector<AttentionHead> heads = {{1, 2}};

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "earshot/base/half_float.h"
 #include "earshot/engine/checkpoint/ggml_blocks.h"
-#include "earshot/engine/checkpoint/half_float.h"
 
 namespace earshot::test {
 
@@ -29,13 +29,13 @@ struct Half {
     float value = 0.0f;
 };
 inline Half half_of(float x) {
-    const uint16_t bits = checkpoint::f32_to_f16(x);
-    return {bits, checkpoint::f16_to_f32(bits)};
+    const uint16_t bits = base::f32_to_f16(x);
+    return {bits, base::f16_to_f32(bits)};
 }
 inline Half half_at_least(float x) {
     Half h = half_of(x);
     if (h.value < x) h = {static_cast<uint16_t>(h.bits + 1), 0.0f};  // next f16 up (x >= 0)
-    h.value = checkpoint::f16_to_f32(h.bits);
+    h.value = base::f16_to_f32(h.bits);
     return h;
 }
 inline void put_half(uint8_t* at, Half h) { std::memcpy(at, &h.bits, sizeof(h.bits)); }

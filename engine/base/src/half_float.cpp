@@ -1,6 +1,6 @@
 // f16 / bf16 bit conversions. f16: 1 sign, 5 exponent (bias 15), 10 mantissa bits; bf16: the top
 // 16 bits of an f32 (IEEE 754-2008 binary16; bfloat16 as used by PyTorch).
-#include "earshot/engine/checkpoint/half_float.h"
+#include "earshot/base/half_float.h"
 
 #include <bit>
 #include <stdexcept>
@@ -11,7 +11,7 @@
 #define EARSHOT_HALF_F16C 1
 #endif
 
-namespace earshot::checkpoint {
+namespace earshot::base {
 namespace {
 
 constexpr uint32_t f32_exponent_mask = 0x7f800000;
@@ -115,4 +115,4 @@ uint16_t f32_to_bf16(float value) {
     return static_cast<uint16_t>((bits + rounding) >> 16);
 }
 
-}  // namespace earshot::checkpoint
+}  // namespace earshot::base

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "earshot/engine/checkpoint/half_float.h"
+#include "earshot/base/half_float.h"
 #include "ggml_k_quants.h"
 
 namespace earshot::checkpoint {
@@ -72,7 +72,7 @@ constexpr std::array<std::pair<int32_t, std::string_view>, 22> other_type_names 
 float read_f16(const std::byte* at) {
     uint16_t bits = 0;
     std::memcpy(&bits, at, sizeof(bits));
-    return f16_to_f32(bits);
+    return base::f16_to_f32(bits);
 }
 
 // q4_0 [18 bytes]: d | qs[16]. Value j (0..15) is the low nibble of qs[j], value j + 16 its high

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "earshot/engine/checkpoint/half_float.h"
+#include "earshot/base/half_float.h"
 
 namespace earshot::checkpoint {
 namespace {
@@ -14,7 +14,7 @@ namespace {
 float read_f16(const std::byte* at) {
     uint16_t bits = 0;
     std::memcpy(&bits, at, sizeof(bits));
-    return f16_to_f32(bits);
+    return base::f16_to_f32(bits);
 }
 
 const uint8_t* bytes_at(const std::byte* at) { return reinterpret_cast<const uint8_t*>(at); }

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "earshot/engine/checkpoint/half_float.h"
+#include "earshot/base/half_float.h"
 
 namespace earshot::checkpoint {
 namespace {
@@ -17,7 +17,7 @@ namespace {
 constexpr int block_values = 32;  // QK4_0 = QK4_1 = QK5_0 = QK5_1 = QK8_0
 
 void put_f16(uint8_t* at, float value) {
-    const uint16_t bits = f32_to_f16(value);
+    const uint16_t bits = base::f32_to_f16(value);
     std::memcpy(at, &bits, sizeof(bits));
 }
 

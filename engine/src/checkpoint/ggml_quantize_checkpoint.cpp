@@ -6,14 +6,14 @@
 #include <cstring>
 #include <utility>
 
-#include "../tokenizer/vocab_sources.h"
+#include "earshot/base/half_float.h"
 #include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/checkpoint/ggml_file.h"
 #include "earshot/engine/checkpoint/ggml_quantize.h"
 #include "earshot/engine/checkpoint/ggml_writer.h"
-#include "earshot/engine/checkpoint/half_float.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/checkpoint/whisper_config.h"
+#include "tokenizer/vocab_sources.h"
 
 namespace earshot::checkpoint {
 namespace {
@@ -76,7 +76,7 @@ GgmlTensorToWrite tensor_of(const Weight& w, GgmlType file_type) {
     } else if (t.type == GgmlType::f16) {
         t.data.resize(values.size() * sizeof(uint16_t));
         for (std::size_t i = 0; i < values.size(); ++i) {
-            const uint16_t bits = f32_to_f16(values[i]);
+            const uint16_t bits = base::f32_to_f16(values[i]);
             std::memcpy(t.data.data() + i * sizeof(bits), &bits, sizeof(bits));
         }
     } else {

@@ -14,13 +14,13 @@
 #include <system_error>
 #include <thread>
 
+#include "earshot/base/half_float.h"
+#include "earshot/base/piece_threads.h"
 #include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/checkpoint/ggml_blocks.h"
 #include "earshot/engine/checkpoint/ggml_file.h"
-#include "earshot/engine/checkpoint/half_float.h"
 #include "earshot/engine/checkpoint/safetensors.h"
 #include "hf_pickle_refusal.h"
-#include "piece_threads.h"
 #include "weight_names.h"
 
 namespace earshot::checkpoint {
@@ -156,21 +156,21 @@ std::span<const std::byte> dequantize_to_f16(const fs::path& file, const GgmlTen
         std::make_shared_for_overwrite<std::byte[]>(size_bytes);
     // Pieces of at least 256 Ki values, on as many threads as the machine has.
     const uint64_t piece_rows = std::max<uint64_t>(1, (uint64_t{1} << 18) / row_values);
-    run_pieces((rows + piece_rows - 1) / piece_rows,
-               std::max(1U, std::thread::hardware_concurrency()), [&](uint64_t piece) {
-                   thread_local std::vector<float> row;      // [ne[0]]
-                   thread_local std::vector<uint16_t> bits;  // the row narrowed
-                   row.resize(row_values);
-                   bits.resize(row_values);
-                   const uint64_t end = std::min(rows, (piece + 1) * piece_rows);
-                   for (uint64_t r = piece * piece_rows; r < end; ++r) {
-                       dequantize_ggml_blocks(tensor.ttype,
-                                              stored.subspan(r * row_bytes, row_bytes), row);
-                       narrow_to_f16(row, bits);
-                       std::memcpy(out.get() + r * row_values * sizeof(uint16_t), bits.data(),
-                                   row_values * sizeof(uint16_t));
-                   }
-               });
+    base::run_pieces((rows + piece_rows - 1) / piece_rows,
+                     std::max(1U, std::thread::hardware_concurrency()), [&](uint64_t piece) {
+                         thread_local std::vector<float> row;      // [ne[0]]
+                         thread_local std::vector<uint16_t> bits;  // the row narrowed
+                         row.resize(row_values);
+                         bits.resize(row_values);
+                         const uint64_t end = std::min(rows, (piece + 1) * piece_rows);
+                         for (uint64_t r = piece * piece_rows; r < end; ++r) {
+                             dequantize_ggml_blocks(tensor.ttype,
+                                                    stored.subspan(r * row_bytes, row_bytes), row);
+                             base::narrow_to_f16(row, bits);
+                             std::memcpy(out.get() + r * row_values * sizeof(uint16_t), bits.data(),
+                                         row_values * sizeof(uint16_t));
+                         }
+                     });
     return set.own(out, size_bytes);
 }
 
@@ -356,7 +356,7 @@ void convert_to_f32(const Weight& w, std::span<float> out) {
             for (std::size_t i = 0; i < out.size(); ++i) {
                 uint16_t bits = 0;
                 std::memcpy(&bits, data + 2 * i, sizeof(bits));
-                out[i] = half ? f16_to_f32(bits) : bf16_to_f32(bits);
+                out[i] = half ? base::f16_to_f32(bits) : base::bf16_to_f32(bits);
             }
             return;
         }

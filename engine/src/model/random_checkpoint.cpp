@@ -13,7 +13,7 @@
 #include <system_error>
 #include <vector>
 
-#include "earshot/engine/checkpoint/half_float.h"
+#include "earshot/base/half_float.h"
 #include "earshot/engine/checkpoint/safetensors_writer.h"
 
 namespace earshot::model {
@@ -180,8 +180,8 @@ checkpoint::TensorToWrite encode(const TensorPlan& tensor, const std::vector<flo
     }
     out.bytes.resize(values.size() * 2);
     for (std::size_t i = 0; i < values.size(); ++i) {
-        const uint16_t bits = dtype == SafetensorsDType::f16 ? checkpoint::f32_to_f16(values[i])
-                                                             : checkpoint::f32_to_bf16(values[i]);
+        const uint16_t bits = dtype == SafetensorsDType::f16 ? base::f32_to_f16(values[i])
+                                                             : base::f32_to_bf16(values[i]);
         std::memcpy(out.bytes.data() + 2 * i, &bits, sizeof(bits));
     }
     return out;

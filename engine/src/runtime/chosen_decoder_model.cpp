@@ -1,8 +1,8 @@
 // Choosing the backend a decoder model runs on: CUDA when asked for or available, else the CPU.
 #include "earshot/engine/backend/cuda_devices.h"
-#include "earshot/engine/decoding/decoder_model.h"
+#include "earshot/engine/runtime/decoder_models.h"
 
-namespace earshot::decoding {
+namespace earshot::runtime {
 
 ChosenDecoderModel make_decoder_model(const model::WhisperCheckpoint& checkpoint,
                                       backend::BackendChoice choice,
@@ -23,4 +23,4 @@ ChosenDecoderModel make_decoder_model(const model::WhisperCheckpoint& checkpoint
     return chosen;
 }
 
-}  // namespace earshot::decoding
+}  // namespace earshot::runtime

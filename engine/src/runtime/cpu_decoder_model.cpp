@@ -1,11 +1,12 @@
 // The CPU backend as decoding's DecoderModel. A checkpoint whose decoder matrices are f16 decodes
 // with f16 caches (half the caches' memory; the values were computed from f16 weights anyway).
-#include "../../decoding/whisper_decoder_model.h"
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/runtime/decoder_models.h"
+#include "runtime/whisper_decoder_model.h"
 
-namespace earshot::decoding {
+namespace earshot::runtime {
 
 namespace {
 
@@ -20,9 +21,10 @@ backend::CacheStorage cache_storage_for(const model::WhisperCheckpoint& checkpoi
 
 }  // namespace
 
-std::unique_ptr<DecoderModel> make_cpu_decoder_model(const model::WhisperCheckpoint& checkpoint) {
+std::unique_ptr<decoding::DecoderModel> make_cpu_decoder_model(
+    const model::WhisperCheckpoint& checkpoint) {
     return std::make_unique<WhisperDecoderModel<backend::CpuWhisper>>(
         backend::CpuWhisper(checkpoint, 1, cache_storage_for(checkpoint)), "CPU");
 }
 
-}  // namespace earshot::decoding
+}  // namespace earshot::runtime

@@ -9,10 +9,10 @@
 
 #include "earshot/engine/decoding/decoder_model.h"
 
-namespace earshot::decoding {
+namespace earshot::runtime {
 
 template <typename Backend>
-class WhisperDecoderModel final : public DecoderModel {
+class WhisperDecoderModel final : public decoding::DecoderModel {
 public:
     WhisperDecoderModel(Backend backend, std::string backend_name)
         : whisper_(std::move(backend)), backend_name_(std::move(backend_name)) {
@@ -64,7 +64,7 @@ public:
             keep_timings();
             return logits;
         } else {
-            return DecoderModel::prefill_keeping_cross_attention(tokens, cross_attention);
+            return decoding::DecoderModel::prefill_keeping_cross_attention(tokens, cross_attention);
         }
     }
     bool keeps_cross_attention() const override { return kKeepsCrossAttention; }
@@ -111,4 +111,4 @@ private:
     int64_t frames_ = 0;
 };
 
-}  // namespace earshot::decoding
+}  // namespace earshot::runtime

@@ -21,6 +21,7 @@
 #include "earshot/engine/decoding/word_alignment.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/runtime/decoder_models.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "temp_dir.h"
 #include "tokenizer_assets.h"
@@ -57,7 +58,7 @@ Fixture* fixture(benchmark::State& state) {
         f->tokenizer.emplace(earshot::tokenizer::Tokenizer::load(vocabulary));
         earshot::model::write_random_checkpoint(f->dir.path(), {});
         f->checkpoint.emplace(earshot::model::load_whisper_checkpoint(f->dir.path()));
-        f->model = earshot::decoding::make_cpu_decoder_model(*f->checkpoint);
+        f->model = earshot::runtime::make_cpu_decoder_model(*f->checkpoint);
         loaded = std::move(f);
     }
     return loaded.get();

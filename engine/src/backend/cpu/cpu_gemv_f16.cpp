@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cpu_threads.h"
-#include "earshot/engine/checkpoint/half_float.h"
+#include "earshot/base/half_float.h"
 
 namespace earshot::backend::cpu {
 
@@ -74,7 +74,7 @@ std::atomic<int64_t>& streamed_bytes_setting() {
 }
 
 // A weight as f32: f16 bits widened exactly, or an f32 value itself.
-inline float weight_value(uint16_t bits) { return checkpoint::f16_to_f32(bits); }
+inline float weight_value(uint16_t bits) { return base::f16_to_f32(bits); }
 inline float weight_value(float value) { return value; }
 
 template <typename Weight>
@@ -85,7 +85,7 @@ float dot_portable(const float* x, const Weight* w, int64_t k) {
 }
 
 void widen_portable(const uint16_t* bits, float* out, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) out[i] = checkpoint::f16_to_f32(bits[i]);
+    for (int64_t i = 0; i < n; ++i) out[i] = base::f16_to_f32(bits[i]);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -199,7 +199,7 @@ EARSHOT_F16C void accumulate_rows_f16c(const float* p, const uint16_t* v, int64_
 EARSHOT_F16C void widen_f16c(const uint16_t* bits, float* out, int64_t n) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, load8(bits + i));
-    for (; i < n; ++i) out[i] = checkpoint::f16_to_f32(bits[i]);
+    for (; i < n; ++i) out[i] = base::f16_to_f32(bits[i]);
 }
 
 bool has_f16c() {
@@ -223,7 +223,7 @@ void accumulate_rows_f16c(const float* p, const uint16_t* v, int64_t rows, float
     for (int64_t j = 0; j < rows; ++j) {
         if (p[j] == 0.0F) continue;
         for (int64_t d = 0; d < 8 * kBlocks; ++d) {
-            y[d] += p[j] * checkpoint::f16_to_f32(v[j * 8 * kBlocks + d]);
+            y[d] += p[j] * base::f16_to_f32(v[j * 8 * kBlocks + d]);
         }
     }
 }
@@ -332,7 +332,7 @@ void accumulate_rows_f16(const float* p, const uint16_t* v, int64_t rows, int64_
     }
     for (int64_t j = 0; j < rows; ++j) {
         if (p[j] == 0.0F) continue;  // masked cache slots
-        for (int64_t d = 0; d < k; ++d) y[d] += p[j] * checkpoint::f16_to_f32(v[j * k + d]);
+        for (int64_t d = 0; d < k; ++d) y[d] += p[j] * base::f16_to_f32(v[j * k + d]);
     }
 }
 

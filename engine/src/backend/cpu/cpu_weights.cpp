@@ -14,9 +14,9 @@
 #include <new>
 #include <utility>
 
-#include "checkpoint/piece_threads.h"
 #include "cpu_gemv_f16.h"
 #include "cpu_threads.h"
+#include "earshot/base/piece_threads.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 
@@ -37,7 +37,7 @@ struct Piece {
 
 // Copies the pieces on as many threads as the CPU kernels use, started for this batch.
 void copy_pieces(const std::vector<Piece>& pieces) {
-    checkpoint::run_pieces(
+    base::run_pieces(
         pieces.size(), static_cast<uint64_t>(ThreadPool::shared_threads()),
         [&](uint64_t i) { std::memcpy(pieces[i].target, pieces[i].source, pieces[i].bytes); });
 }

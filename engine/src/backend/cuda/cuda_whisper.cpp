@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "../whisper_plans.h"
+#include "backend/whisper_plans.h"
 #include "device_module.h"
-#include "earshot/engine/checkpoint/half_float.h"
+#include "earshot/base/half_float.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "earshot/engine/model/whisper_model.h"
@@ -79,7 +79,7 @@ struct CudaWhisper::Impl {
             checkpoint::convert_to_f32(weight, values);
             // Exact for f16 checkpoints; bf16 and f32 ones round to nearest even here.
             std::vector<uint16_t> half(use->second.f16 ? values.size() : 0);
-            if (!half.empty()) checkpoint::narrow_to_f16(values, half);
+            if (!half.empty()) base::narrow_to_f16(values, half);
             cuda::HostParam param;
             param.path = weight.path;
             param.elements = static_cast<int64_t>(values.size());

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <span>
 
-namespace earshot::checkpoint {
+namespace earshot::base {
 
 // Exact: subnormals, signed zeros, infinities; a NaN keeps its sign and payload bits.
 float f16_to_f32(uint16_t bits);
@@ -24,4 +24,4 @@ uint16_t f32_to_bf16(float value);
 // dequantized model, in bulk.
 void narrow_to_f16(std::span<const float> values, std::span<uint16_t> bits);
 
-}  // namespace earshot::checkpoint
+}  // namespace earshot::base

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace earshot::checkpoint {
+namespace earshot::base {
 
 // Runs piece(i) for every i in [0, pieces) on up to `threads` threads (the caller is one), each
 // claiming the next piece not yet taken. When a piece throws, the pieces not yet claimed are
@@ -36,4 +36,4 @@ void run_pieces(uint64_t pieces, uint64_t threads, const Piece& piece) {
     if (failure) std::rethrow_exception(failure);
 }
 
-}  // namespace earshot::checkpoint
+}  // namespace earshot::base

@@ -1,5 +1,6 @@
 // DecoderModel: what decoding needs from a backend — one window's audio, a batch of token rows
-// with their self-attention caches, and the cache moves beam search makes.
+// with their self-attention caches, and the cache moves beam search makes. The backends' models
+// come from runtime/ (earshot/engine/runtime/decoder_models.h), above both.
 #pragma once
 
 #include <cstdint>
@@ -9,14 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "earshot/engine/backend/backend_choice.h"
 #include "earshot/engine/backend/cross_attention.h"
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/backend/step_timing.h"
-
-namespace earshot::model {
-struct WhisperCheckpoint;
-}
 
 namespace earshot::decoding {
 
@@ -62,24 +58,7 @@ public:
     virtual std::vector<backend::StepTiming> take_step_timings() { return {}; }
 };
 
-// The CPU backend as a DecoderModel.
-std::unique_ptr<DecoderModel> make_cpu_decoder_model(const model::WhisperCheckpoint& checkpoint);
-
-// The CUDA backend as a DecoderModel on `device`; throws backend::CudaError saying what is
-// missing (module, driver, device, memory for `model_name`).
-std::unique_ptr<DecoderModel> make_cuda_decoder_model(const model::WhisperCheckpoint& checkpoint,
-                                                      int device = 0,
-                                                      const std::string& model_name = "the model");
-
-// A decoder model on the backend the user chose. `automatic` tries CUDA and falls back to the
-// CPU, saying why in `fallback_reason` (one line; empty when nothing fell back). `cuda` throws
-// backend::CudaError instead of falling back.
-struct ChosenDecoderModel {
-    std::unique_ptr<DecoderModel> model;
-    std::string fallback_reason;
-};
-ChosenDecoderModel make_decoder_model(const model::WhisperCheckpoint& checkpoint,
-                                      backend::BackendChoice choice,
-                                      const std::string& model_name = "the model");
-
 }  // namespace earshot::decoding
+
+// Transitional (see the end of runtime/decoder_models.h): remove once app/ includes that header.
+#include "earshot/engine/runtime/decoder_models.h"
