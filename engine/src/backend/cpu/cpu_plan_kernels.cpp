@@ -4,7 +4,7 @@
 // over its output.
 #include <stdexcept>
 
-#include "../plan_kernels.h"
+#include "backend/plan_kernels.h"
 
 namespace earshot::backend {
 

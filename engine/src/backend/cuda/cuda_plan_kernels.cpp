@@ -3,7 +3,7 @@
 // attention's path, and parameters are read as device_module.h says (f16 GEMM operands).
 #include <stdexcept>
 
-#include "../plan_kernels.h"
+#include "backend/plan_kernels.h"
 #include "cuda_launch_rules.h"
 #include "device_module.h"
 

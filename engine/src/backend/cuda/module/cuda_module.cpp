@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "../device_module.h"
+#include "backend/cuda/device_module.h"
 #include "cuda_check.h"
 #include "cuda_device_model.h"
 #include "kernels.h"

@@ -1,7 +1,7 @@
 // The module's KernelTable (../kernel_table.h): each launcher of kernels.h and kernels_step.h on
 // the default stream, with device memory and copies, so the per-kernel tests can call one kernel
 // alone.
-#include "../kernel_table.h"
+#include "backend/cuda/kernel_table.h"
 
 #include <cuda_runtime_api.h>
 

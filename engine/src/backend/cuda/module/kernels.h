@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "../cuda_launch_rules.h"
+#include "backend/cuda/cuda_launch_rules.h"
 
 namespace earshot::backend::cuda::kernels {
 
