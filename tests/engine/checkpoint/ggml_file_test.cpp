@@ -1,5 +1,7 @@
 // Tests for the whisper.cpp ggml container reader: the real zero-tensor test containers (skipped
 // when absent), truncated and corrupted copies of them, and small synthetic files with tensors.
+#include "earshot/engine/checkpoint/ggml_file.h"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -14,7 +16,6 @@
 #include <vector>
 
 #include "earshot/engine/checkpoint/errors.h"
-#include "earshot/engine/checkpoint/ggml_file.h"
 #include "temp_dir.h"
 
 namespace earshot::checkpoint {

@@ -1,5 +1,8 @@
-// f16 / bf16 <-> f32 conversions: special values bit for bit, every f16 pattern round-tripped,
-// narrowing checked against the compiler's _Float16 and an independent nearest-value search.
+// f16 / bf16 <-> f32 conversions (earshot_base): special values bit for bit, every f16 pattern
+// round-tripped, narrowing checked against the compiler's _Float16 and an independent
+// nearest-value search.
+#include "earshot/base/half_float.h"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -12,10 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "earshot/engine/checkpoint/half_float.h"
-#include "earshot/engine/checkpoint/weight_set.h"
-
-namespace earshot::checkpoint {
+namespace earshot::base {
 namespace {
 
 uint32_t bits_of(float value) { return std::bit_cast<uint32_t>(value); }
@@ -162,28 +162,5 @@ TEST(HalfFloat, BulkNarrowingGivesTheOneValueBits) {
                  std::invalid_argument);
 }
 
-TEST(HalfFloat, ConvertToF32WidensAWeight) {
-    const std::vector<uint16_t> halves = {0x3c00, 0x0001, 0xfc00, 0x7e00, 0x8000, 0x7bff};
-    std::vector<std::byte> bytes(halves.size() * 2);
-    std::memcpy(bytes.data(), halves.data(), bytes.size());
-    Weight weight{"p", "p", "f", WeightDType::f16, {2, 3}, bytes};
-    std::vector<float> out(6);
-    convert_to_f32(weight, out);
-    EXPECT_EQ(out[0], 1.0f);
-    EXPECT_EQ(out[1], 0x1p-24f);
-    EXPECT_EQ(out[2], -std::numeric_limits<float>::infinity());
-    EXPECT_TRUE(std::isnan(out[3]));
-    EXPECT_EQ(bits_of(out[4]), 0x80000000u);
-    EXPECT_EQ(out[5], 65504.0f);
-
-    weight.dtype = WeightDType::bf16;
-    convert_to_f32(weight, out);
-    EXPECT_EQ(out[0], bf16_to_f32(0x3c00));
-    EXPECT_EQ(bits_of(out[1]), 0x00010000u);
-
-    std::vector<float> too_small(5);
-    EXPECT_THROW(convert_to_f32(weight, too_small), std::invalid_argument);
-}
-
 }  // namespace
-}  // namespace earshot::checkpoint
+}  // namespace earshot::base

@@ -1,6 +1,8 @@
 // Whisper's logit filters (reference §5.2) on hand-made rows, and through greedy decoding of a
 // scripted model: pairs, monotonic timestamps, the first timestamp's limit, the timestamp-mass
 // rule, suppressed ids, blank suppression at the first step only.
+#include "earshot/engine/decoding/logit_filters.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <random>
 #include <vector>
 
-#include "earshot/engine/decoding/logit_filters.h"
 #include "earshot/engine/decoding/sampling_search.h"
 #include "earshot/engine/decoding/window_search.h"
 #include "scripted_decoder_model.h"

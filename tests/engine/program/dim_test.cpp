@@ -1,10 +1,11 @@
 // Dim normal form, simplification, printing and evaluation.
+#include "earshot/engine/program/dim.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <limits>
 
-#include "earshot/engine/program/dim.h"
 #include "earshot/engine/program/syntax.h"
 
 using earshot::program::Dim;

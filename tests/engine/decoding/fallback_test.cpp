@@ -1,5 +1,7 @@
 // Temperature fallback (reference §5.4): compression ratios against hand-checked zlib sizes, the
 // fallback rule with its no-speech exception, and the order temperatures are tried in.
+#include "earshot/engine/decoding/fallback.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "earshot/engine/decoding/compression_ratio.h"
-#include "earshot/engine/decoding/fallback.h"
 
 namespace {
 

@@ -1,5 +1,7 @@
 // Tests for read_whisper_config: Hugging Face directories and .safetensors files with their
 // config.json, the dtype precedence, whisper.cpp ggml files, and the errors for bad inputs.
+#include "earshot/engine/checkpoint/whisper_config.h"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -11,7 +13,6 @@
 
 #include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/checkpoint/ggml_file.h"
-#include "earshot/engine/checkpoint/whisper_config.h"
 #include "temp_dir.h"
 
 namespace earshot::checkpoint {

@@ -1,10 +1,11 @@
 // Planning a traced entry under a concrete binding: unrolled layers, resolved paths, arena reuse.
+#include "earshot/engine/backend/plan.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <set>
 
-#include "earshot/engine/backend/plan.h"
 #include "earshot/engine/model/whisper_model.h"
 
 namespace {

@@ -1,5 +1,7 @@
 // Tests for the safetensors header parser: a valid file built byte by byte, then one corruption
 // per rule, each asserting that the message names the file and the tensor.
+#include "earshot/engine/checkpoint/safetensors.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "earshot/engine/checkpoint/errors.h"
-#include "earshot/engine/checkpoint/safetensors.h"
 #include "temp_dir.h"
 
 namespace earshot::checkpoint {

@@ -1,5 +1,7 @@
 // Tests for read_generation_config: where generation_config.json is looked for, suppress_tokens
 // read as given, and one-line errors for files that are not what they claim.
+#include "earshot/engine/checkpoint/generation_config.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "earshot/engine/checkpoint/errors.h"
-#include "earshot/engine/checkpoint/generation_config.h"
 #include "temp_dir.h"
 
 namespace earshot::checkpoint {

@@ -1,6 +1,8 @@
 // One window through the real tokenizer and a scripted model (reference §5.1, §5.2, §5.4, §5.9):
 // initial tokens, the suppress set, language detection over language tokens only, and the
 // temperature fallback on repetitive text, on low logprob, and not on likely silence.
+#include "earshot/engine/decoding/window_decoder.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +12,6 @@
 #include <random>
 #include <vector>
 
-#include "earshot/engine/decoding/window_decoder.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "scripted_decoder_model.h"
 

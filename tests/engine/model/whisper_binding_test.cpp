@@ -1,5 +1,7 @@
 // Binding checkpoints to the program's generics, block constraints, and the `inspect` report
 // against the golden large-v3 text (and the seed it was taken from, when present).
+#include "earshot/engine/model/whisper_binding.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -7,7 +9,6 @@
 #include <sstream>
 
 #include "earshot/engine/checkpoint/whisper_config.h"
-#include "earshot/engine/model/whisper_binding.h"
 #include "earshot/engine/model/whisper_model.h"
 #include "large_v3_config.h"
 #include "temp_dir.h"

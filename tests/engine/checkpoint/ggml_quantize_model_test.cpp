@@ -149,7 +149,7 @@ TEST(GgmlQuantizeMicroModel, Q8_0KeepsTheTranscriptAndLogitsWithinTheBound) {
     const double bound = checkpoint::ggml_quantize_error_bound(GgmlType::q8_0);
     std::cout << "[          ] q8_0 micro: rms logit error / rms logit = " << relative << " ("
               << relative / bound << " x the format's bound)\n";
-    // The round-trip test's limit (checkpoint_ggml_quant_roundtrip_test.cpp): 5 x the bound.
+    // The round-trip test's limit (checkpoint/ggml_quant_roundtrip_test.cpp): 5 x the bound.
     EXPECT_LT(relative, 5.0 * bound);
     EXPECT_GT(relative, 0.0);  // the quantized weights are the ones run
 }

@@ -2,6 +2,8 @@
 // bytes worked out by hand from ggml's published layouts and rounding rules, the error of a round
 // trip through the reader's decoder on random data against each type's bound (in double), and a
 // written container read back by the ggml reader.
+#include "earshot/engine/checkpoint/ggml_quantize.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +17,6 @@
 
 #include "earshot/engine/checkpoint/ggml_blocks.h"
 #include "earshot/engine/checkpoint/ggml_file.h"
-#include "earshot/engine/checkpoint/ggml_quantize.h"
 #include "earshot/engine/checkpoint/ggml_writer.h"
 
 namespace earshot::checkpoint {

@@ -1,10 +1,11 @@
 // Special-token layouts from the vocabulary size: every row of the three known layouts, the
 // formula beyond them, names and ids both ways, and the language code list.
+#include "earshot/engine/tokenizer/special_tokens.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "earshot/engine/tokenizer/special_tokens.h"
 #include "earshot/engine/tokenizer/tokenizer_error.h"
 
 namespace earshot::tokenizer {
