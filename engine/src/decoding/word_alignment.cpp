@@ -1,5 +1,5 @@
-// Word times from cross-attention (openai's word_timestamps): the heads, the filters, the warp,
-// the word split and the segment bookkeeping. Written from the description in word_alignment.h.
+// Word times from cross-attention (openai's word_timestamps): the heads, the attention turned into
+// a warp path and word times, and the segment bookkeeping. Written from word_alignment.h.
 #include "earshot/engine/decoding/word_alignment.h"
 
 #include <algorithm>
@@ -15,27 +15,13 @@ namespace {
 
 using backend::HostTensor;
 
-// Python's `needle in haystack` on strings: a substring test (the empty string is in every one).
-bool contains(std::string_view haystack, std::string_view needle) {
-    return haystack.find(needle) != std::string_view::npos;
-}
-
-std::string_view strip_spaces(std::string_view text) {
-    constexpr std::string_view kSpace = " \t\n\r\f\v";
-    const size_t begin = text.find_first_not_of(kSpace);
-    if (begin == std::string_view::npos) return {};
-    return text.substr(begin, text.find_last_not_of(kSpace) - begin + 1);
-}
-
-// Python's string.punctuation.
-constexpr std::string_view kPunctuation = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
-// openai transcribe()'s defaults.
-constexpr std::string_view kPrependPunctuations = "\"'\u201c\u00bf([{-";
-constexpr std::string_view kAppendPunctuations =
-    "\"'.\u3002,\uff0c!\uff01?\uff1f:\uff1a\u201d)]}\u3001";
+// openai's sentence ends (add_word_timestamps).
 constexpr std::string_view kSentenceEndMarks = ".\u3002!\uff01?\uff1f";
 
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
+// Python's `word in kSentenceEndMarks`: a substring test (the empty string is in every one).
+bool ends_sentence(std::string_view word) {
+    return kSentenceEndMarks.find(word) != std::string_view::npos;
+}
 
 double round_to_centiseconds(double seconds) { return std::round(seconds * 100.0) / 100.0; }
 
@@ -47,163 +33,6 @@ std::vector<backend::AttentionHead> default_alignment_heads(int64_t decoder_laye
         for (int64_t head = 0; head < heads; ++head) result.push_back({layer, head});
     }
     return result;
-}
-
-void median_filter(std::span<float> values, int64_t rows, int64_t cols, int64_t width) {
-    if (width < 1 || width % 2 == 0) {
-        throw std::invalid_argument("median_filter: width must be odd and positive");
-    }
-    if (static_cast<int64_t>(values.size()) != rows * cols) {
-        throw std::invalid_argument("median_filter: values are not [rows, cols]");
-    }
-    const int64_t pad = width / 2;
-    if (cols <= pad) return;
-    std::vector<float> row(static_cast<size_t>(cols));
-    std::vector<float> window(static_cast<size_t>(width));
-    for (int64_t r = 0; r < rows; ++r) {
-        float* data = values.data() + r * cols;
-        std::copy(data, data + cols, row.begin());
-        for (int64_t c = 0; c < cols; ++c) {
-            for (int64_t k = -pad; k <= pad; ++k) {
-                int64_t at = c + k;
-                if (at < 0) at = -at;                      // reflected at the start
-                if (at >= cols) at = 2 * (cols - 1) - at;  // and at the end
-                window[static_cast<size_t>(k + pad)] = row[static_cast<size_t>(at)];
-            }
-            std::nth_element(window.begin(), window.begin() + pad, window.end());
-            data[c] = window[static_cast<size_t>(pad)];
-        }
-    }
-}
-
-WarpPath dynamic_time_warp(std::span<const float> cost, int64_t rows, int64_t cols) {
-    if (rows < 1 || cols < 1 || static_cast<int64_t>(cost.size()) != rows * cols) {
-        throw std::invalid_argument("dynamic_time_warp: cost must be [rows, cols], both >= 1");
-    }
-    // total [rows + 1, cols + 1] with a border of infinity; step: 0 diagonal, 1 row, 2 column.
-    constexpr double kInfinity = std::numeric_limits<double>::infinity();
-    const int64_t w = cols + 1;
-    std::vector<double> total(static_cast<size_t>((rows + 1) * w), kInfinity);
-    std::vector<uint8_t> step(static_cast<size_t>((rows + 1) * w), 0);
-    total[0] = 0.0;
-    for (int64_t j = 1; j <= cols; ++j) {
-        for (int64_t i = 1; i <= rows; ++i) {
-            const double diagonal = total[static_cast<size_t>((i - 1) * w + j - 1)];
-            const double up = total[static_cast<size_t>((i - 1) * w + j)];
-            const double left = total[static_cast<size_t>(i * w + j - 1)];
-            double best = left;
-            uint8_t move = 2;
-            if (diagonal < up && diagonal < left) {
-                best = diagonal;
-                move = 0;
-            } else if (up < diagonal && up < left) {
-                best = up;
-                move = 1;
-            }
-            total[static_cast<size_t>(i * w + j)] =
-                static_cast<double>(cost[static_cast<size_t>((i - 1) * cols + j - 1)]) + best;
-            step[static_cast<size_t>(i * w + j)] = move;
-        }
-    }
-    WarpPath path;
-    int64_t i = rows;
-    int64_t j = cols;
-    while (i > 0 || j > 0) {
-        path.rows.push_back(i - 1);
-        path.cols.push_back(j - 1);
-        // On the border only one way leads back to (0, 0).
-        const uint8_t move = i == 0 ? 2 : j == 0 ? 1 : step[static_cast<size_t>(i * w + j)];
-        if (move == 0) {
-            --i;
-            --j;
-        } else if (move == 1) {
-            --i;
-        } else {
-            --j;
-        }
-    }
-    std::reverse(path.rows.begin(), path.rows.end());
-    std::reverse(path.cols.begin(), path.cols.end());
-    return path;
-}
-
-bool splits_by_character(const std::string& language) {
-    return language == "zh" || language == "ja" || language == "th" || language == "lo" ||
-           language == "my" || language == "yue";
-}
-
-std::vector<AlignedWord> split_word_tokens(std::span<const int32_t> text_tokens,
-                                           const DecodeTextFn& decode_text, bool by_character) {
-    // Groups of tokens whose text is whole UTF-8 (a character split over tokens stays in one).
-    const std::string full = decode_text(text_tokens);
-    std::vector<AlignedWord> groups;
-    std::vector<int32_t> current;
-    size_t offset = 0;  // bytes of `full` the groups so far decode to
-    for (int32_t token : text_tokens) {
-        current.push_back(token);
-        const std::string text = decode_text(current);
-        const size_t bad = text.find(kReplacement);
-        if (bad == std::string::npos ||
-            full.compare(offset + bad, kReplacement.size(), kReplacement) == 0) {
-            groups.push_back({text, current, 0.0, 0.0, 0.0});
-            offset += text.size();
-            current.clear();
-        }
-    }
-    if (by_character) return groups;
-    std::vector<AlignedWord> words;
-    for (AlignedWord& group : groups) {
-        const bool with_space = !group.text.empty() && group.text.front() == ' ';
-        const bool punctuation = contains(kPunctuation, strip_spaces(group.text));
-        if (with_space || punctuation || words.empty()) {
-            words.push_back(std::move(group));
-        } else {
-            words.back().text += group.text;
-            words.back().tokens.insert(words.back().tokens.end(), group.tokens.begin(),
-                                       group.tokens.end());
-        }
-    }
-    return words;
-}
-
-void merge_punctuations(std::vector<AlignedWord>& words) {
-    if (words.size() < 2) return;
-    // Opening marks join the word after them, scanning from the end.
-    int64_t i = static_cast<int64_t>(words.size()) - 2;
-    int64_t j = static_cast<int64_t>(words.size()) - 1;
-    while (i >= 0) {
-        AlignedWord& previous = words[static_cast<size_t>(i)];
-        AlignedWord& following = words[static_cast<size_t>(j)];
-        if (!previous.text.empty() && previous.text.front() == ' ' &&
-            contains(kPrependPunctuations, strip_spaces(previous.text))) {
-            following.text = previous.text + following.text;
-            following.tokens.insert(following.tokens.begin(), previous.tokens.begin(),
-                                    previous.tokens.end());
-            previous.text.clear();
-            previous.tokens.clear();
-        } else {
-            j = i;
-        }
-        --i;
-    }
-    // Closing marks join the word before them, scanning from the start.
-    size_t a = 0;
-    size_t b = 1;
-    while (b < words.size()) {
-        AlignedWord& previous = words[a];
-        AlignedWord& following = words[b];
-        if (!(!previous.text.empty() && previous.text.back() == ' ') &&
-            contains(kAppendPunctuations, following.text)) {
-            previous.text += following.text;
-            previous.tokens.insert(previous.tokens.end(), following.tokens.begin(),
-                                   following.tokens.end());
-            following.text.clear();
-            following.tokens.clear();
-        } else {
-            a = b;
-        }
-        ++b;
-    }
 }
 
 std::vector<AlignedWord> align_from_cross_attention(const HostTensor& weights, size_t sot_length,
@@ -365,9 +194,9 @@ void add_words_to_segments(std::span<Segment> segments, std::vector<AlignedWord>
         for (size_t i = 1; i < alignment.size(); ++i) {
             AlignedWord& word = alignment[i];
             if (word.end_s - word.start_s <= max_duration) continue;
-            if (contains(kSentenceEndMarks, word.text)) {
+            if (ends_sentence(word.text)) {
                 word.end_s = word.start_s + max_duration;
-            } else if (contains(kSentenceEndMarks, alignment[i - 1].text)) {
+            } else if (ends_sentence(alignment[i - 1].text)) {
                 word.start_s = word.end_s - max_duration;
             }
         }

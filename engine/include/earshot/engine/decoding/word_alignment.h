@@ -13,7 +13,9 @@
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/seek_loop.h"
+#include "earshot/engine/decoding/time_warp.h"
 #include "earshot/engine/decoding/transcript.h"
+#include "earshot/engine/decoding/word_tokens.h"
 
 namespace earshot::tokenizer {
 class Tokenizer;
@@ -28,48 +30,6 @@ inline constexpr int64_t kMedianFilterWidth = 7;
 // The heads to align with when the checkpoint names none: every head of the last half of the
 // decoder layers (layers decoder_layers / 2 .. decoder_layers - 1), as openai does.
 std::vector<backend::AttentionHead> default_alignment_heads(int64_t decoder_layers, int64_t heads);
-
-// values [rows, cols]: each row replaced by its running median over `width` (odd) neighbours,
-// the row reflected at both ends (d c b | a b c d | c b a). Rows of at most width / 2 values are
-// left as they are (there is nothing to reflect them with).
-void median_filter(std::span<float> values, int64_t rows, int64_t cols, int64_t width);
-
-// The cheapest monotonic path through cost [rows, cols] from (0, 0) to (rows - 1, cols - 1),
-// moving one row, one column or both per step. openai's tie order: a diagonal step only when it
-// is strictly the cheapest, then a row step only when strictly the cheapest, else a column step.
-// Returned as parallel lists of the cells visited, in order.
-struct WarpPath {
-    std::vector<int64_t> rows;
-    std::vector<int64_t> cols;
-};
-WarpPath dynamic_time_warp(std::span<const float> cost, int64_t rows, int64_t cols);
-
-// A word of the alignment: its text tokens and times (seconds from the window start).
-struct AlignedWord {
-    std::string text;
-    std::vector<int32_t> tokens;
-    double start_s = 0.0;
-    double end_s = 0.0;
-    double probability = 0.0;
-};
-
-// openai's split_to_word_tokens: tokens are first grouped until their text is whole UTF-8; a
-// group starts a new word when it begins with a space, is punctuation (its stripped text is part
-// of ASCII's punctuation run, as Python's `in` tests it) or is the first; otherwise it joins the
-// word before. `by_character` (languages written without spaces: zh, ja, th, lo, my, yue) makes
-// every group a word. Times are left 0.
-using DecodeTextFn = std::function<std::string(std::span<const int32_t>)>;
-std::vector<AlignedWord> split_word_tokens(std::span<const int32_t> text_tokens,
-                                           const DecodeTextFn& decode_text, bool by_character);
-
-// Whether a language is written without spaces between words (openai's list).
-bool splits_by_character(const std::string& language);
-
-// openai's merge_punctuations: an opening mark (" \" ' “ ¿ ( [ { -", after its space) joins the
-// word after it, a closing mark (". , ! ? : ” ) ] } 、" and their full-width forms, and quotes)
-// the word before it; the word merged away is left with empty text and no tokens, and the word
-// it joins keeps its own times.
-void merge_punctuations(std::vector<AlignedWord>& words);
 
 // The pure part of the alignment. weights [1, heads, S, Audio]: cross-attention probabilities of
 // a prefill over sot_sequence (sot_length tokens, ending in <|notimestamps|>) + text_tokens +
