@@ -7,16 +7,16 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "earshot/engine/backend/cross_attention.h"
+#include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/decoding/decoder_model.h"
-#include "earshot/engine/decoding/decoding_options.h"
 #include "earshot/engine/decoding/local_agreement.h"
+#include "earshot/engine/decoding/stream_update.h"
+#include "earshot/engine/decoding/streaming_options.h"
+#include "earshot/engine/decoding/timed_words.h"
 #include "earshot/engine/decoding/token_probability.h"
 
 namespace earshot::tokenizer {
@@ -25,109 +25,9 @@ class Tokenizer;
 
 namespace earshot::decoding {
 
-// Whisper's normalization of one window of raw log-mel frames ([N][Mels], N <= frames) into a
-// padded window [Mels, frames] (the audio module's normalize_window; passed in because the
-// engine does not depend on the audio module).
-using WindowNormalizer =
-    std::function<void(std::span<const float> raw_frames /* [N][Mels] */, int64_t frames,
-                       std::span<float> out /* [Mels, Frames] */)>;
-
-// How often updates run.
-enum class UpdatePacing {
-    fixed,        // every update_frames of new audio
-    engine_time,  // as often as the measured engine time allows: see paced_update_frames()
-};
-
-struct StreamingOptions {
-    // language ("" = detect once, on the first window with speech), task, suppression. Streaming
-    // decodes greedily with timestamps whatever beam_size, temperatures and timestamps say.
-    DecodingOptions decoding;
-    UpdatePacing pacing = UpdatePacing::engine_time;
-    int64_t update_frames = 50;      // fixed: an update every 0.5 s of new audio (100 frames per
-                                     //   second); engine_time: the longest interval
-    int64_t min_update_frames = 10;  // engine_time: the shortest interval (0.1 s)
-    double engine_share = 0.3;       // engine_time: the part of real time updates may take
-    int prompt_max_tokens = 128;     // committed text kept as the prompt of later windows
-    double pause_commit_s = 1.0;  // this much non-speech after speech commits the tentative words
-    // ... and this much when the model closed the hypothesis's last segment with an end timestamp
-    // at most 0.2 s after the VAD's last speech frame (or said nothing new): the VAD and the
-    // model agree that the speech stopped. The VAD's hangover comes on top of both.
-    double quick_pause_s = 0.1;
-    // A word is agreed on only once the window holds this much audio after its end: a word at
-    // the end of the audio is the model's guess from part of what follows (the micro model
-    // closes a sentence after its first word, "see" of "see you next week", and two updates
-    // 0.1 s apart guess alike). Pauses, a full window and the end commit regardless.
-    double settle_s = 0.3;
-    double new_tokens_per_s = 12.0;  // a window may add at most min_new_tokens + this * its seconds
-    int min_new_tokens = 16;  //   (a hallucination loop cannot run to 224 tokens each update)
-    bool use_vad = true;      // frames' speech flags gate decoding; off: every frame counts
-    // Word times: these decoder heads' cross-attention over the update's text, warped onto the
-    // window's audio (word_alignment.h: one more prefill per update that has words, no encoder
-    // run). Empty, or a model that returns no cross-attention weights: estimates (WordTiming).
-    std::vector<backend::AttentionHead> alignment_heads;
-};
-
-// engine_time pacing: the interval (frames of new audio) after updates that took engine_ms
-// (their running mean) so that updates take about engine_share of real time, clamped to
-// [min_update_frames, update_frames]. fixed: update_frames.
-int64_t paced_update_frames(double engine_ms, const StreamingOptions& options);
-
-// One token of a word: its text and how sure the decoder was when it sampled it.
-struct StreamToken {
-    std::string text;           // decoded alone (a piece of a multi-byte character may show as
-                                //   the replacement character)
-    double probability = -1.0;  // after Whisper's filters; -1 when not measured
-    std::vector<std::pair<std::string, double>> alternatives;  // most probable others first
-};
-
-// How a word's times were found.
-enum class WordTiming {
-    aligned,    // cross-attention alignment (DTW) over the window's audio
-    estimated,  // its segment's span shared among its words by length (see TimedWord)
-};
-
-// A word with times in seconds from the start of the stream. Committed words are final; times
-// never go back: each word starts at or after the end of the word before it (committed words
-// first, then tentative ones), and ends at or after its start.
-struct StreamWord {
-    std::string text;
-    double start_s = 0.0;
-    double end_s = 0.0;
-    WordTiming timing = WordTiming::estimated;
-    std::vector<StreamToken> tokens;  // its text tokens, in order (texts join to `text`)
-};
-
-// Why an update ran no decoder.
-enum class UpdateGate {
-    decoded,    // the window was heard and decoded
-    silence,    // no speech in the window (energy VAD): nothing to decode
-    no_speech,  // decoded, but Whisper's no-speech probability said silence (§5.5 rule)
-    empty,      // no audio yet
-    cancelled,  // stopped mid-decode
-};
-
-struct StreamUpdate {
-    int64_t index = 0;           // 0, 1, ... per transcriber
-    std::string committed_text;  // committed by this update (append to the transcript)
-    std::vector<StreamWord> committed_words;
-    std::string tentative_text;  // replaces the previous update's tentative text
-    std::vector<StreamWord> tentative_words;
-    double window_start_s = 0.0;  // the audio this update heard: [window_start_s,
-    double audio_end_s = 0.0;     //   audio_end_s) of the stream
-    double engine_ms = 0.0;       // listen + decode + policy
-    double no_speech_prob = 0.0;
-    int new_tokens = 0;  // tokens sampled by this update
-    UpdateGate gate = UpdateGate::empty;
-    bool forced_commit = false;  // committed without agreement: a pause or a full window
-    int repeated_words = 0;      // words heard again, dropped: a restarted window's first
-                                 //   words that repeat the committed ones (see run()), and a
-                                 //   word that says the word before it again
-                                 //   (repeats_last_committed)
-    bool final = false;          // finish(): everything is committed
-    // How this transcriber times words (StreamingTranscriber::word_timing()); a word committed
-    // as it stood in an earlier update keeps its own `timing`.
-    WordTiming word_timing = WordTiming::estimated;
-};
+struct Continuation;
+struct StreamHypothesis;  // decoding/streaming_steps.h
+struct CommitChoice;      // decoding/streaming_steps.h
 
 class StreamingTranscriber {
 public:
@@ -161,7 +61,42 @@ public:
     WordTiming word_timing() const { return word_timing_; }
 
 private:
+    // One update, in named steps (streaming_transcriber.cpp): an empty window and a silent one
+    // run no decoder; otherwise decode_window() hears, decodes, commits and moves the window.
     StreamUpdate run(bool final, const std::atomic<bool>* cancel);
+    StreamUpdate start_update(bool final);
+    // No speech in the window, or none since the speech a pause committed.
+    bool window_is_silent() const;
+    void decode_window(bool final, int64_t window_frames, const std::atomic<bool>* cancel,
+                       StreamUpdate& update);
+    // [N][Mels] raw -> [1, Mels, Frames] normalized and padded, listened to; the language
+    // detected on the first window that needs it.
+    backend::HostTensor listen_to_window();
+    // The decoder continued from the committed tokens, at most a window's share of new tokens.
+    Continuation continue_from_committed(int64_t window_frames, const std::atomic<bool>* cancel);
+    // Whisper's no-speech rule (§5.5) for a window with nothing committed.
+    bool heard_no_speech(const Continuation& continuation) const;
+    StreamHypothesis make_hypothesis(const Continuation& continuation, int64_t window_frames) const;
+    // A window restarted inside speech: its first words that repeat the last committed ones join
+    // the committed prefix without being committed again (update.repeated_words).
+    void drop_repeated_start(StreamHypothesis& hypothesis, int64_t window_frames,
+                             StreamUpdate& update);
+    // How many words to commit: agreed ones, or more at a pause, a full window or the end.
+    CommitChoice choose_commit(const std::vector<TimedWord>& words, int64_t window_frames,
+                               bool final);
+    // The words as shown (retimed by alignment): `choice.count` committed, the rest tentative.
+    void show_words(const StreamHypothesis& hypothesis, const CommitChoice& choice,
+                    const backend::HostTensor& window_mel, int64_t window_frames, bool final,
+                    StreamUpdate& update);
+    // After the words are shown: the window dropped at a pause or the end, moved to the last
+    // word when full, else past finished segments (streaming_window.cpp).
+    void move_window(const std::vector<TimedWord>& words, const CommitChoice& choice, bool final);
+    // The running mean of engine time, and the interval it paces.
+    void pace_updates(const StreamUpdate& update);
+
+    // Words (streaming_words.cpp).
+    // Commits the previous hypothesis's tentative words as they stand (a pause, the end).
+    void commit_tentative(StreamUpdate& update);
     // measured[i]: the probability of tokens[i] when this update sampled it, else null.
     // `closes_segments`: a pause, a full window or the end commits the words, and with all of
     // them the end timestamp of their last segment.
@@ -179,8 +114,7 @@ private:
     bool align_times(std::vector<TimedWord>& words, std::span<const int32_t> tokens,
                      const backend::HostTensor& window_mel, int64_t window_frames);
     std::string token_text(int32_t token) const;
-    void move_window_past_segments();
-    void drop_window(int64_t keep_frames);
+    WordVocabulary word_vocabulary() const;
     size_t repeated_prefix(const std::vector<TimedWord>& words) const;
     void remember_committed(const StreamWord& word);
     // `text` says the last committed word again, with no punctuation between them: in dictation
@@ -188,7 +122,13 @@ private:
     // lacks shifts what it hears: "phone number number", "milk milk"), not a repeat the speaker
     // said; such a word's tokens join the committed prefix, its text is not committed.
     bool repeats_last_committed(const std::string& text) const;
+
+    // The window (streaming_window.cpp).
+    void move_window_past_segments();
+    void drop_window(int64_t keep_frames);
+    void cap_prompt();
     std::vector<int32_t> text_tokens(std::span<const int32_t> tokens) const;
+    int64_t held_frames() const;  // frames in the window
     double seconds(int64_t frames) const;
 
     DecoderModel& model_;
@@ -224,8 +164,5 @@ private:
     WordTiming update_timing_ = WordTiming::estimated;  // the words of the update being built
     double committed_end_s_ = 0.0;  // the last committed word's end (stream seconds)
 };
-
-std::string_view to_string(UpdateGate gate) noexcept;
-std::string_view to_string(WordTiming timing) noexcept;
 
 }  // namespace earshot::decoding
