@@ -1,0 +1,87 @@
+// CpuWhisper's decoder caches: allocated per layer, f32 or f16, rows gathered for a new batch
+// (an audio cache over one row kept once, shared by every row), and copied before a plan writes.
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "backend/cpu/cpu_whisper_impl.h"
+
+namespace earshot::backend {
+
+namespace {
+
+bool is_cross_cache(const std::string& path) {
+    return path.ends_with("cross_k") || path.ends_with("cross_v");
+}
+
+}  // namespace
+
+void CpuWhisper::Impl::State::copy_row(int64_t from, cpu::CacheBuffer& into, int64_t to) const {
+    const int64_t head_bytes = positions * dh * value_bytes;
+    for (int64_t h = 0; h < heads; ++h) {
+        std::memcpy(into.data() + to * row_bytes() + h * head_bytes,
+                    values.data() + from * row_bytes() + h * head_bytes,
+                    static_cast<size_t>(filled * dh * value_bytes));
+    }
+}
+
+void CpuWhisper::Impl::allocate_states() {
+    states.clear();
+    for (const CacheShape& cache : plans.cache_shapes(batch)) {
+        State& state = states[cache.path];
+        state.value_bytes = cache_storage == CacheStorage::f16 ? 2 : 4;
+        state.values = cpu::CacheBuffer(static_cast<size_t>(cache.elements() * state.value_bytes));
+        state.heads = cache.shape.at(1);
+        state.positions = cache.shape.at(2);
+        state.dh = cache.shape.at(3);
+    }
+}
+
+void CpuWhisper::Impl::unshare(State& state) const {
+    if (!state.shared) return;
+    cpu::CacheBuffer next(static_cast<size_t>(state.row_bytes() * batch));
+    for (int64_t r = 0; r < batch; ++r) state.copy_row(0, next, r);
+    state.values = std::move(next);
+    state.shared = false;
+}
+
+void CpuWhisper::Impl::release_scratch() {
+    arena = {};
+    conv_scratch = {};
+}
+
+void CpuWhisper::Impl::gather_rows(std::span<const int64_t> source, int64_t rows) {
+    for (int64_t r = 0; r < rows; ++r) {
+        const int64_t from = source[static_cast<size_t>(r)];
+        if (from < 0 || from >= batch) {
+            throw std::out_of_range("row " + std::to_string(from) + " of a batch of " +
+                                    std::to_string(batch));
+        }
+    }
+    const bool one_source = std::all_of(source.begin(), source.begin() + rows,
+                                        [&](int64_t from) { return from == source[0]; });
+    for (auto& [path, state] : states) {
+        if (state.shared) continue;  // every row is the same row, whatever the order
+        if (is_cross_cache(path) && one_source) {
+            cpu::CacheBuffer kept(static_cast<size_t>(state.row_bytes()));
+            state.copy_row(source[0], kept, 0);
+            state.values = std::move(kept);
+            state.shared = rows > 1;
+            continue;
+        }
+        cpu::CacheBuffer next(static_cast<size_t>(state.row_bytes() * rows));
+        for (int64_t r = 0; r < rows; ++r) {
+            state.copy_row(source[static_cast<size_t>(r)], next, r);
+        }
+        state.values = std::move(next);
+    }
+    batch = rows;
+    binding.values.dims["Batch"] = rows;
+    if (rows == 1) {
+        for (auto& entry : states) entry.second.shared = false;
+    }
+}
+
+}  // namespace earshot::backend

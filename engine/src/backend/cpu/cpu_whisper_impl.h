@@ -1,0 +1,103 @@
+// CpuWhisper::Impl: what a CpuWhisper holds (weights, decoder caches, plans and their resolved
+// params, the arena) and the functions of its three parts: plan preparation (cpu_whisper.cpp),
+// the caches (cpu_whisper_caches.cpp) and the step interpreter (cpu_step_interpreter.cpp).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "backend/cpu/cpu_cache.h"
+#include "backend/cpu/cpu_weights.h"
+#include "backend/whisper_plans.h"
+#include "earshot/engine/backend/cpu_whisper.h"
+#include "earshot/engine/backend/plan.h"
+
+namespace earshot::backend {
+
+struct CpuWhisper::Impl {
+    explicit Impl(const model::WhisperBinding& bound) : binding(bound), plans(bound) {}
+
+    // One decoder cache [rows, Heads, Positions, D / Heads], f32 or f16 values. The audio
+    // caches of a batch expanded from one row (beams over one window) keep that single row, which
+    // every batch row reads (`shared`). Positions at or past `filled` have never been written in
+    // any row: they are zeros, and copies leave them out (so their pages stay unmapped).
+    struct State {
+        cpu::CacheBuffer values;
+        int64_t heads = 0;
+        int64_t positions = 0;
+        int64_t dh = 0;
+        int64_t filled = 0;
+        int64_t value_bytes = 4;  // 2: f16 bits
+        bool shared = false;
+
+        int64_t row_bytes() const { return heads * positions * dh * value_bytes; }
+        // Row `to` of `into` takes the written positions of row `from` of this cache.
+        void copy_row(int64_t from, cpu::CacheBuffer& into, int64_t to) const;
+    };
+
+    // What a plan needs resolved once: param pointers, and which of them are f16 matrices.
+    struct Prepared {
+        std::vector<const void*> params;  // per slot; null for other slots or absent params
+        std::vector<uint8_t> half;        // per slot: 1 when params[slot] is f16 bits
+        // States the plan writes, or reads other than as attention keys and values: a shared
+        // audio cache gets its full rows before the plan runs.
+        std::vector<std::string> unshared_states;
+        // Whether a step reads a state other than as attention keys and values or as the cache
+        // a write fills (what f16 caches cannot serve).
+        bool reads_state_values = false;
+    };
+
+    model::WhisperBinding binding;
+    int64_t batch = 1;
+    CacheStorage cache_storage = CacheStorage::f32;
+    cpu::CpuWeights weights;
+    std::unordered_map<std::string, State> states;
+    WhisperPlans plans;
+    std::unordered_map<const ExecutionPlan*, Prepared> prepared;
+    std::vector<float> arena;  // intermediates of the running plan
+    std::vector<float> conv_scratch;
+    std::vector<void*> slot_data;     // per slot of the running plan
+    std::vector<State*> slot_states;  // per slot of the running plan: its cache, or null
+    bool profiling = false;
+    std::vector<StepTiming> timings;
+
+    // Plan preparation (cpu_whisper.cpp).
+    const ExecutionPlan& plan_for(const std::string& entry, const program::DimValues& extra);
+    // Checks every param a plan reads against the planned shape (optional ones may be absent)
+    // and resolves it: f16 bits where every read is a product or a lookup, f32 otherwise.
+    Prepared prepare(const ExecutionPlan& plan);
+
+    // The caches (cpu_whisper_caches.cpp).
+    // The decoder caches: [Batch, Heads, MaxTokens | Audio, D / Heads] per layer, all zero.
+    void allocate_states();
+    // A shared cache gets its own copy of the row for every batch row (before a plan writes it).
+    void unshare(State& state) const;
+    // The encoder's intermediates are the largest by far; a decoder that follows needs a small
+    // part of them, so they go rather than stay resident beside the caches.
+    void release_scratch();
+    // Every cache becomes `rows` rows, row r copying row source[r] of the current caches. An
+    // audio cache whose rows would all be copies of one row keeps that row, shared.
+    void gather_rows(std::span<const int64_t> source, int64_t rows);
+
+    // The step interpreter (cpu_step_interpreter.cpp).
+    HostTensor run(const ExecutionPlan& plan, const std::vector<const HostTensor*>& inputs,
+                   int32_t pos);
+    // Whether `slot` is a decoder cache of f16 values.
+    bool half_cache(const Slot& slot) const;
+    // Whether the state at `slot` is an audio cache every batch row shares.
+    bool shared_state(const Slot& slot) const;
+    // After an attention step over a decoder layer's cross_k cache: the asked heads of that
+    // layer get their probabilities. q [B, H, Q, Dh], k [B, H, K, Dh] ([1, ...] when shared).
+    void keep_cross_attention(const Slot& keys, const float* q, const void* k,
+                              const std::vector<int64_t>& qs, int64_t k_len, float scale,
+                              bool shared) const;
+    void execute(const ExecutionPlan& plan, const PlanStep& step, const std::vector<void*>& ptr);
+
+    const std::vector<uint8_t>* half_slots = nullptr;  // Prepared::half of the running plan
+    CrossAttentionRequest* cross_attention = nullptr;  // set while a prefill asks for weights
+};
+
+}  // namespace earshot::backend
