@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../cuda_launch_rules.h"
-#include "../device_module.h"
+#include "backend/cuda/cuda_launch_rules.h"
+#include "backend/cuda/device_module.h"
 #include "device_buffer.h"
 
 namespace earshot::backend::cuda {

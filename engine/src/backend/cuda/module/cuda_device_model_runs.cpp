@@ -1,0 +1,211 @@
+// CudaDeviceModel's runs: each plan prepared once (its workspace layout, params per step input),
+// a run's inputs bound and copied in, its steps launched, its output and step times read back.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cuda_check.h"
+#include "cuda_device_model.h"
+#include "cuda_workspace_layout.h"
+#include "kernels.h"
+#include "kernels_step.h"
+
+namespace earshot::backend::cuda {
+
+using program::OpKind;
+
+bool CudaDeviceModel::fused_attention(int64_t dh) const {
+    return flash_enabled_ && kernels::flash_attention_fits(dh);
+}
+
+int64_t CudaDeviceModel::scratch_bytes(const ExecutionPlan& plan, const PlanStep& step) const {
+    auto shape = [&](size_t i) -> const std::vector<int64_t>& {
+        return plan.slots[static_cast<size_t>(step.inputs.at(i))].shape;
+    };
+    switch (step.kind) {
+        case OpKind::linear:
+            return align_up(count(shape(0)) * 2);
+        case OpKind::conv1d: {
+            const auto& out =
+                plan.slots[static_cast<size_t>(step.output)].shape;  // [B, Lout, Cout]
+            const auto& ws = shape(1);                               // [Cout, Cin, K]
+            return align_up(out[0] * out[1] * ws[1] * ws[2] * 2);
+        }
+        case OpKind::attention: {
+            const auto& qs = shape(0);  // [B, H, Q, Dh]
+            const auto& ks = shape(1);  // [B, H, K, Dh]
+            const int64_t bh = qs[0] * qs[1];
+            const int64_t general =
+                attention_scratch(bh, qs[2], ks[2], qs[3], fused_attention(qs[3])).total;
+            if (qs[2] != 1) return general;
+            // One query split over the keys: its partial results [BH, spans, Dh + 2] f32.
+            const int64_t partials = split_keys_partial_floats(bh, ks[2], qs[3]) * 4;
+            return std::max(general, align_up(partials));
+        }
+        default:
+            return 0;
+    }
+}
+
+int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    Prepared prepared;
+    prepared.plan = &plan;
+    prepared.params.resize(plan.steps.size());
+    int64_t scratch = 0;
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+        const PlanStep& step = plan.steps[s];
+        scratch = std::max(scratch, scratch_bytes(plan, step));
+        prepared.params[s].assign(step.inputs.size(), nullptr);
+        for (size_t i = 0; i < step.inputs.size(); ++i) {
+            const Slot& slot = plan.slots[static_cast<size_t>(step.inputs[i])];
+            if (slot.kind == SlotKind::state && states_.count(slot.path) == 0) {
+                throw std::logic_error(plan.entry + " reads the cache " + slot.path +
+                                       ", which the CUDA model does not hold");
+            }
+            if (slot.kind == SlotKind::state && !reads_cache_as_f16(step.kind, i)) {
+                throw std::logic_error(
+                    plan.entry + ": op " + std::to_string(static_cast<int>(step.kind)) +
+                    " reads the cache " + slot.path + ", which the CUDA backend keeps as f16");
+            }
+            if (slot.kind != SlotKind::param) continue;
+            auto found = params_.find(slot.path);
+            if (found == params_.end()) continue;  // an absent optional parameter (a bias)
+            const bool half = reads_param_as_f16(step.kind, i);
+            const DeviceBuffer& buffer = half ? found->second.f16 : found->second.f32;
+            if (buffer.get() == nullptr || found->second.elements != count(slot.shape)) {
+                throw std::logic_error("parameter " + slot.path + " is not on the device as " +
+                                       (half ? "f16" : "f32") + " with " +
+                                       std::to_string(count(slot.shape)) + " values");
+            }
+            prepared.params[s][i] = buffer.get();
+        }
+    }
+    int64_t top = align_up(plan.arena_bytes);
+    prepared.scratch_offset = top;
+    top += scratch;
+    for (const Slot& slot : plan.slots) {
+        if (slot.kind != SlotKind::input) continue;
+        const auto index = static_cast<size_t>(slot.index);
+        if (prepared.input_offsets.size() <= index) prepared.input_offsets.resize(index + 1, -1);
+        if (slot.scalar) continue;
+        prepared.input_offsets[index] = top;
+        top += align_up(slot.size_bytes);
+    }
+    prepared.pos_offset = top;
+    top += kAlignBytes;
+    if (top > workspace_.bytes()) {
+        // One workspace serves every plan (they run one at a time on one stream); it grows here,
+        // when a plan is first prepared, and never while a plan runs.
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        workspace_.reset();
+        workspace_ = DeviceBuffer(top, "the " + plan.entry + " workspace", model_name_);
+    }
+    prepared_.push_back(std::move(prepared));
+    return static_cast<int>(prepared_.size() - 1);
+}
+
+std::vector<void*> CudaDeviceModel::bind(const Prepared& prepared,
+                                         std::span<const HostInput> inputs, const int32_t& pos) {
+    const ExecutionPlan& plan = *prepared.plan;
+    auto* base = workspace_.as<std::byte>();
+    std::vector<void*> ptr(plan.slots.size(), nullptr);
+    for (size_t s = 0; s < plan.slots.size(); ++s) {
+        const Slot& slot = plan.slots[s];
+        switch (slot.kind) {
+            case SlotKind::input: {
+                if (slot.scalar) {
+                    ptr[s] = base + prepared.pos_offset;
+                    break;
+                }
+                const auto index = static_cast<size_t>(slot.index);
+                const HostInput& input = inputs[index];
+                if (input.size_bytes != slot.size_bytes) {
+                    throw std::invalid_argument(plan.entry + ": input " + std::to_string(index) +
+                                                " holds " + std::to_string(input.size_bytes) +
+                                                " bytes, the plan expects " +
+                                                std::to_string(slot.size_bytes));
+                }
+                ptr[s] = base + prepared.input_offsets[index];
+                CUDA_CHECK(cudaMemcpyAsync(ptr[s], input.data,
+                                           static_cast<size_t>(input.size_bytes),
+                                           cudaMemcpyHostToDevice, stream_));
+                break;
+            }
+            case SlotKind::state:
+                ptr[s] = states_.at(slot.path).values.get();
+                break;
+            case SlotKind::arena:
+                ptr[s] = base + slot.offset_bytes;
+                break;
+            case SlotKind::param:  // resolved per step input (f16 or f32)
+            case SlotKind::none:
+                break;
+        }
+    }
+    CUDA_CHECK(cudaMemcpyAsync(base + prepared.pos_offset, &pos, sizeof(pos),
+                               cudaMemcpyHostToDevice, stream_));
+    return ptr;
+}
+
+void CudaDeviceModel::finish(const Prepared& prepared, const std::vector<void*>& ptr, void* output,
+                             int64_t output_bytes, std::vector<double>* step_ms) {
+    const ExecutionPlan& plan = *prepared.plan;
+    if (output != nullptr) {
+        CUDA_CHECK(cudaMemcpyAsync(output, ptr[static_cast<size_t>(plan.outputs.at(0))],
+                                   static_cast<size_t>(output_bytes), cudaMemcpyDeviceToHost,
+                                   stream_));
+    }
+    // Once per call: an entry returns when its work is done (and its errors are known).
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (step_ms != nullptr) {
+        step_ms->assign(plan.steps.size(), 0.0);
+        for (size_t s = 0; s < plan.steps.size(); ++s) {
+            float ms = 0.0F;
+            CUDA_CHECK(cudaEventElapsedTime(&ms, prepared.events[s], prepared.events[s + 1]));
+            (*step_ms)[s] = ms;
+        }
+    }
+}
+
+void CudaDeviceModel::run(int handle, std::span<const HostInput> inputs, int32_t pos, void* output,
+                          int64_t output_bytes, std::vector<double>* step_ms) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    Prepared& prepared = prepared_.at(static_cast<size_t>(handle));
+    const std::vector<void*> ptr = bind(prepared, inputs, pos);
+    if (step_ms != nullptr) {
+        run_step_by_step(prepared, ptr, {}, true);
+    } else {
+        launch_steps(prepared, ptr, workspace_.as<std::byte>() + prepared.scratch_offset);
+    }
+    finish(prepared, ptr, output, output_bytes, step_ms);
+}
+
+void CudaDeviceModel::run_keeping_attention(int handle, std::span<const HostInput> inputs,
+                                            int32_t pos, void* output, int64_t output_bytes,
+                                            std::span<const KeptAttention> kept, float* weights,
+                                            int64_t weights_bytes, std::vector<double>* step_ms) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    Prepared& prepared = prepared_.at(static_cast<size_t>(handle));
+    check_kept(*prepared.plan, kept, weights_bytes);
+    if (kept_attention_.bytes() < weights_bytes) {
+        // Only runs that keep weights use it, so ordinary runs never wait for this allocation.
+        CUDA_CHECK(cudaStreamSynchronize(stream_));
+        kept_attention_.reset();
+        kept_attention_ = DeviceBuffer(weights_bytes, "the cross-attention weights", model_name_);
+    }
+    const std::vector<void*> ptr = bind(prepared, inputs, pos);
+    run_step_by_step(prepared, ptr, kept, step_ms != nullptr);
+    if (weights_bytes > 0) {
+        CUDA_CHECK(cudaMemcpyAsync(weights, kept_attention_.get(),
+                                   static_cast<size_t>(weights_bytes), cudaMemcpyDeviceToHost,
+                                   stream_));
+    }
+    finish(prepared, ptr, output, output_bytes, step_ms);
+}
+
+}  // namespace earshot::backend::cuda
