@@ -1,7 +1,6 @@
-// The CPU emulation of the CUDA runtime and cuBLAS calls the CUDA module makes (headers in
-// include/): host memory as device memory, streams that run work at once, blocks run in turn
-// with their threads as ucontext coroutines (switching at __syncthreads and warp shuffles), and
-// reference GEMMs. It lets the tests run the module's real kernels and plan interpreter here.
+// The emulated GPU threads: blocks run in turn with their threads as ucontext coroutines
+// (switching at __syncthreads and warp shuffles), shared memory, the launch checks (bounds,
+// alignment, shared memory limits, races between blocks) and run_grid, which runs a kernel.
 #include <setjmp.h>
 #include <ucontext.h>
 
@@ -20,34 +19,14 @@
 #include <utility>
 #include <vector>
 
-#include "cublas_v2.h"
-#include "cuda_fp16.h"
 #include "cuda_runtime.h"
-
-using Work = std::vector<std::function<void()>>;
-struct CUstream_st {
-    Work* capture = nullptr;  // while capturing: where the stream's work goes instead
-};
-struct CUgraph_st {
-    Work work;
-};
-struct CUgraphExec_st {
-    Work work;
-};
-struct CUevent_st {
-    std::chrono::steady_clock::time_point at;
-};
-struct cublasContext {
-    cudaStream_t stream = nullptr;
-};
+#include "emulator_state.h"
 
 namespace earshot::cuda_emulator {
 
 namespace {
 
 constexpr size_t kStackBytes = 64 * 1024;
-// What device memory and shared memory hold before anything writes them: NaN as f32 and f16.
-constexpr int kUnwrittenByte = 0xFF;
 constexpr int kWarp = 32;
 
 // A coroutine that runs one GPU thread at a time. Fibers live for the whole process and are
@@ -102,24 +81,15 @@ struct LaunchState {
     cudaError_t fault = cudaSuccess;  // the first check that failed
 };
 
-std::mutex g_mutex;  // one grid at a time (tests may run models on several threads)
 Block* g_block = nullptr;
 LaunchState* g_launch = nullptr;
 std::map<const void*, size_t> g_max_dynamic_shared;  // per kernel, from cudaFuncSetAttribute
 std::vector<std::unique_ptr<Fiber>> g_fibers;
-cudaError_t g_last_error = cudaSuccess;
-// EARSHOT_CUDA_EMULATOR_MEMORY_BYTES: the device memory there is, to test running out of it.
-size_t initial_memory_limit() {
-    const char* bytes = std::getenv("EARSHOT_CUDA_EMULATOR_MEMORY_BYTES");
-    return bytes != nullptr ? std::strtoull(bytes, nullptr, 10) : size_t{8} << 30;
-}
-size_t g_memory_limit = initial_memory_limit();
 // EARSHOT_CUDA_EMULATOR_FAULT_AT_LAUNCH=N: the N-th kernel run after the variable took its value
 // faults as a kernel that reads out of bounds does on a GPU: nothing at its launch, and
 // cudaErrorLaunchFailure from the next cudaStreamSynchronize (once; a GPU's stays).
 std::string g_fault_setting;
 size_t g_runs_since_fault_setting = 0;
-cudaError_t g_pending_fault = cudaSuccess;
 
 void count_run_for_fault() {
     const char* value = std::getenv("EARSHOT_CUDA_EMULATOR_FAULT_AT_LAUNCH");
@@ -133,8 +103,6 @@ void count_run_for_fault() {
         g_pending_fault = cudaErrorLaunchFailure;
     }
 }
-size_t g_allocated = 0;
-std::map<void*, size_t> g_allocations;
 
 // A check failed in the running launch: said once on stderr, naming the kernel and the thread,
 // and the launch fails as on a GPU (cudaGetLastError, and the next synchronisation).
@@ -434,10 +402,6 @@ std::vector<std::pair<std::byte*, size_t>> written_allocations(const LaunchInfo&
 
 }  // namespace
 
-// Kernels run so far (grids, cuBLAS calls, device-to-device copies; a graph's replayed ones
-// included), for the tests that hold the plan listing to what the module launches.
-std::atomic<size_t> g_kernel_runs{0};
-
 void run_grid(const LaunchInfo& info, const std::function<void()>& body) {
     std::lock_guard<std::mutex> lock(g_mutex);
     ++g_kernel_runs;
@@ -504,373 +468,4 @@ void run_grid(const LaunchInfo& info, const std::function<void()>& body) {
     g_launch = outer;
 }
 
-size_t g_graph_launches = 0;
-size_t g_graph_captures = 0;
-
-bool capturing(cudaStream_t stream) { return stream != nullptr && stream->capture != nullptr; }
-
-void enqueue_work(cudaStream_t stream, std::function<void()> work) {
-    if (capturing(stream)) {
-        // EARSHOT_CUDA_EMULATOR_THROW_WHILE_CAPTURING=1: a launch into a capture throws a plain
-        // exception (not a CUDA error), to test that the module ends the capture whatever throws.
-        if (const char* throws = std::getenv("EARSHOT_CUDA_EMULATOR_THROW_WHILE_CAPTURING");
-            throws != nullptr && std::string(throws) == "1") {
-            throw std::runtime_error("CUDA emulator: an exception during a capture");
-        }
-        stream->capture->push_back(std::move(work));
-        return;
-    }
-    work();
-}
-
-size_t graph_launches() { return g_graph_launches; }
-size_t graph_captures() { return g_graph_captures; }
-
-void set_memory_limit(size_t bytes) { g_memory_limit = bytes; }
-size_t allocated_bytes() { return g_allocated; }
-
 }  // namespace earshot::cuda_emulator
-
-using namespace earshot::cuda_emulator;
-
-const char* cudaGetErrorString(cudaError_t error) {
-    switch (error) {
-        case cudaSuccess:
-            return "no error";
-        case cudaErrorMemoryAllocation:
-            return "out of memory";
-        case cudaErrorInvalidValue:
-            return "invalid argument";
-        case cudaErrorLaunchFailure:
-            return "unspecified launch failure";
-        case cudaErrorStreamCaptureInvalidated:
-            return "operation failed due to a previous error during capture";
-        case cudaErrorMisalignedAddress:
-            return "misaligned address";
-        case cudaErrorUnknown:
-            return "unknown error (the emulator saw a race between blocks)";
-        default:
-            return "emulated CUDA error";
-    }
-}
-
-const char* cudaGetErrorName(cudaError_t error) {
-    switch (error) {
-        case cudaSuccess:
-            return "cudaSuccess";
-        case cudaErrorMemoryAllocation:
-            return "cudaErrorMemoryAllocation";
-        case cudaErrorInvalidValue:
-            return "cudaErrorInvalidValue";
-        case cudaErrorLaunchFailure:
-            return "cudaErrorLaunchFailure";
-        case cudaErrorStreamCaptureInvalidated:
-            return "cudaErrorStreamCaptureInvalidated";
-        case cudaErrorMisalignedAddress:
-            return "cudaErrorMisalignedAddress";
-        default:
-            return "cudaErrorUnknown";
-    }
-}
-
-cudaError_t cudaGetLastError() {
-    const cudaError_t error = g_last_error;
-    g_last_error = cudaSuccess;
-    return error;
-}
-
-cudaError_t cudaGetDeviceCount(int* count) {
-    *count = 1;
-    return cudaSuccess;
-}
-
-cudaError_t cudaGetDeviceProperties(cudaDeviceProp* props, int device) {
-    if (device != 0) return cudaErrorInvalidDevice;
-    std::memset(props, 0, sizeof(*props));
-    std::strncpy(props->name, "CUDA emulator (CPU)", sizeof(props->name) - 1);
-    props->totalGlobalMem = g_memory_limit;
-    props->major = 9;
-    props->minor = 0;
-    return cudaSuccess;
-}
-
-cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
-
-cudaError_t cudaDriverGetVersion(int* version) {
-    *version = CUDART_VERSION;
-    return cudaSuccess;
-}
-
-cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
-    *total_bytes = g_memory_limit;
-    *free_bytes = g_memory_limit > g_allocated ? g_memory_limit - g_allocated : 0;
-    return cudaSuccess;
-}
-
-cudaError_t cudaMalloc(void** ptr, size_t bytes) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    if (g_allocated + bytes > g_memory_limit) {
-        g_last_error = cudaErrorMemoryAllocation;
-        return cudaErrorMemoryAllocation;
-    }
-    *ptr = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
-    if (*ptr == nullptr) return cudaErrorMemoryAllocation;
-    // Like device memory, never zero by accident, and more: 0xFF bytes are NaN as f32 and as f16
-    // (and -1 as an integer), so an output computed from memory nobody wrote shows as NaN.
-    std::memset(*ptr, kUnwrittenByte, bytes);
-    g_allocations[*ptr] = bytes;
-    g_allocated += bytes;
-    return cudaSuccess;
-}
-
-cudaError_t cudaFree(void* ptr) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    if (ptr == nullptr) return cudaSuccess;
-    auto found = g_allocations.find(ptr);
-    if (found == g_allocations.end()) return cudaErrorInvalidValue;
-    g_allocated -= found->second;
-    g_allocations.erase(found);
-    std::free(ptr);
-    return cudaSuccess;
-}
-
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind /*kind*/) {
-    std::memmove(dst, src, bytes);
-    return cudaSuccess;
-}
-
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
-                            cudaStream_t stream) {
-    if (capturing(stream) && kind != cudaMemcpyDeviceToDevice) {
-        // A graph cannot hold a copy from or to pageable host memory.
-        g_last_error = cudaErrorStreamCaptureUnsupported;
-        return cudaErrorStreamCaptureUnsupported;
-    }
-    enqueue_work(stream, [=] {
-        if (kind == cudaMemcpyDeviceToDevice) ++g_kernel_runs;
-        std::memmove(dst, src, bytes);
-    });
-    return cudaSuccess;
-}
-
-cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t stream) {
-    enqueue_work(stream, [=] { std::memset(dst, value, bytes); });
-    return cudaSuccess;
-}
-
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned /*flags*/) {
-    *stream = new CUstream_st;
-    return cudaSuccess;
-}
-
-cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-    delete stream;
-    return cudaSuccess;
-}
-
-cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-    if (capturing(stream)) return cudaErrorStreamCaptureUnsupported;
-    return std::exchange(g_pending_fault, cudaSuccess);
-}
-
-cudaError_t cudaStreamBeginCapture(cudaStream_t stream, cudaStreamCaptureMode /*mode*/) {
-    if (stream == nullptr || capturing(stream)) return cudaErrorInvalidValue;
-    stream->capture = new Work;
-    return cudaSuccess;
-}
-
-cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* graph) {
-    if (!capturing(stream)) return cudaErrorInvalidValue;
-    // EARSHOT_CUDA_EMULATOR_REFUSE_CAPTURE=1: every capture ends invalidated, as one does on a
-    // GPU after a call that cannot be captured.
-    if (const char* refuse = std::getenv("EARSHOT_CUDA_EMULATOR_REFUSE_CAPTURE");
-        refuse != nullptr && std::string(refuse) == "1") {
-        delete stream->capture;
-        stream->capture = nullptr;
-        *graph = nullptr;
-        return cudaErrorStreamCaptureInvalidated;
-    }
-    *graph = new CUgraph_st{std::move(*stream->capture)};
-    delete stream->capture;
-    stream->capture = nullptr;
-    ++g_graph_captures;
-    return cudaSuccess;
-}
-
-cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
-                                 unsigned long long /*flags*/) {
-    *exec = new CUgraphExec_st{graph->work};
-    return cudaSuccess;
-}
-
-cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
-    ++g_graph_launches;
-    for (const auto& work : exec->work) enqueue_work(stream, work);
-    return cudaSuccess;
-}
-
-cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
-    delete graph;
-    return cudaSuccess;
-}
-
-cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
-    delete exec;
-    return cudaSuccess;
-}
-
-cudaError_t cudaEventCreate(cudaEvent_t* event) {
-    *event = new CUevent_st;
-    return cudaSuccess;
-}
-
-cudaError_t cudaEventDestroy(cudaEvent_t event) {
-    delete event;
-    return cudaSuccess;
-}
-
-cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t /*stream*/) {
-    event->at = std::chrono::steady_clock::now();
-    return cudaSuccess;
-}
-
-cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-    *ms = std::chrono::duration<float, std::milli>(end->at - start->at).count();
-    return cudaSuccess;
-}
-
-cublasStatus_t cublasCreate(cublasHandle_t* handle) {
-    *handle = new cublasContext;
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-cublasStatus_t cublasDestroy(cublasHandle_t handle) {
-    delete handle;
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-cublasStatus_t cublasSetStream(cublasHandle_t handle, cudaStream_t stream) {
-    handle->stream = stream;
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-cublasStatus_t cublasSetWorkspace(cublasHandle_t /*handle*/, void* /*workspace*/,
-                                  size_t /*bytes*/) {
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-const char* cublasGetStatusString(cublasStatus_t status) {
-    return status == CUBLAS_STATUS_SUCCESS ? "success" : "emulated cuBLAS error";
-}
-
-const char* cublasGetStatusName(cublasStatus_t status) {
-    return status == CUBLAS_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS"
-                                           : "CUBLAS_STATUS_INVALID_VALUE";
-}
-
-namespace {
-
-double element(const void* data, cudaDataType type, int64_t index) {
-    if (type == CUDA_R_16F) {
-        return __half2float(static_cast<const __half*>(data)[index]);
-    }
-    return static_cast<const float*>(data)[index];
-}
-
-// Column-major C [m, n] = alpha op(A) [m, k] op(B) [k, n] + beta C, in double.
-cublasStatus_t gemm(cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-                    const void* alpha, const void* a, cudaDataType a_type, int lda, const void* b,
-                    cudaDataType b_type, int ldb, const void* beta, void* c, cudaDataType c_type,
-                    int ldc) {
-    if (c_type != CUDA_R_32F || m < 0 || n < 0 || k < 0) return CUBLAS_STATUS_INVALID_VALUE;
-    if (lda < (transa == CUBLAS_OP_N ? m : k) || ldb < (transb == CUBLAS_OP_N ? k : n) || ldc < m) {
-        return CUBLAS_STATUS_INVALID_VALUE;  // cuBLAS checks leading dimensions the same way
-    }
-    const double scale = *static_cast<const float*>(alpha);
-    const double keep = *static_cast<const float*>(beta);
-    auto* out = static_cast<float*>(c);
-    for (int j = 0; j < n; ++j) {
-        for (int i = 0; i < m; ++i) {
-            double sum = 0.0;
-            for (int p = 0; p < k; ++p) {
-                const int64_t ai =
-                    transa == CUBLAS_OP_N ? i + int64_t{p} * lda : p + int64_t{i} * lda;
-                const int64_t bi =
-                    transb == CUBLAS_OP_N ? p + int64_t{j} * ldb : j + int64_t{p} * ldb;
-                sum += element(a, a_type, ai) * element(b, b_type, bi);
-            }
-            float& result = out[i + int64_t{j} * ldc];
-            result = static_cast<float>(scale * sum + (keep == 0.0 ? 0.0 : keep * result));
-        }
-    }
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-int64_t element_bytes(cudaDataType type) { return type == CUDA_R_16F ? 2 : 4; }
-
-}  // namespace
-
-cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
-                            cublasOperation_t transb, int m, int n, int k, const void* alpha,
-                            const void* a, cudaDataType a_type, int lda, const void* b,
-                            cudaDataType b_type, int ldb, const void* beta, void* c,
-                            cudaDataType c_type, int ldc, cublasComputeType_t compute,
-                            cublasGemmAlgo_t algo) {
-    return cublasGemmStridedBatchedEx(handle, transa, transb, m, n, k, alpha, a, a_type, lda, 0, b,
-                                      b_type, ldb, 0, beta, c, c_type, ldc, 0, 1, compute, algo);
-}
-
-cublasStatus_t cublasGemmStridedBatchedEx(
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-    const void* alpha, const void* a, cudaDataType a_type, int lda, long long stride_a,
-    const void* b, cudaDataType b_type, int ldb, long long stride_b, const void* beta, void* c,
-    cudaDataType c_type, int ldc, long long stride_c, int batch_count,
-    cublasComputeType_t /*compute*/, cublasGemmAlgo_t /*algo*/) {
-    // Host-pointer mode: alpha and beta are read when the call is made (also when captured).
-    const float alpha_value = *static_cast<const float*>(alpha);
-    const float beta_value = *static_cast<const float*>(beta);
-    if (capturing(handle->stream)) {
-        handle->stream->capture->push_back([=] {
-            cublasContext now;
-            cublasGemmStridedBatchedEx(&now, transa, transb, m, n, k, &alpha_value, a, a_type, lda,
-                                       stride_a, b, b_type, ldb, stride_b, &beta_value, c, c_type,
-                                       ldc, stride_c, batch_count, CUBLAS_COMPUTE_32F,
-                                       CUBLAS_GEMM_DEFAULT);
-        });
-        return CUBLAS_STATUS_SUCCESS;
-    }
-    alpha = &alpha_value;
-    beta = &beta_value;
-    ++g_kernel_runs;
-    for (int i = 0; i < batch_count; ++i) {
-        const cublasStatus_t status =
-            gemm(transa, transb, m, n, k, alpha,
-                 static_cast<const std::byte*>(a) + i * stride_a * element_bytes(a_type), a_type,
-                 lda, static_cast<const std::byte*>(b) + i * stride_b * element_bytes(b_type),
-                 b_type, ldb, beta, static_cast<std::byte*>(c) + i * stride_c * 4, c_type, ldc);
-        if (status != CUBLAS_STATUS_SUCCESS) return status;
-    }
-    return CUBLAS_STATUS_SUCCESS;
-}
-
-// For the tests, which load this module by path: how many kernels ran (see g_kernel_runs).
-extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_kernel_runs() {
-    return earshot::cuda_emulator::g_kernel_runs.load();
-}
-
-// For the tests, which load this module by path: the device memory in use, and a new size of the
-// device (returning the old one), to run out of memory at a chosen point.
-extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_allocated_bytes() {
-    return earshot::cuda_emulator::allocated_bytes();
-}
-extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_set_memory_limit(
-    size_t bytes) {
-    const size_t before = earshot::cuda_emulator::g_memory_limit;
-    earshot::cuda_emulator::set_memory_limit(bytes);
-    return before;
-}
-
-// For the tests, which load this module by path: how many graphs were captured and replayed.
-extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_graph_launches() {
-    return earshot::cuda_emulator::graph_launches();
-}

@@ -1,0 +1,56 @@
+// The CUDA emulator (a CPU emulation of the CUDA runtime and cuBLAS calls the module makes, so that
+// the tests run its real kernels and plan interpreter here): the handles it gives out (streams,
+// graphs, events, cuBLAS contexts) and what its runtime, cuBLAS and GPU threads share.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "cublas_v2.h"
+#include "cuda_runtime.h"
+
+using Work = std::vector<std::function<void()>>;
+struct CUstream_st {
+    Work* capture = nullptr;  // while capturing: where the stream's work goes instead
+};
+struct CUgraph_st {
+    Work work;
+};
+struct CUgraphExec_st {
+    Work work;
+};
+struct CUevent_st {
+    std::chrono::steady_clock::time_point at;
+};
+struct cublasContext {
+    cudaStream_t stream = nullptr;
+};
+
+namespace earshot::cuda_emulator {
+
+// What device memory and shared memory hold before anything writes them: NaN as f32 and f16.
+inline constexpr int kUnwrittenByte = 0xFF;
+
+extern std::mutex g_mutex;           // one grid at a time (tests may run models on several threads)
+extern cudaError_t g_last_error;     // what cudaGetLastError() returns next
+extern cudaError_t g_pending_fault;  // what the next cudaStreamSynchronize() returns
+// The device memory there is (EARSHOT_CUDA_EMULATOR_MEMORY_BYTES, else 8 GiB), and the
+// allocations in it.
+extern size_t g_memory_limit;
+extern size_t g_allocated;
+extern std::map<void*, size_t> g_allocations;  // start -> bytes
+// Kernels run so far (grids, cuBLAS calls, device-to-device copies; a graph's replayed ones
+// included), for the tests that hold the plan listing to what the module launches.
+extern std::atomic<size_t> g_kernel_runs;
+extern size_t g_graph_launches;
+extern size_t g_graph_captures;
+
+// Whether `stream` is capturing a graph (its work is recorded, not run).
+bool capturing(cudaStream_t stream);
+
+}  // namespace earshot::cuda_emulator

@@ -1,0 +1,28 @@
+// What the tests, which load the emulated module by path, ask it directly: kernels run, device
+// memory in use and its limit, graphs captured and replayed.
+#include <cstddef>
+
+#include "cuda_runtime.h"
+#include "emulator_state.h"
+
+// For the tests, which load this module by path: how many kernels ran (see g_kernel_runs).
+extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_kernel_runs() {
+    return earshot::cuda_emulator::g_kernel_runs.load();
+}
+
+// For the tests, which load this module by path: the device memory in use, and a new size of the
+// device (returning the old one), to run out of memory at a chosen point.
+extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_allocated_bytes() {
+    return earshot::cuda_emulator::allocated_bytes();
+}
+extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_set_memory_limit(
+    size_t bytes) {
+    const size_t before = earshot::cuda_emulator::g_memory_limit;
+    earshot::cuda_emulator::set_memory_limit(bytes);
+    return before;
+}
+
+// For the tests, which load this module by path: how many graphs were captured and replayed.
+extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_graph_launches() {
+    return earshot::cuda_emulator::graph_launches();
+}
