@@ -58,9 +58,9 @@ struct StreamUpdate {
     UpdateGate gate = UpdateGate::empty;
     bool forced_commit = false;  // committed without agreement: a pause or a full window
     int repeated_words = 0;      // words heard again, dropped: a restarted window's first
-                                 //   words that repeat the committed ones (see run()), and a
-                                 //   word that says the word before it again
-                                 //   (repeats_last_committed)
+                                 //   words that repeat the committed ones
+                                 //   (drop_repeated_start), and a word that says the word
+                                 //   before it again (repeats_last_committed)
     bool final = false;          // finish(): everything is committed
     // How this transcriber times words (StreamingTranscriber::word_timing()); a word committed
     // as it stood in an earlier update keeps its own `timing`.
