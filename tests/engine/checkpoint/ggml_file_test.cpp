@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint_errors.h"
 #include "earshot/engine/checkpoint/errors.h"
 #include "temp_dir.h"
 
@@ -22,27 +23,11 @@ namespace earshot::checkpoint {
 namespace {
 
 namespace fs = std::filesystem;
+using earshot::test::contains;
+using earshot::test::error_of;
 using earshot::test::TempDir;
 
 const fs::path assets_dir = fs::path(EARSHOT_SHARED_DIR) / "whisper-assets";
-
-testing::AssertionResult contains(const std::string& text, const std::string& part) {
-    if (text.find(part) != std::string::npos) {
-        return testing::AssertionSuccess();
-    }
-    return testing::AssertionFailure() << "\"" << part << "\" not in: " << text;
-}
-
-template <typename Read>
-std::string error_of(Read&& read) {
-    try {
-        read();
-    } catch (const CheckpointError& error) {
-        return error.what();
-    }
-    ADD_FAILURE() << "expected a CheckpointError";
-    return {};
-}
 
 std::vector<char> read_bytes(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);

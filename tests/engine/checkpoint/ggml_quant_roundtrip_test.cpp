@@ -218,17 +218,16 @@ TEST(GgmlQuantFile, UnknownFtypeAndUnreadTypeAreNamed) {
 
 // A random f32 checkpoint of width 256 (whole k-quant blocks in every linear row).
 model::RandomCheckpointOptions model_options() {
-    model::RandomCheckpointOptions o;
-    o.mels = 80;
-    o.d = 256;
-    o.heads = 4;
-    o.enc_layers = 2;
-    o.dec_layers = 2;
-    o.vocab = 600;
-    o.frames = 40;
-    o.max_tokens = 16;
-    o.dtype = "f32";
-    o.seed = 7;
+    model::RandomCheckpointOptions o{.mels = 80,
+                                     .d = 256,
+                                     .heads = 4,
+                                     .enc_layers = 2,
+                                     .dec_layers = 2,
+                                     .vocab = 600,
+                                     .frames = 40,
+                                     .max_tokens = 16,
+                                     .dtype = "f32",
+                                     .seed = 7};
     return o;
 }
 

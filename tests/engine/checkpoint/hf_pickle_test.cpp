@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "checkpoint_errors.h"
 #include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/checkpoint/whisper_config.h"
@@ -16,30 +17,21 @@ namespace earshot::checkpoint {
 namespace {
 
 namespace fs = std::filesystem;
+using earshot::test::error_of;
 
-template <typename Read>
-std::string error_of(Read&& read) {
-    try {
-        read();
-    } catch (const CheckpointError& error) {
-        return error.what();
-    }
-    ADD_FAILURE() << "expected a CheckpointError";
-    return {};
-}
+// The small random checkpoint every test here writes.
+const model::RandomCheckpointOptions kSmall{.d = 64,
+                                            .heads = 2,
+                                            .enc_layers = 1,
+                                            .dec_layers = 1,
+                                            .vocab = 100,
+                                            .frames = 20,
+                                            .max_tokens = 8};
 
 // A small random HF folder whose model.safetensors is replaced by `pickle_name` (a few bytes
 // that are a pickle's opening, never read).
 fs::path pickle_folder(const fs::path& dir, const std::string& pickle_name) {
-    model::RandomCheckpointOptions o;
-    o.d = 64;
-    o.heads = 2;
-    o.enc_layers = 1;
-    o.dec_layers = 1;
-    o.vocab = 100;
-    o.frames = 20;
-    o.max_tokens = 8;
-    model::write_random_checkpoint(dir, o);
+    model::write_random_checkpoint(dir, kSmall);
     fs::remove(dir / "model.safetensors");
     std::ofstream(dir / pickle_name, std::ios::binary) << "\x80\x02}q\x00.";
     return dir;
@@ -77,15 +69,7 @@ TEST(HfPickleFolder, ShardedPickleIsRefusedToo) {
 TEST(HfPickleFolder, SafetensorsBesideAPickleIsRead) {
     // Hub folders often hold both; the safetensors copy is what is read and the pickle ignored.
     const test::TempDir dir("earshot-pickle");
-    model::RandomCheckpointOptions o;
-    o.d = 64;
-    o.heads = 2;
-    o.enc_layers = 1;
-    o.dec_layers = 1;
-    o.vocab = 100;
-    o.frames = 20;
-    o.max_tokens = 8;
-    model::write_random_checkpoint(dir.path() / "both", o);
+    model::write_random_checkpoint(dir.path() / "both", kSmall);
     std::ofstream(dir.path() / "both" / "pytorch_model.bin", std::ios::binary) << "\x80\x02.";
     const WhisperConfig config = read_whisper_config(dir.path() / "both");
     EXPECT_EQ(config.n_audio_layer, 1);

@@ -50,18 +50,17 @@ const std::vector<Layout> layouts = {
 };
 
 model::RandomCheckpointOptions options_of(const Layout& layout) {
-    model::RandomCheckpointOptions o;
-    o.mels = layout.mels;
-    o.d = 64;
-    o.heads = 2;
-    o.enc_layers = layout.encoder_layers;
-    o.dec_layers = layout.decoder_layers;
-    o.vocab = layout.vocab;
-    o.frames = 20;
-    o.max_tokens = 16;
-    o.dtype = "f16";
-    o.seed = 11;
-    o.projection_std = 0.1;
+    model::RandomCheckpointOptions o{.mels = layout.mels,
+                                     .d = 64,
+                                     .heads = 2,
+                                     .enc_layers = layout.encoder_layers,
+                                     .dec_layers = layout.decoder_layers,
+                                     .vocab = layout.vocab,
+                                     .frames = 20,
+                                     .max_tokens = 16,
+                                     .dtype = "f16",
+                                     .seed = 11,
+                                     .projection_std = 0.1};
     return o;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint_errors.h"
 #include "earshot/engine/checkpoint/errors.h"
 #include "temp_dir.h"
 
@@ -18,6 +19,8 @@ namespace earshot::checkpoint {
 namespace {
 
 namespace fs = std::filesystem;
+using earshot::test::contains;
+using earshot::test::error_of;
 using earshot::test::TempDir;
 
 // u64 little-endian N, the header text padded with spaces to a multiple of 8 (as the reference
@@ -47,26 +50,6 @@ fs::path write_file(const fs::path& path, const std::vector<std::byte>& bytes) {
     out.write(reinterpret_cast<const char*>(bytes.data()),
               static_cast<std::streamsize>(bytes.size()));
     return path;
-}
-
-// Passes when `part` occurs in `text`; the failure shows both.
-testing::AssertionResult contains(const std::string& text, const std::string& part) {
-    if (text.find(part) != std::string::npos) {
-        return testing::AssertionSuccess();
-    }
-    return testing::AssertionFailure() << "\"" << part << "\" not in: " << text;
-}
-
-// The message of the CheckpointError `read` throws; fails the test when it throws nothing.
-template <typename Read>
-std::string error_of(Read&& read) {
-    try {
-        read();
-    } catch (const CheckpointError& error) {
-        return error.what();
-    }
-    ADD_FAILURE() << "expected a CheckpointError";
-    return {};
 }
 
 // Two F32 tensors and a F16 one: 24 + 8 + 4 = 36 data bytes.

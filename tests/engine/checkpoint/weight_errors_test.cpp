@@ -41,16 +41,15 @@ protected:
     }
 
     void SetUp() override {
-        RandomCheckpointOptions o;
-        o.mels = 20;
-        o.d = 64;
-        o.heads = 4;
-        o.enc_layers = 2;
-        o.dec_layers = 2;
-        o.vocab = 500;
-        o.frames = 200;
-        o.max_tokens = 32;
-        o.dtype = "f32";
+        RandomCheckpointOptions o{.mels = 20,
+                                  .d = 64,
+                                  .heads = 4,
+                                  .enc_layers = 2,
+                                  .dec_layers = 2,
+                                  .vocab = 500,
+                                  .frames = 200,
+                                  .max_tokens = 32,
+                                  .dtype = "f32"};
         write_base(o);
     }
 
@@ -155,17 +154,16 @@ TEST_F(BrokenCheckpoints, WrongShapeGivesTypeExpectedAndFound) {
 
 // The message of the design, at tiny's width: a 4-layer encoder with d = 384.
 TEST_F(BrokenCheckpoints, WrongShapeAtTinyWidth) {
-    RandomCheckpointOptions o;
-    o.mels = 8;
-    o.d = 384;
-    o.heads = 6;
-    o.enc_layers = 4;
-    o.dec_layers = 1;
-    o.vocab = 16;
-    o.frames = 8;
-    o.max_tokens = 4;
-    o.inner = 8;
-    o.dtype = "f16";
+    RandomCheckpointOptions o{.mels = 8,
+                              .d = 384,
+                              .heads = 6,
+                              .enc_layers = 4,
+                              .dec_layers = 1,
+                              .vocab = 16,
+                              .frames = 8,
+                              .max_tokens = 4,
+                              .inner = 8,
+                              .dtype = "f16"};
     fs::remove_all(dir_.path() / "base");
     write_base(o);
     const fs::path path = variant("tiny_width", [](Tensors& tensors) {

@@ -32,18 +32,17 @@ using checkpoint::WeightDType;
 using earshot::test::TempDir;
 
 RandomCheckpointOptions small_options(const std::string& dtype) {
-    RandomCheckpointOptions o;
-    o.mels = 20;
-    o.d = 64;
-    o.heads = 4;
-    o.enc_layers = 2;
-    o.dec_layers = 2;
-    o.vocab = 500;
-    o.frames = 200;
-    o.max_tokens = 32;
-    o.dtype = dtype;
-    o.seed = 42;
-    o.projection_std = 0.25;
+    RandomCheckpointOptions o{.mels = 20,
+                              .d = 64,
+                              .heads = 4,
+                              .enc_layers = 2,
+                              .dec_layers = 2,
+                              .vocab = 500,
+                              .frames = 200,
+                              .max_tokens = 32,
+                              .dtype = dtype,
+                              .seed = 42,
+                              .projection_std = 0.25};
     return o;
 }
 

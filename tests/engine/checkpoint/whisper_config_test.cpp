@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint_errors.h"
 #include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/checkpoint/ggml_file.h"
 #include "temp_dir.h"
@@ -19,25 +20,9 @@ namespace earshot::checkpoint {
 namespace {
 
 namespace fs = std::filesystem;
+using earshot::test::contains;
+using earshot::test::error_of;
 using earshot::test::TempDir;
-
-testing::AssertionResult contains(const std::string& text, const std::string& part) {
-    if (text.find(part) != std::string::npos) {
-        return testing::AssertionSuccess();
-    }
-    return testing::AssertionFailure() << "\"" << part << "\" not in: " << text;
-}
-
-template <typename Read>
-std::string error_of(Read&& read) {
-    try {
-        read();
-    } catch (const CheckpointError& error) {
-        return error.what();
-    }
-    ADD_FAILURE() << "expected a CheckpointError";
-    return {};
-}
 
 void write_text(const fs::path& path, const std::string& text) {
     std::ofstream out(path, std::ios::binary);

@@ -36,16 +36,15 @@ protected:
         if (!fs::exists(vocab)) return;
         tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::load(vocab));
         temp_ = std::make_unique<earshot::test::TempDir>("earshot-decoding-cpu");
-        earshot::model::RandomCheckpointOptions options;
-        options.d = 64;
-        options.heads = 4;
-        options.enc_layers = 2;
-        options.dec_layers = 2;
-        options.vocab = 51865;
-        options.frames = 3000;
-        options.max_tokens = 448;
-        options.dtype = "f32";
-        options.seed = 11;
+        earshot::model::RandomCheckpointOptions options{.d = 64,
+                                                        .heads = 4,
+                                                        .enc_layers = 2,
+                                                        .dec_layers = 2,
+                                                        .vocab = 51865,
+                                                        .frames = 3000,
+                                                        .max_tokens = 448,
+                                                        .dtype = "f32",
+                                                        .seed = 11};
         earshot::model::write_random_checkpoint(temp_->path() / "model", options);
         checkpoint_ = std::make_unique<earshot::model::WhisperCheckpoint>(
             earshot::model::load_whisper_checkpoint(temp_->path() / "model"));

@@ -55,18 +55,17 @@ struct Shape {
 void PrintTo(const Shape& shape, std::ostream* os) { *os << shape.name; }
 
 RandomCheckpointOptions options_of(const Shape& s) {
-    RandomCheckpointOptions o;
-    o.mels = s.mels;
-    o.d = s.d;
-    o.heads = s.heads;
-    o.enc_layers = s.encoder_layers;
-    o.dec_layers = s.decoder_layers;
-    o.vocab = s.vocab;
-    o.frames = s.frames;
-    o.max_tokens = s.max_tokens;
-    o.inner = s.inner;
-    o.dtype = s.dtype;
-    o.seed = s.seed;
+    RandomCheckpointOptions o{.mels = s.mels,
+                              .d = s.d,
+                              .heads = s.heads,
+                              .enc_layers = s.encoder_layers,
+                              .dec_layers = s.decoder_layers,
+                              .vocab = s.vocab,
+                              .frames = s.frames,
+                              .max_tokens = s.max_tokens,
+                              .inner = s.inner,
+                              .dtype = s.dtype,
+                              .seed = s.seed};
     return o;
 }
 

@@ -21,15 +21,14 @@ using earshot::backend::HostTensor;
 class CpuBatch : public ::testing::Test {
 protected:
     void SetUp() override {
-        earshot::model::RandomCheckpointOptions options;
-        options.d = 64;
-        options.heads = 4;
-        options.enc_layers = 1;
-        options.dec_layers = 2;
-        options.vocab = 300;
-        options.frames = 64;
-        options.max_tokens = 16;
-        options.dtype = "f32";
+        earshot::model::RandomCheckpointOptions options{.d = 64,
+                                                        .heads = 4,
+                                                        .enc_layers = 1,
+                                                        .dec_layers = 2,
+                                                        .vocab = 300,
+                                                        .frames = 64,
+                                                        .max_tokens = 16,
+                                                        .dtype = "f32"};
         earshot::model::write_random_checkpoint(temp_.path() / "model", options);
         checkpoint_ = std::make_unique<earshot::model::WhisperCheckpoint>(
             earshot::model::load_whisper_checkpoint(temp_.path() / "model"));

@@ -57,15 +57,14 @@ class CpuCacheStorage : public ::testing::TestWithParam<CacheStorage> {};
 // positions of the rows they store, at the storage's bytes per value.
 TEST_P(CpuCacheStorage, CacheBytesAreTheWrittenPositionsOfTheStoredRows) {
     earshot::test::TempDir temp("earshot-cache-bytes");
-    earshot::model::RandomCheckpointOptions o;
-    o.d = 64;
-    o.heads = 4;
-    o.enc_layers = 1;
-    o.dec_layers = 2;
-    o.vocab = 300;
-    o.frames = 200;
-    o.max_tokens = 32;
-    o.dtype = "f16";
+    earshot::model::RandomCheckpointOptions o{.d = 64,
+                                              .heads = 4,
+                                              .enc_layers = 1,
+                                              .dec_layers = 2,
+                                              .vocab = 300,
+                                              .frames = 200,
+                                              .max_tokens = 32,
+                                              .dtype = "f16"};
     const auto checkpoint = random_checkpoint(temp.path() / "model", o);
     CpuWhisper backend(checkpoint, 1, GetParam());
     EXPECT_EQ(backend.cache_storage(), GetParam());
@@ -105,15 +104,14 @@ TEST_P(CpuCacheStorage, CacheBytesAreTheWrittenPositionsOfTheStoredRows) {
 // of MaxTokens positions: caches of 448 positions, 12 decoded.
 TEST_P(CpuCacheStorage, ResidentMemoryFollowsTheDecodedPositions) {
     earshot::test::TempDir temp("earshot-cache-resident");
-    earshot::model::RandomCheckpointOptions o;
-    o.d = 256;
-    o.heads = 4;
-    o.enc_layers = 1;
-    o.dec_layers = 4;
-    o.vocab = 500;
-    o.frames = 200;
-    o.max_tokens = 448;
-    o.dtype = "f16";
+    earshot::model::RandomCheckpointOptions o{.d = 256,
+                                              .heads = 4,
+                                              .enc_layers = 1,
+                                              .dec_layers = 4,
+                                              .vocab = 500,
+                                              .frames = 200,
+                                              .max_tokens = 448,
+                                              .dtype = "f16"};
     const auto checkpoint = random_checkpoint(temp.path() / "model", o);
     CpuWhisper backend(checkpoint, 1, GetParam());
     const auto& dims = backend.binding().values.dims;
@@ -159,16 +157,15 @@ class CpuHalfCaches : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
         temp_ = std::make_unique<earshot::test::TempDir>("earshot-half-caches");
-        earshot::model::RandomCheckpointOptions o;
-        o.d = 64;
-        o.heads = 4;
-        o.enc_layers = 2;
-        o.dec_layers = 2;
-        o.vocab = 51865;
-        o.frames = 3000;
-        o.max_tokens = 448;
-        o.dtype = "f16";
-        o.seed = 21;
+        earshot::model::RandomCheckpointOptions o{.d = 64,
+                                                  .heads = 4,
+                                                  .enc_layers = 2,
+                                                  .dec_layers = 2,
+                                                  .vocab = 51865,
+                                                  .frames = 3000,
+                                                  .max_tokens = 448,
+                                                  .dtype = "f16",
+                                                  .seed = 21};
         checkpoint_ = std::make_unique<earshot::model::WhisperCheckpoint>(
             random_checkpoint(temp_->path() / "model", o));
     }
@@ -230,15 +227,14 @@ TEST_F(CpuHalfCaches, BeamFiveDecodesTheSameTokensAsF32Caches) {
 TEST(CpuCacheStorageChoice, TheDecoderModelStoresCachesInTheDecoderWeightsPrecision) {
     earshot::test::TempDir temp("earshot-cache-choice");
     for (const std::string dtype : {"f16", "f32", "bf16"}) {
-        earshot::model::RandomCheckpointOptions o;
-        o.d = 64;
-        o.heads = 4;
-        o.enc_layers = 1;
-        o.dec_layers = 1;
-        o.vocab = 300;
-        o.frames = 200;
-        o.max_tokens = 16;
-        o.dtype = dtype;
+        earshot::model::RandomCheckpointOptions o{.d = 64,
+                                                  .heads = 4,
+                                                  .enc_layers = 1,
+                                                  .dec_layers = 1,
+                                                  .vocab = 300,
+                                                  .frames = 200,
+                                                  .max_tokens = 16,
+                                                  .dtype = dtype};
         const auto checkpoint = random_checkpoint(temp.path() / dtype, o);
         const HostTensor mel = test_mel(1, o.mels, o.frames, 0);
         const auto tokens = random_tokens(1, 4, o.vocab, 5);

@@ -45,18 +45,17 @@ struct Fixture {
     std::optional<WhisperCheckpoint> checkpoint;
 
     explicit Fixture(int64_t frames) {
-        earshot::model::RandomCheckpointOptions o;
-        o.mels = 80;
-        o.d = 64;
-        o.heads = 4;
-        o.enc_layers = 1;
-        o.dec_layers = 2;
-        o.vocab = 300;
-        o.frames = frames;
-        o.max_tokens = 24;
-        o.inner = 128;
-        o.dtype = "f16";
-        o.seed = 41;
+        earshot::model::RandomCheckpointOptions o{.mels = 80,
+                                                  .d = 64,
+                                                  .heads = 4,
+                                                  .enc_layers = 1,
+                                                  .dec_layers = 2,
+                                                  .vocab = 300,
+                                                  .frames = frames,
+                                                  .max_tokens = 24,
+                                                  .inner = 128,
+                                                  .dtype = "f16",
+                                                  .seed = 41};
         earshot::model::write_random_checkpoint(dir.path(), o);
         checkpoint.emplace(earshot::model::load_whisper_checkpoint(dir.path()));
         dims.mels = o.mels;

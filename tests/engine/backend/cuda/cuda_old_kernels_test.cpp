@@ -91,13 +91,8 @@ private:
 TEST(OldAndNewStepKernelsOnCudaDevice, StepsGiveTheSameLogits) {
     EARSHOT_NEEDS_CUDA_DEVICE();
     earshot::test::TempDir dir("earshot-cuda-old-kernels");
-    earshot::model::RandomCheckpointOptions o;
-    o.mels = 80;
-    o.d = 64;
-    o.heads = 4;
-    o.enc_layers = 1;
-    o.dec_layers = 1;
-    o.vocab = 300;
+    earshot::model::RandomCheckpointOptions o{
+        .mels = 80, .d = 64, .heads = 4, .enc_layers = 1, .dec_layers = 1, .vocab = 300};
     o.frames = 130;  // 65 audio positions: a full span of 64 keys and one of 1
     o.max_tokens = 12;
     o.dtype = "f16";
