@@ -38,10 +38,10 @@ test)
     cmake -S . -B build/tsan-live -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DEARSHOT_SANITIZE=thread -DEARSHOT_BUILD_UI=OFF -DEARSHOT_BUILD_TESTS=ON \
         -DEARSHOT_WERROR=ON
-    cmake --build build/tsan-live -j"$jobs" --target earshot_live_tests
+    cmake --build build/tsan-live -j"$jobs" --target earshot_core_tests
     # Everything, warnings as errors; the parsers' fuzz replays also run once more under ASan and
     # UBSan (a second, sanitized build of the parsers only: tests/fuzz/CMakeLists.txt).
-    cmake --preset ci -DEARSHOT_TSAN_LIVE_TESTS="$root/build/tsan-live/tests/earshot_live_tests" \
+    cmake --preset ci -DEARSHOT_TSAN_LIVE_TESTS="$root/build/tsan-live/tests/app/earshot_core_tests" \
         -DEARSHOT_SANITIZED_REPLAY=ON
     cmake --build --preset ci -j"$jobs"
     # Last, so the run ends with ctest's summary and its exit code. Label long (a 10-hour file)

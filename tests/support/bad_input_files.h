@@ -1,6 +1,6 @@
 // Bad inputs for the reliability tests, made in a test's folder: broken models (a copy of the
 // micro model with one thing wrong, damaged ggml files) and broken audio files, each with the
-// parts the one error message about it must hold. The CLI table (tests/app/bad_inputs_test.cpp)
+// parts the one error message about it must hold. The CLI table (tests/app/cli/bad_inputs_test.cpp)
 // runs them through `earshot transcribe`, the GUI table through the window.
 #pragma once
 

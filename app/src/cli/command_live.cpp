@@ -22,14 +22,14 @@
 
 #include "cli/backend_option.h"
 #include "cli/command_registry.h"
+#include "cli/model_argument.h"
+#include "cli/terminal/live_terminal.h"
+#include "cli/terminal/live_update_json.h"
+#include "core/files/live_journal.h"
 #include "earshot/app/commands.h"
 #include "earshot/core/live_controller.h"
 #include "earshot/core/loaded_model.h"
-#include "core/transcription/language_choice.h"
-#include "core/files/live_journal.h"
-#include "cli/terminal/live_terminal.h"
-#include "cli/terminal/live_update_json.h"
-#include "cli/model_argument.h"
+#include "earshot/core/transcription_setup.h"
 
 namespace earshot::app {
 namespace {
@@ -127,13 +127,10 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
     options.device = r.device;
     options.input = r.input;
     options.speed = r.speed;
-    decoding::StreamingOptions& streaming = options.streaming;
-    streaming.decoding.task =
-        r.task == "translate" ? decoding::Task::translate : decoding::Task::transcribe;
-    const std::string refused =
-        language_task_error(loaded->tokenizer, r.language, streaming.decoding.task);
-    if (!refused.empty()) return fail(refused);
-    if (r.language != "auto") streaming.decoding.language = language_code(r.language);
+    TranscriptionChoice choice;
+    choice.language = r.language;
+    choice.task = r.task == "translate" ? decoding::Task::translate : decoding::Task::transcribe;
+    decoding::StreamingOptions streaming;
     streaming.update_frames = std::max(1, r.step_ms / 10);
     streaming.pacing =
         r.fixed_step ? decoding::UpdatePacing::fixed : decoding::UpdatePacing::engine_time;
@@ -141,7 +138,12 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
     streaming.pause_commit_s = r.pause_ms / 1000.0;
     streaming.use_vad = !r.no_vad;
     options.vad.margin_db = r.vad_margin_db;
-    apply_model_defaults(*loaded, streaming);  // suppressed tokens, word alignment heads
+    try {
+        // The checked language and task, suppressed tokens, word alignment heads.
+        options.streaming = dictation_options(choice, *loaded, std::move(streaming));
+    } catch (const TranscriptionSetupError& e) {
+        return fail(e.what());
+    }
 
     std::ofstream json;
     if (!r.updates_json.empty()) {

@@ -16,23 +16,22 @@
 #include <string>
 #include <vector>
 
-#include "core/files/atomic_file.h"
 #include "cli/backend_option.h"
 #include "cli/command_registry.h"
+#include "cli/model_argument.h"
+#include "cli/terminal/transcribe_progress.h"
+#include "core/files/atomic_file.h"
+#include "core/files/transcript_formats.h"
+#include "core/transcription/streaming_mel_source.h"
 #include "earshot/app/commands.h"
-#include "earshot/core/loaded_model.h"
 #include "earshot/audio/file_decoder.h"
 #include "earshot/audio/log_mel.h"
+#include "earshot/core/loaded_model.h"
+#include "earshot/core/transcription_setup.h"
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/long_form.h"
-#include "earshot/engine/decoding/word_alignment.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
-#include "core/transcription/language_choice.h"
-#include "cli/model_argument.h"
-#include "core/transcription/streaming_mel_source.h"
-#include "cli/terminal/transcribe_progress.h"
-#include "core/files/transcript_formats.h"
 
 namespace earshot::app {
 namespace {
@@ -213,13 +212,14 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
     } catch (const std::exception& e) {
         return fail(e.what());
     }
-    decoding::DecodingOptions& decoding = session.options.decoding;
-    decoding.task = r.task == "translate" ? decoding::Task::translate : decoding::Task::transcribe;
-    decoding.beam_size = r.beam;
-    if (r.temperature) decoding.temperatures = {*r.temperature};
-    decoding.timestamps = !r.no_timestamps;
-    decoding.seed = r.seed;
-    session.options.initial_prompt = r.prompt;
+    TranscriptionChoice choice;
+    choice.language = r.language;
+    choice.task = r.task == "translate" ? decoding::Task::translate : decoding::Task::transcribe;
+    choice.decoding.beam_size = r.beam;
+    if (r.temperature) choice.decoding.temperatures = {*r.temperature};
+    choice.decoding.timestamps = !r.no_timestamps;
+    choice.decoding.seed = r.seed;
+    choice.word_timestamps = r.word_timestamps;
     if (!r.output_dir.empty()) {
         session.output_dir = fs::path(r.output_dir);
         std::error_code error;
@@ -238,37 +238,13 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
     } catch (const std::exception& e) {
         return fail(e.what());
     }
-    apply_model_defaults(*session.loaded, session.options);
-    session.options.snap_times_to_speech = r.segment_times == "speech";
-    if (r.word_timestamps) {
-        if (!session.loaded->model->keeps_cross_attention()) {
-            // The CPU and CUDA backends return them; a backend that does not is refused here.
-            return fail("--word-timestamps needs cross-attention weights, which " +
-                        session.loaded->model->backend_name() +
-                        " does not return; use --backend cpu or --backend cuda");
-        }
-        session.options.word_timestamps = true;
-        // The checkpoint's alignment heads, else every head of the last half of the decoder.
-        const auto& dims = session.loaded->checkpoint.binding.values.dims;
-        if (session.loaded->generation.alignment_heads) {
-            for (const auto& [layer, head] : *session.loaded->generation.alignment_heads) {
-                if (layer >= dims.at("DecoderLayers") || head >= dims.at("Heads")) {
-                    return fail("generation_config.json names alignment head [" +
-                                std::to_string(layer) + ", " + std::to_string(head) +
-                                "], which the model does not have");
-                }
-                session.options.alignment_heads.push_back({layer, head});
-            }
-        }
-        if (session.options.alignment_heads.empty()) {
-            session.options.alignment_heads =
-                decoding::default_alignment_heads(dims.at("DecoderLayers"), dims.at("Heads"));
-        }
+    try {
+        session.options = file_transcription_options(choice, *session.loaded);
+    } catch (const TranscriptionSetupError& e) {
+        return fail(e.what());
     }
-    const std::string refused =
-        language_task_error(session.loaded->tokenizer, r.language, decoding.task);
-    if (!refused.empty()) return fail(refused);
-    if (r.language != "auto") decoding.language = language_code(r.language);
+    session.options.initial_prompt = r.prompt;
+    session.options.snap_times_to_speech = r.segment_times == "speech";
 
     // The arguments hold: say once why auto runs on the CPU (a bad argument stays one line).
     if (!session.loaded->backend_fallback.empty()) {

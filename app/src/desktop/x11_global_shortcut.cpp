@@ -1,4 +1,4 @@
-// GlobalShortcut: XGrabKey on the root window for every NumLock/CapsLock variant, errors caught
+// X11GlobalShortcut: XGrabKey on the root window for every NumLock/CapsLock variant, errors caught
 // synchronously (BadAccess: another client holds it), presses read from the connection's socket.
 #include "desktop/x11_global_shortcut.h"
 
@@ -109,15 +109,15 @@ int record_grab_error(Display* display, XErrorEvent* error) {
 
 }  // namespace
 
-GlobalShortcut::GlobalShortcut(QObject* parent) : QObject(parent) {}
+X11GlobalShortcut::X11GlobalShortcut(QObject* parent) : QObject(parent) {}
 
-GlobalShortcut::~GlobalShortcut() {
+X11GlobalShortcut::~X11GlobalShortcut() {
     release();
     delete m_notifier;
     if (m_display != nullptr) XCloseDisplay(as_display(m_display));
 }
 
-void GlobalShortcut::release() {
+void X11GlobalShortcut::release() {
     if (m_keycode == 0) return;
     Display* display = as_display(m_display);
     const Window root = DefaultRootWindow(display);
@@ -130,7 +130,7 @@ void GlobalShortcut::release() {
     m_pressed = false;
 }
 
-QString GlobalShortcut::setShortcut(const QString& keys) {
+QString X11GlobalShortcut::setShortcut(const QString& keys) {
     release();
     m_keys = keys.trimmed();
     if (m_keys.isEmpty()) return {};
@@ -152,7 +152,7 @@ QString GlobalShortcut::setShortcut(const QString& keys) {
         XkbSetDetectableAutoRepeat(as_display(m_display), True, nullptr);
         m_notifier = new QSocketNotifier(ConnectionNumber(as_display(m_display)),
                                          QSocketNotifier::Read, this);
-        connect(m_notifier, &QSocketNotifier::activated, this, &GlobalShortcut::readEvents);
+        connect(m_notifier, &QSocketNotifier::activated, this, &X11GlobalShortcut::readEvents);
     }
     Display* display = as_display(m_display);
     const KeyCode keycode = XKeysymToKeycode(display, symbol);
@@ -193,7 +193,7 @@ QString GlobalShortcut::setShortcut(const QString& keys) {
     return {};
 }
 
-void GlobalShortcut::readEvents() {
+void X11GlobalShortcut::readEvents() {
     if (m_display == nullptr) return;
     Display* display = as_display(m_display);
     while (XPending(display) > 0) {

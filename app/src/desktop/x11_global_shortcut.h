@@ -1,4 +1,4 @@
-// GlobalShortcut: one key combination grabbed on the X11 root window, so that it starts and stops
+// X11GlobalShortcut: one key combination grabbed on the X11 root window, so that it starts and stops
 // dictation from any application. Its own Xlib connection (X11's macros stay in the .cpp).
 #pragma once
 
@@ -9,12 +9,12 @@ class QSocketNotifier;
 
 namespace earshot::app {
 
-class GlobalShortcut : public QObject {
+class X11GlobalShortcut : public QObject {
     Q_OBJECT
 
 public:
-    explicit GlobalShortcut(QObject* parent = nullptr);
-    ~GlobalShortcut() override;  // releases the grab
+    explicit X11GlobalShortcut(QObject* parent = nullptr);
+    ~X11GlobalShortcut() override;  // releases the grab
 
     // Grabs `keys` (one combination in QKeySequence's portable text, e.g. "Ctrl+Alt+D") with
     // and without NumLock and CapsLock; empty releases the current one. Returns why it could

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <thread>
 
+#include "desktop/instance_requests.h"
+#include "desktop/x11_global_shortcut.h"
 #include "earshot/audio/input_device.h"
 #include "earshot/engine/backend/cuda_devices.h"
 #include "earshot/ui/files/files_panel.h"
@@ -30,17 +32,15 @@
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/model/model_panel.h"
 #include "earshot/ui/model/model_summary.h"
-#include "gui/gui_controller.h"
 #include "gui/cuda_availability.h"
 #include "gui/files/files_history.h"
 #include "gui/files/files_player.h"
 #include "gui/files/files_worker.h"
-#include "desktop/instance_requests.h"
-#include "gui/live/live_bridge.h"
-#include "gui/models/default_model.h"
+#include "gui/gui_controller.h"
 #include "gui/gui_options.h"
 #include "gui/inspector/plan_data.h"
-#include "desktop/x11_global_shortcut.h"
+#include "gui/live/live_bridge.h"
+#include "gui/models/default_model.h"
 
 namespace earshot::app {
 
@@ -49,11 +49,10 @@ constexpr int kStatusMessageMs = 8000;
 // Where the chosen microphone is kept (the device's name; empty: the default input).
 const QString kInputDeviceKey = QStringLiteral("live/input_device");
 
-// The Files page's options: the settings, then what the checkpoint itself carries.
+// The Files page's options: the settings, then what the checkpoint itself carries (word times
+// are asked for per job, FilesWorker's with_word_times).
 decoding::TranscribeOptions files_options(const ui::Settings& settings, const LoadedModel& model) {
-    decoding::TranscribeOptions options = transcribe_options(settings, model.tokenizer);
-    apply_model_defaults(model, options);
-    return options;
+    return file_transcription_options(transcription_choice(settings), model);
 }
 }  // namespace
 
@@ -117,8 +116,8 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
             &GuiController::updateIdleMicrophone);
     // The global shortcut toggles dictation as `earshot toggle` does (X11 only).
     if (QGuiApplication::platformName() == QStringLiteral("xcb")) {
-        m_shortcut = new GlobalShortcut(this);
-        connect(m_shortcut, &GlobalShortcut::activated, this, [this] {
+        m_shortcut = new X11GlobalShortcut(this);
+        connect(m_shortcut, &X11GlobalShortcut::activated, this, [this] {
             const QString answer =
                 answer_instance_request(m_window, InstanceRequest{InstanceAction::toggle, {}},
                                         [this] { return m_startPending; });
@@ -281,17 +280,7 @@ bool GuiController::openModel(const QString& modelPath, const QString& vocabular
         std::cerr << "earshot: " << m_backendNote.toStdString() << "\n";
         m_window.statusBar()->showMessage(m_backendNote, kStatusMessageMs);
     }
-    try {
-        m_files->setOptions(files_options(m_settings, *m_model));
-    } catch (const std::exception& error) {
-        // The saved language or task is not for this model: files detect the language and
-        // transcribe instead.
-        m_window.statusBar()->showMessage(QString::fromStdString(error.what()), kStatusMessageMs);
-        ui::Settings detect = m_settings;
-        detect.language = QStringLiteral("auto");
-        detect.task = QStringLiteral("transcribe");
-        m_files->setOptions(files_options(detect, *m_model));
-    }
+    updateFilesOptions();
     m_files->setModel(m_model);  // after the options: queued files may start right away
     m_window.showModel(model_summary(*m_model, modelPath, vocabulary));
     m_inspector->setGraphProvider(graph_provider(m_model->checkpoint.binding));
@@ -360,13 +349,19 @@ void GuiController::applySettings(const ui::Settings& settings) {
         }
     }
     showBackend();
-    if (m_model) {
-        try {
-            m_files->setOptions(files_options(m_settings, *m_model));
-        } catch (const std::exception& error) {
-            m_window.statusBar()->showMessage(QString::fromStdString(error.what()),
-                                              kStatusMessageMs);
-        }
+    if (m_model) updateFilesOptions();
+}
+
+void GuiController::updateFilesOptions() {
+    try {
+        m_files->setOptions(files_options(m_settings, *m_model));
+    } catch (const TranscriptionSetupError& error) {
+        // The saved language or task is not for this model: files are refused with the sentence
+        // (as `earshot transcribe` refuses them) until the settings change; the status bar says
+        // it now.
+        const QString message = QString::fromStdString(error.what());
+        m_files->setSetupError(message);
+        m_window.statusBar()->showMessage(message, kStatusMessageMs);
     }
 }
 
@@ -385,7 +380,10 @@ QString GuiController::startLive(const QString& device) {
             options.input = device.mid(5).toStdString();
             options.device.clear();
         }
-        apply_model_defaults(*m_model, options.streaming.decoding);
+        // The checked language and task, suppressed tokens and word alignment heads, as
+        // `earshot live` sets them.
+        options.streaming = dictation_options(transcription_choice(m_settings), *m_model,
+                                              std::move(options.streaming));
     } catch (const std::exception& error) {
         return QString::fromStdString(error.what());
     }

@@ -23,7 +23,7 @@ namespace earshot::app {
 
 class FilesHistory;
 class FilesWorker;
-class GlobalShortcut;
+class X11GlobalShortcut;
 class LiveBridge;
 
 struct GuiPaths {
@@ -92,6 +92,9 @@ private:
                                                       const QString& vocabularyPath,
                                                       backend::BackendChoice choice, QString& note);
     void showBackend();
+    // The Files page's options from the settings and the model, or the sentence saying why they
+    // do not fit it (every job then fails with it).
+    void updateFilesOptions();
 
     ui::MainWindow& m_window;
     std::unique_ptr<QSettings> m_store;
@@ -105,7 +108,7 @@ private:
     std::unique_ptr<FilesHistory> m_history;
     ui::InspectorWidget* m_inspector = nullptr;
     bool m_idleMicrophone = true;          // GuiPaths::listDevices
-    GlobalShortcut* m_shortcut = nullptr;  // on X11 only
+    X11GlobalShortcut* m_shortcut = nullptr;  // on X11 only
     QLabel* m_microphoneLabel = nullptr;   // the status bar's "microphone open" note
     bool m_loading = false;                // a model is being read (openModel waits for it)
     bool m_startPending = false;  // Start was pressed while a file ran: waiting for the pause

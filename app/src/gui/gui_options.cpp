@@ -1,4 +1,5 @@
-// Settings -> LiveOptions / TranscribeOptions, with the language checked against the vocabulary;
+// Settings -> a TranscriptionChoice, and LiveOptions / TranscribeOptions through the one
+// transcription setup (the language checked against the vocabulary);
 // the backend's name for the status bar.
 #include "gui/gui_options.h"
 
@@ -8,7 +9,6 @@
 #include <string>
 
 #include "earshot/engine/tokenizer/tokenizer.h"
-#include "core/transcription/language_choice.h"
 
 namespace earshot::app {
 
@@ -16,27 +16,22 @@ namespace {
 
 constexpr int kMsPerFrame = 10;  // 10 ms hop (reference §1.1)
 
-decoding::DecodingOptions decoding_options(const ui::Settings& settings,
-                                           const tokenizer::Tokenizer& tokenizer) {
-    decoding::DecodingOptions decoding;
-    decoding.task = settings.task == QStringLiteral("translate") ? decoding::Task::translate
-                                                                 : decoding::Task::transcribe;
-    std::string language = settings.language.trimmed().toStdString();
-    if (language.empty()) language = "auto";
-    const std::string refused = language_task_error(tokenizer, language, decoding.task);
-    if (!refused.empty()) throw std::invalid_argument(refused);
-    if (language != "auto") decoding.language = language_code(language);
-    decoding.beam_size = std::max(1, settings.beamSize);
-    return decoding;
-}
-
 }  // namespace
+
+TranscriptionChoice transcription_choice(const ui::Settings& settings) {
+    TranscriptionChoice choice;
+    choice.task = settings.task == QStringLiteral("translate") ? decoding::Task::translate
+                                                               : decoding::Task::transcribe;
+    choice.language = settings.language.trimmed().toStdString();
+    choice.decoding.beam_size = std::max(1, settings.beamSize);
+    return choice;
+}
 
 LiveOptions live_options(const ui::Settings& settings, const QString& device,
                          const tokenizer::Tokenizer& tokenizer) {
     LiveOptions options;
     options.device = device.toStdString();
-    options.streaming.decoding = decoding_options(settings, tokenizer);
+    options.streaming.decoding = decoding_options(transcription_choice(settings), tokenizer);
     options.streaming.update_frames = std::max(1, settings.updateIntervalMs / kMsPerFrame);
     options.vad.margin_db = settings.vadMarginDb;
     return options;
@@ -45,7 +40,7 @@ LiveOptions live_options(const ui::Settings& settings, const QString& device,
 decoding::TranscribeOptions transcribe_options(const ui::Settings& settings,
                                                const tokenizer::Tokenizer& tokenizer) {
     decoding::TranscribeOptions options;
-    options.decoding = decoding_options(settings, tokenizer);
+    options.decoding = decoding_options(transcription_choice(settings), tokenizer);
     return options;
 }
 

@@ -5,6 +5,7 @@
 
 #include "earshot/core/live_controller.h"
 #include "earshot/core/loaded_model.h"
+#include "earshot/core/transcription_setup.h"
 #include "earshot/engine/decoding/long_form.h"
 #include "earshot/ui/settings/settings.h"
 
@@ -13,6 +14,9 @@ class Tokenizer;
 }
 
 namespace earshot::app {
+
+// The settings' language, task and beam size as a transcription choice (transcription_setup.h).
+TranscriptionChoice transcription_choice(const ui::Settings& settings);
 
 // Both throw std::invalid_argument with language_task_error's sentence when the model cannot
 // run the language or task (no slot for it, or an English-only model).

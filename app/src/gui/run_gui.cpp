@@ -1,5 +1,7 @@
 // run_gui() and run_gui_request(): the QApplication, the main window and its controller; the
 // event loop, or a screenshot of one page (`earshot gui --screenshot FILE.png`).
+#include "gui/run_gui.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
@@ -12,6 +14,11 @@
 #include <memory>
 #include <ostream>
 
+#include "desktop/focused_window_typer.h"
+#include "desktop/instance_requests.h"
+#include "desktop/portal_global_shortcut.h"
+#include "desktop/portal_request.h"
+#include "desktop/tray_connection.h"
 #include "earshot/app/cli.h"
 #include "earshot/ui/app_icon.h"
 #include "earshot/ui/files/files_panel.h"
@@ -21,16 +28,10 @@
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/model/model_panel.h"
 #include "earshot/ui/tray/tray_icon.h"
-#include "desktop/focused_window_typer.h"
-#include "gui/gui_controller.h"
 #include "gui/files/files_worker.h"
-#include "desktop/instance_requests.h"
+#include "gui/gui_controller.h"
 #include "gui/live/live_bridge.h"
 #include "gui/models/model_downloads.h"
-#include "gui/run_gui.h"
-#include "desktop/tray_connection.h"
-#include "desktop/portal_global_shortcut.h"
-#include "desktop/portal_request.h"
 
 namespace earshot::app {
 

@@ -29,7 +29,7 @@ struct CliRequest {
     int exit_code = kExitOk;
     InspectOptions inspect;
     GraphOptions graph;
-    // extra: a subcommand from app/src/command_list.cpp, run with the options it parsed.
+    // extra: a subcommand from app/src/cli/command_list.cpp, run with the options it parsed.
     std::function<int(std::ostream& out, std::ostream& err)> run_extra;
 };
 

@@ -10,9 +10,6 @@
 #include "earshot/engine/backend/backend_choice.h"
 #include "earshot/engine/checkpoint/generation_config.h"
 #include "earshot/engine/decoding/decoder_model.h"
-#include "earshot/engine/decoding/decoding_options.h"
-#include "earshot/engine/decoding/long_form.h"
-#include "earshot/engine/decoding/streaming_transcriber.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 
@@ -36,17 +33,5 @@ struct LoadedModel {
 std::unique_ptr<LoadedModel> load_model(
     const std::filesystem::path& model_path, const std::filesystem::path& vocab_path = {},
     backend::BackendChoice backend = backend::BackendChoice::automatic);
-
-// Writes the decoding defaults that the checkpoint itself carries into `decoding`: its
-// generation_config.json suppress_tokens list, when it has one (the micro model lists every id it
-// never learned, so that neither sampling nor the log-probability thresholds see them).
-void apply_model_defaults(const LoadedModel& loaded, decoding::DecodingOptions& decoding);
-// The same for long-form transcription, and its condition_on_prev_tokens (the micro model was
-// trained with unrelated prompts and transcribes long files better without its previous text).
-void apply_model_defaults(const LoadedModel& loaded, decoding::TranscribeOptions& options);
-// The same for live dictation, and the heads that time its words: the checkpoint's alignment
-// heads, else every head of the last half of the decoder (default_alignment_heads). Words are
-// aligned when the backend returns cross-attention weights (CPU and CUDA do), else estimated.
-void apply_model_defaults(const LoadedModel& loaded, decoding::StreamingOptions& streaming);
 
 }  // namespace earshot::app

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "earshot/engine/checkpoint/errors.h"
-#include "earshot/engine/decoding/word_alignment.h"
 
 namespace earshot::app {
 
@@ -79,37 +78,6 @@ std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model_path,
     loaded->checkpoint.weights.release_files();
     loaded->backend_fallback = std::move(chosen.fallback_reason);
     return loaded;
-}
-
-void apply_model_defaults(const LoadedModel& loaded, decoding::DecodingOptions& decoding) {
-    if (loaded.generation.suppress_tokens)
-        decoding.suppress_tokens = *loaded.generation.suppress_tokens;
-}
-
-void apply_model_defaults(const LoadedModel& loaded, decoding::TranscribeOptions& options) {
-    apply_model_defaults(loaded, options.decoding);
-    if (loaded.generation.condition_on_prev_tokens)
-        options.condition_on_previous_text = *loaded.generation.condition_on_prev_tokens;
-}
-
-void apply_model_defaults(const LoadedModel& loaded, decoding::StreamingOptions& streaming) {
-    apply_model_defaults(loaded, streaming.decoding);
-    const auto& dims = loaded.checkpoint.binding.values.dims;
-    const int64_t layers = dims.at("DecoderLayers");
-    const int64_t heads = dims.at("Heads");
-    streaming.alignment_heads.clear();
-    if (loaded.generation.alignment_heads) {
-        // Heads the model does not have are left out (`earshot transcribe --word-timestamps`
-        // refuses such a checkpoint; dictation keeps running).
-        for (const auto& [layer, head] : *loaded.generation.alignment_heads) {
-            if (layer >= 0 && layer < layers && head >= 0 && head < heads) {
-                streaming.alignment_heads.push_back({layer, head});
-            }
-        }
-    }
-    if (streaming.alignment_heads.empty()) {
-        streaming.alignment_heads = decoding::default_alignment_heads(layers, heads);
-    }
 }
 
 }  // namespace earshot::app

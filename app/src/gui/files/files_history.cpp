@@ -17,8 +17,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "gui/files/files_worker.h"
 #include "core/files/transcript_formats.h"
+#include "gui/files/files_worker.h"
 
 namespace earshot::app {
 

@@ -13,10 +13,10 @@
 #include <filesystem>
 #include <optional>
 
-#include "earshot/audio/file_decoder.h"
-#include "earshot/engine/decoding/word_alignment.h"
-#include "core/transcription/streaming_mel_source.h"
 #include "core/files/transcript_formats.h"
+#include "core/transcription/streaming_mel_source.h"
+#include "earshot/audio/file_decoder.h"
+#include "earshot/core/transcription_setup.h"
 
 namespace earshot::app {
 
@@ -79,23 +79,8 @@ decoding::TranscribeOptions with_word_times(decoding::TranscribeOptions options,
         return options;
     }
     options.word_timestamps = true;
-    if (!options.alignment_heads.empty()) {
-        return options;
-    }
-    // As `earshot transcribe --word-timestamps`: the checkpoint's alignment heads that the model
-    // has, else every head of the last half of the decoder.
-    const auto& dims = model.checkpoint.binding.values.dims;
-    const int64_t layers = dims.at("DecoderLayers");
-    const int64_t heads = dims.at("Heads");
-    if (model.generation.alignment_heads) {
-        for (const auto& [layer, head] : *model.generation.alignment_heads) {
-            if (layer < layers && head < heads) {
-                options.alignment_heads.push_back({layer, head});
-            }
-        }
-    }
     if (options.alignment_heads.empty()) {
-        options.alignment_heads = decoding::default_alignment_heads(layers, heads);
+        options.alignment_heads = alignment_heads(model);  // as `earshot transcribe` chooses them
     }
     return options;
 }
@@ -267,8 +252,8 @@ void FilesWorker::startNext() {
     m_cancel.store(false);
     Q_EMIT busyChanged(true);
     Q_EMIT jobStarted(id);
-    m_thread = std::thread([this, id, path, model = m_model,
-                            options = with_word_times(m_options, *m_model)] {
+    m_thread = std::thread([this, id, path, model = m_model, options = m_options,
+                            setupError = m_setupError] {
         auto outcome = std::make_shared<Outcome>();
         outcome->id = id;
         auto progress = [this, id](double fraction) {
@@ -292,8 +277,10 @@ void FilesWorker::startNext() {
                 Qt::QueuedConnection);
         };
         try {
-            outcome->transcript =
-                transcribe_audio_file(*model, path, options, progress, &m_cancel, segments);
+            if (!setupError.isEmpty()) throw TranscriptionSetupError(setupError.toStdString());
+            // A checkpoint naming an alignment head the model lacks fails the job, naming it.
+            outcome->transcript = transcribe_audio_file(
+                *model, path, with_word_times(options, *model), progress, &m_cancel, segments);
             outcome->kind = m_cancel.load() ? Outcome::Kind::cancelled : Outcome::Kind::finished;
             outcome->rows = segment_rows(outcome->transcript, &model->tokenizer);
         } catch (const std::exception& error) {
@@ -393,7 +380,7 @@ void FilesWorker::finishJob(const std::shared_ptr<Outcome>& outcome) {
         case Outcome::Kind::finished:
             m_results.insert(outcome->id, outcome->transcript);
             Q_EMIT jobFinished(outcome->id, outcome->rows,
-                             QString::fromStdString(outcome->transcript.language));
+                               QString::fromStdString(outcome->transcript.language));
             break;
         case Outcome::Kind::cancelled:
             m_results.insert(outcome->id, outcome->transcript);

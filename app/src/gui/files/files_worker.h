@@ -38,9 +38,10 @@ QList<ui::SegmentRow> segment_rows(const decoding::Transcript& transcript,
                                    const tokenizer::Tokenizer* tokenizer = nullptr);
 
 // `options` with word times asked for, the way `earshot transcribe --word-timestamps` asks: the
-// checkpoint's alignment heads (those the model has), else default_alignment_heads. Unchanged but
-// for word_timestamps = false where the model's backend does not return cross-attention weights
-// (keeps_cross_attention()) or the options leave timestamps out: such results carry no words.
+// heads of alignment_heads() (transcription_setup.h; it throws TranscriptionSetupError for a head
+// the model lacks). Unchanged but for word_timestamps = false where the model's backend does not
+// return cross-attention weights (keeps_cross_attention()) or the options leave timestamps out:
+// such results carry no words.
 decoding::TranscribeOptions with_word_times(decoding::TranscribeOptions options,
                                             const LoadedModel& model);
 
@@ -73,7 +74,13 @@ public:
     // Jobs run with this model (kept alive while one runs); none start while it is null.
     void setModel(std::shared_ptr<LoadedModel> model);
     // Applies to jobs started from now on.
-    void setOptions(const decoding::TranscribeOptions& options) { m_options = options; }
+    void setOptions(const decoding::TranscribeOptions& options) {
+        m_options = options;
+        m_setupError.clear();
+    }
+    // The settings do not fit the model (transcription_setup.h's sentence): every job fails with
+    // it, as `earshot transcribe` and dictation refuse them, until the next setOptions.
+    void setSetupError(const QString& error) { m_setupError = error; }
     // Held: no job starts (dictation has the model); the queue waits.
     void setHeld(bool held);
     // Pauses the queue for dictation: no job starts, and the running one waits at its next window
@@ -139,6 +146,7 @@ private:
 
     std::shared_ptr<LoadedModel> m_model;
     decoding::TranscribeOptions m_options;
+    QString m_setupError;
     bool m_held = false;
     std::deque<std::pair<int, QString>> m_queue;
     int m_running = -1;

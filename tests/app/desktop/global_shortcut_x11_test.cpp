@@ -1,0 +1,244 @@
+// The global shortcut under a real X server (Xvfb), pressed with xdotool (XTest): the grab fires
+// once per press with NumLock and CapsLock on or off, a combination another client holds is
+// refused with a clear message, and `earshot gui` with the shortcut in its settings starts and
+// stops dictation on the (virtual) microphone when it is pressed.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "desktop/x11_global_shortcut.h"
+#include "gui_fixture.h"
+#include "run_process.h"
+#include "virtual_mic.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using earshot::app::X11GlobalShortcut;
+using earshot::test::run_shell;
+using earshot::test::shell_quote;
+
+bool has_program(const char* name) {
+    return run_shell(std::string("command -v ") + name + " >/dev/null").exit_code == 0;
+}
+
+void spin_for(int ms) {
+    QElapsedTimer clock;
+    clock.start();
+    while (clock.elapsed() < ms) QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+}
+
+// A private X server for one test, and the processes started on it.
+class XvfbTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        for (const char* program : {"Xvfb", "xdotool"}) {
+            if (!has_program(program)) {
+                GTEST_SKIP() << program << " is not installed (packaging/setup.sh installs it)";
+            }
+        }
+        char pattern[] = "/tmp/earshot_shortcut_XXXXXX";
+        ASSERT_NE(mkdtemp(pattern), nullptr);
+        m_dir = pattern;
+        int fds[2];
+        ASSERT_EQ(::pipe(fds), 0);
+        const pid_t pid = ::fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            ::close(fds[0]);
+            const std::string fd = std::to_string(fds[1]);
+            ::execlp("Xvfb", "Xvfb", "-displayfd", fd.c_str(), "-screen", "0", "1024x768x24",
+                     "-nolisten", "tcp", static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        ::close(fds[1]);
+        m_pids.push_back(pid);
+        std::string number;
+        char c = 0;
+        while (::read(fds[0], &c, 1) == 1 && c != '\n') number += c;
+        ::close(fds[0]);
+        ASSERT_FALSE(number.empty()) << "Xvfb did not start";
+        m_display = ":" + number;
+    }
+    void TearDown() override {
+        // The GUI first, the X server last.
+        for (auto it = m_pids.rbegin(); it != m_pids.rend(); ++it) {
+            ::kill(*it, SIGTERM);
+            bool gone = false;
+            for (int i = 0; i < 50 && !gone; ++i) {
+                gone = ::waitpid(*it, nullptr, WNOHANG) == *it;
+                if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            }
+            if (!gone) {
+                ::kill(*it, SIGKILL);
+                ::waitpid(*it, nullptr, 0);
+            }
+        }
+        if (!m_dir.empty()) fs::remove_all(m_dir);
+    }
+
+    // Presses and releases `keys` (xdotool's names) on the test's display.
+    void press(const std::string& keys) {
+        const auto result = run_shell("DISPLAY=" + m_display + " xdotool key " + keys);
+        ASSERT_EQ(result.exit_code, 0) << result.err;
+    }
+
+    fs::path m_dir;
+    std::string m_display;
+    std::vector<pid_t> m_pids;
+};
+
+// In this process: X11GlobalShortcut on its own connection to the test's X server.
+class GlobalShortcutX11 : public XvfbTest {
+protected:
+    void SetUp() override {
+        XvfbTest::SetUp();
+        if (IsSkipped() || HasFatalFailure()) return;
+        earshot::test::ensure_gui_application();  // the event loop that reads the connection
+        const char* previous = std::getenv("DISPLAY");
+        m_previousDisplay = previous != nullptr ? previous : "";
+        m_hadDisplay = previous != nullptr;
+        ::setenv("DISPLAY", m_display.c_str(), 1);
+    }
+    void TearDown() override {
+        if (m_hadDisplay) {
+            ::setenv("DISPLAY", m_previousDisplay.c_str(), 1);
+        } else {
+            ::unsetenv("DISPLAY");
+        }
+        XvfbTest::TearDown();
+    }
+
+    std::string m_previousDisplay;
+    bool m_hadDisplay = false;
+};
+
+TEST_F(GlobalShortcutX11, FiresOncePerPressWithNumLockAndCapsLockOnOrOff) {
+    X11GlobalShortcut shortcut;
+    int presses = 0;
+    QObject::connect(&shortcut, &X11GlobalShortcut::activated, [&presses] { ++presses; });
+    ASSERT_EQ(shortcut.setShortcut(QStringLiteral("Ctrl+Alt+D")), QString());
+    EXPECT_TRUE(shortcut.isGrabbed());
+
+    press("ctrl+alt+d");
+    spin_for(500);
+    EXPECT_EQ(presses, 1);
+    // Other combinations of the same key are not taken.
+    press("ctrl+d");
+    press("alt+d");
+    spin_for(300);
+    EXPECT_EQ(presses, 1);
+    press("Num_Lock");
+    press("ctrl+alt+d");
+    spin_for(500);
+    EXPECT_EQ(presses, 2) << "with NumLock on";
+    press("Caps_Lock");
+    press("ctrl+alt+d");
+    spin_for(500);
+    EXPECT_EQ(presses, 3) << "with NumLock and CapsLock on";
+    press("Num_Lock");
+    press("ctrl+alt+d");
+    spin_for(500);
+    EXPECT_EQ(presses, 4) << "with CapsLock on";
+    press("Caps_Lock");
+
+    // Released: the key reaches nobody here any more.
+    EXPECT_EQ(shortcut.setShortcut(QString()), QString());
+    EXPECT_FALSE(shortcut.isGrabbed());
+    press("ctrl+alt+d");
+    spin_for(300);
+    EXPECT_EQ(presses, 4);
+}
+
+TEST_F(GlobalShortcutX11, ACombinationAnotherClientHoldsIsRefusedByName) {
+    X11GlobalShortcut holder;  // another X client: its own connection
+    ASSERT_EQ(holder.setShortcut(QStringLiteral("Ctrl+Shift+Pause")), QString());
+    X11GlobalShortcut second;
+    const QString why = second.setShortcut(QStringLiteral("Ctrl+Shift+Pause"));
+    EXPECT_EQ(why.toStdString(),
+              "The global shortcut Ctrl+Shift+Pause is taken by another program; choose another "
+              "in Settings.");
+    EXPECT_FALSE(second.isGrabbed());
+    // The holder still has it; once it lets go, the second client can take it.
+    int held = 0;
+    QObject::connect(&holder, &X11GlobalShortcut::activated, [&held] { ++held; });
+    press("ctrl+shift+Pause");
+    spin_for(500);
+    EXPECT_EQ(held, 1);
+    holder.setShortcut(QString());
+    EXPECT_EQ(second.setShortcut(QStringLiteral("Ctrl+Shift+Pause")), QString());
+    EXPECT_TRUE(second.isGrabbed());
+}
+
+TEST_F(GlobalShortcutX11, KeysX11CannotGrabAndNoDisplayAreExplained) {
+    X11GlobalShortcut shortcut;
+    EXPECT_EQ(shortcut.setShortcut(QStringLiteral("Ctrl+VolumeUp")).toStdString(),
+              "The global shortcut Ctrl+VolumeUp uses a key X11 cannot grab here.");
+    ::unsetenv("DISPLAY");
+    X11GlobalShortcut headless;
+    const QString why = headless.setShortcut(QStringLiteral("Ctrl+Alt+D"));
+    EXPECT_TRUE(why.contains(QStringLiteral("needs an X11 display"))) << why.toStdString();
+    EXPECT_FALSE(headless.isGrabbed());
+}
+
+// The real executable on the X server, with the shortcut in its settings and the virtual
+// microphone as its default input.
+class GlobalShortcutLiveDevice : public XvfbTest {};
+
+TEST_F(GlobalShortcutLiveDevice, ThePressedShortcutStartsAndStopsDictationInTheApp) {
+    earshot::test::VirtualMic mic;
+    ASSERT_TRUE(mic.available()) << mic.error();
+    fs::create_directories(m_dir / "config" / "Earshot");
+    std::ofstream(m_dir / "config" / "Earshot" / "Earshot.conf")
+        << "[settings]\nglobal_shortcut=Ctrl+Alt+D\npre_roll_seconds=0.5\n";
+    const std::string env =
+        mic.shell_environment() + "DISPLAY=" + m_display +
+        " QT_QPA_PLATFORM=xcb XDG_CONFIG_HOME=" + shell_quote(m_dir / "config") +
+        " XDG_DATA_HOME=" + shell_quote(m_dir / "data") +
+        " EARSHOT_INSTANCE_SOCKET=" + shell_quote(m_dir / "sock") + " ";
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::execl(
+            "/bin/sh", "sh", "-c",
+            ("exec env " + env + shell_quote(EARSHOT_EXE) + " gui --model " +
+             shell_quote(EARSHOT_MICRO_MODEL_DIR) + " >" + shell_quote(m_dir / "gui.log") + " 2>&1")
+                .c_str(),
+            static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    m_pids.push_back(pid);
+    auto status = [&] { return run_shell(env + shell_quote(EARSHOT_EXE) + " status").out; };
+    std::string now;
+    for (int i = 0; i < 300 && now != "idle\n"; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (fs::exists(m_dir / "sock")) now = status();
+    }
+    ASSERT_EQ(now, "idle\n") << "the GUI never answered";
+
+    press("ctrl+alt+d");
+    for (int i = 0; i < 50 && now != "listening\n"; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        now = status();
+    }
+    EXPECT_EQ(now, "listening\n") << "the shortcut did not start dictation";
+    press("ctrl+alt+d");
+    for (int i = 0; i < 100 && now != "idle\n"; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        now = status();
+    }
+    EXPECT_EQ(now, "idle\n") << "the shortcut did not stop dictation";
+}
+
+}  // namespace
