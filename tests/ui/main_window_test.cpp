@@ -25,6 +25,7 @@
 
 #include "earshot/ui/app_icon.h"
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/files/files_queue.h"
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/live/transcript_view.h"
 #include "earshot/ui/model/model_panel.h"
@@ -247,9 +248,9 @@ TEST(MainWindow, QuitAsksFirstWhileWorkIsUnfinished) {
     window.show();
     window.activateWindow();
     ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
-    const QList<int> ids = window.filesPanel()->addFiles(
+    const QList<int> ids = window.filesPanel()->queue()->addFiles(
         {QStringLiteral("/audio/lecture.flac"), QStringLiteral("/audio/talk.mp3")});
-    window.filesPanel()->setJobRunning(ids[0]);
+    window.filesPanel()->queue()->setJobRunning(ids[0]);
 
     QTest::keyClick(&window, Qt::Key_Q, Qt::ControlModifier);
     ASSERT_EQ(questions.size(), 1);
@@ -259,7 +260,7 @@ TEST(MainWindow, QuitAsksFirstWhileWorkIsUnfinished) {
     EXPECT_TRUE(questions[0].endsWith(QStringLiteral("Quit anyway?")));
     EXPECT_TRUE(window.isVisible());
 
-    window.filesPanel()->setJobFinished(ids[0], {}, QStringLiteral("en"));
+    window.filesPanel()->queue()->setJobFinished(ids[0], {}, QStringLiteral("en"));
     window.setLiveRunning(true);
     window.quitAction()->trigger();
     ASSERT_EQ(questions.size(), 2);
@@ -278,8 +279,8 @@ TEST(MainWindow, QuitAsksFirstWhileWorkIsUnfinished) {
     MainWindow idle;
     int asked = 0;
     idle.setQuitConfirmation([&](const QString&) { return ++asked, false; });
-    idle.filesPanel()->addFinishedJob(QStringLiteral("/audio/done.wav"), {}, QStringLiteral("en"),
-                                      FileJobState::done);
+    idle.filesPanel()->queue()->addFinishedJob(QStringLiteral("/audio/done.wav"), {},
+                                               QStringLiteral("en"), FileJobState::done);
     idle.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&idle));
     EXPECT_EQ(idle.unfinishedWork(), QString());

@@ -24,6 +24,7 @@
 
 #include "earshot/ui/app_icon.h"
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/files/files_queue.h"
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/live/transcript_view.h"
 #include "earshot/ui/model/model_panel.h"
@@ -323,6 +324,7 @@ void MainWindow::applyLiveUpdate(const LiveTextUpdate& update) {
 }
 
 void MainWindow::setLiveRunning(bool running) {
+    const bool changed = running != m_liveRunning;
     m_liveRunning = running;
     m_live->setRunning(running);
     m_toggleDictationAction->setText(running ? tr("&Stop dictation") : tr("&Start dictation"));
@@ -330,6 +332,9 @@ void MainWindow::setLiveRunning(bool running) {
         m_latencyLabel->clear();
         m_lossLabel->clear();
         m_lossLabel->hide();
+    }
+    if (changed) {
+        Q_EMIT liveRunningChanged(running);
     }
 }
 
@@ -352,7 +357,7 @@ QString MainWindow::unfinishedWork() const {
     if (m_liveRunning) {
         work << tr("Dictation is running; the words not yet committed will be lost.");
     }
-    const int files = m_files->unfinishedJobs();
+    const int files = m_files->queue()->unfinishedJobs();
     if (files > 0) {
         work << (files == 1 ? tr("1 file is still queued or being transcribed; quitting stops "
                                  "it and its transcript is lost.")

@@ -102,7 +102,7 @@ void FocusedWindowTyper::portalFailed(const QString& why, const QString& untyped
     if (!error.isEmpty() && m_method == TypingMethod::automatic) error = sendClipboard(untyped);
     if (!first && error.isEmpty()) return;
     Q_EMIT sendFailed(error.isEmpty() ? tr("%1; typing with %2 instead").arg(why, wayInUse())
-                                    : tr("%1; %2").arg(why, error));
+                                      : tr("%1; %2").arg(why, error));
 }
 
 QString FocusedWindowTyper::wayInUse() {

@@ -1,29 +1,25 @@
-// The GUI's answer to `earshot toggle`, `start` and `stop` arriving on the instance socket: it
-// drives the Live page as its Start/Stop button would.
+// The GUI's answer to `earshot toggle`, `start` and `stop` arriving on the instance socket: the
+// controller's setLiveRunning, and its state as the answer.
 #include "desktop/instance_requests.h"
 
-#include <QPushButton>
-
-#include "earshot/ui/live/live_panel.h"
-#include "earshot/ui/main_window.h"
+#include "gui/gui_controller.h"
 
 namespace earshot::app {
 
 namespace {
 
-QString state(const ui::LivePanel& panel) {
-    return panel.isRunning() ? QStringLiteral("listening") : QStringLiteral("idle");
+QString state(const GuiController& controller) {
+    return controller.liveRunning() ? QStringLiteral("listening") : QStringLiteral("idle");
 }
 
 }  // namespace
 
-QString answer_instance_request(ui::MainWindow& window, const InstanceRequest& request,
-                                const std::function<bool()>& startPending) {
-    ui::LivePanel* panel = window.livePanel();
-    bool wantRunning = panel->isRunning();
+QString answer_instance_request(GuiController& controller, const InstanceRequest& request) {
+    const bool running = controller.liveRunning();
+    bool wantRunning = running;
     switch (request.action) {
         case InstanceAction::toggle:
-            wantRunning = !panel->isRunning();
+            wantRunning = !running;
             break;
         case InstanceAction::start:
             wantRunning = true;
@@ -32,28 +28,24 @@ QString answer_instance_request(ui::MainWindow& window, const InstanceRequest& r
             wantRunning = false;
             break;
         case InstanceAction::status:
-            return state(*panel);
+            return state(controller);
     }
-    if (wantRunning && !panel->isRunning()) {
-        if (!panel->startAllowed()) {
-            return QStringLiteral("error: ") + panel->startStopButton()->toolTip();
+    if (wantRunning && !running) {
+        // The input chosen on the Live page, or the file `earshot start --input` names.
+        const QString said =
+            request.input.isEmpty()
+                ? controller.setLiveRunning(true)
+                : controller.setLiveRunningOn(QStringLiteral("file:") + request.input);
+        if (!controller.liveRunning()) {
+            return (controller.isStartPending() ? QStringLiteral("starting: ")
+                                                : QStringLiteral("error: ")) +
+                   said;
         }
-        if (request.input.isEmpty()) {
-            panel->toggle();  // the device chosen on the page
-        } else {
-            Q_EMIT panel->startRequested(QStringLiteral("file:") + request.input);
-        }
-        if (!panel->isRunning()) {
-            if (startPending && startPending()) {
-                return QStringLiteral("starting: ") + panel->statusText();
-            }
-            return QStringLiteral("error: ") + panel->statusText();
-        }
-    } else if (!wantRunning && panel->isRunning()) {
-        panel->toggle();  // stops: what is queued is still heard and committed
+    } else if (!wantRunning && running) {
+        controller.setLiveRunning(false);  // what is queued is still heard and committed
         return QStringLiteral("idle");
     }
-    return state(*panel);
+    return state(controller);
 }
 
 }  // namespace earshot::app

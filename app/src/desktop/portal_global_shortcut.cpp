@@ -11,11 +11,10 @@
 #include <QStatusBar>
 #include <iostream>
 
+#include "desktop/portal_request.h"
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/settings/settings.h"
 #include "gui/gui_controller.h"
-#include "desktop/instance_requests.h"
-#include "desktop/portal_request.h"
 
 namespace earshot::app {
 namespace {
@@ -35,7 +34,6 @@ namespace {
 
 constexpr char kGlobalShortcuts[] = "org.freedesktop.portal.GlobalShortcuts";
 constexpr char kSession[] = "org.freedesktop.portal.Session";
-constexpr int kStatusMessageMs = 8000;
 
 QDBusArgument& operator<<(QDBusArgument& argument, const PortalShortcut& shortcut) {
     argument.beginStructure();
@@ -186,13 +184,13 @@ void PortalGlobalShortcut::bind() {
             if (!reply.ok()) {
                 m_bound = false;
                 Q_EMIT failed(reply.response == 1 && reply.error.isEmpty()
-                                ? tr("The global shortcut %1 was not bound: the desktop's "
-                                     "dialog was cancelled")
-                                      .arg(keys)
-                                : tr("The desktop did not bind the global shortcut %1 (%2)")
-                                      .arg(keys, reply.error.isEmpty()
-                                                     ? QString::number(reply.response)
-                                                     : reply.error));
+                                  ? tr("The global shortcut %1 was not bound: the desktop's "
+                                       "dialog was cancelled")
+                                        .arg(keys)
+                                  : tr("The desktop did not bind the global shortcut %1 (%2)")
+                                        .arg(keys, reply.error.isEmpty()
+                                                       ? QString::number(reply.response)
+                                                       : reply.error));
                 return;
             }
             m_bound = true;
@@ -225,14 +223,8 @@ void PortalGlobalShortcut::onActivated(const QDBusMessage& message) {
 
 void connect_portal_shortcut(PortalGlobalShortcut& shortcut, ui::MainWindow& window,
                              GuiController& controller) {
-    QObject::connect(&shortcut, &PortalGlobalShortcut::activated, &window, [&window, &controller] {
-        const QString answer =
-            answer_instance_request(window, InstanceRequest{InstanceAction::toggle, {}},
-                                    [&controller] { return controller.isStartPending(); });
-        if (answer.startsWith(QStringLiteral("error: "))) {
-            window.statusBar()->showMessage(answer.mid(7), kStatusMessageMs);
-        }
-    });
+    QObject::connect(&shortcut, &PortalGlobalShortcut::activated, &controller,
+                     &GuiController::toggleLiveFromShortcut);
     QObject::connect(&shortcut, &PortalGlobalShortcut::failed, &window,
                      [&window](const QString& why) {
                          std::cerr << "earshot: " << why.toStdString() << "\n";

@@ -1,5 +1,5 @@
-// X11GlobalShortcut: one key combination grabbed on the X11 root window, so that it starts and stops
-// dictation from any application. Its own Xlib connection (X11's macros stay in the .cpp).
+// X11GlobalShortcut: one key combination grabbed on the X11 root window, so that it starts and
+// stops dictation from any application. Its own Xlib connection (X11's macros stay in the .cpp).
 #pragma once
 
 #include <QObject>

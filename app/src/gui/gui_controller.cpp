@@ -1,10 +1,7 @@
 // GuiController: wires the window's requests to model loading, LiveBridge, FilesWorker and the
 // inspector, and their results back to the window.
-// The engine's headers (through gui_inspector.h) before any Qt header: Qt defines `emit` as a
-// macro, and the graph builder has a member function of that name.
-#include "earshot/engine/tokenizer/tokenizer_error.h"
-#include "gui/inspector/inspector_data.h"
-// Qt, the standard library and the other headers after them.
+#include "gui/gui_controller.h"
+
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
@@ -20,11 +17,12 @@
 #include <string_view>
 #include <thread>
 
-#include "desktop/instance_requests.h"
 #include "desktop/x11_global_shortcut.h"
 #include "earshot/audio/input_device.h"
 #include "earshot/engine/backend/cuda_devices.h"
+#include "earshot/engine/tokenizer/tokenizer_error.h"
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/files/files_queue.h"
 #include "earshot/ui/inspector/graph_view.h"
 #include "earshot/ui/inspector/inspector_widget.h"
 #include "earshot/ui/live/live_panel.h"
@@ -36,16 +34,16 @@
 #include "gui/files/files_history.h"
 #include "gui/files/files_player.h"
 #include "gui/files/files_worker.h"
-#include "gui/gui_controller.h"
 #include "gui/gui_options.h"
+#include "gui/inspector/inspector_data.h"
 #include "gui/inspector/plan_data.h"
 #include "gui/live/live_bridge.h"
 #include "gui/models/default_model.h"
+#include "gui/status_message.h"
 
 namespace earshot::app {
 
 namespace {
-constexpr int kStatusMessageMs = 8000;
 // Where the chosen microphone is kept (the device's name; empty: the default input).
 const QString kInputDeviceKey = QStringLiteral("live/input_device");
 
@@ -68,6 +66,8 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
 
     m_live = new LiveBridge(this);
     m_files = new FilesWorker(this);
+    m_filesQueue = new ui::FilesQueue(this);
+    m_window.filesPanel()->setQueue(m_filesQueue);
     m_inspector = new ui::InspectorWidget(&m_window);
     m_window.setInspectorWidget(m_inspector);
     if (paths.keepLayout) {
@@ -117,14 +117,8 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
     // The global shortcut toggles dictation as `earshot toggle` does (X11 only).
     if (QGuiApplication::platformName() == QStringLiteral("xcb")) {
         m_shortcut = new X11GlobalShortcut(this);
-        connect(m_shortcut, &X11GlobalShortcut::activated, this, [this] {
-            const QString answer =
-                answer_instance_request(m_window, InstanceRequest{InstanceAction::toggle, {}},
-                                        [this] { return m_startPending; });
-            if (answer.startsWith(QStringLiteral("error: "))) {
-                m_window.statusBar()->showMessage(answer.mid(7), kStatusMessageMs);
-            }
-        });
+        connect(m_shortcut, &X11GlobalShortcut::activated, this,
+                &GuiController::toggleLiveFromShortcut);
     }
     applyGlobalShortcut();
     updateStartAllowed();
@@ -400,43 +394,73 @@ QString GuiController::startLive(const QString& device) {
     return error;
 }
 
+bool GuiController::liveRunning() const { return m_live->isRunning(); }
+
+QString GuiController::setLiveRunning(bool running) {
+    if (!running) {
+        if (m_live->isRunning()) {
+            m_window.livePanel()->setStatusText(tr("Stopping: hearing what is still queued…"));
+            m_live->stop();
+        }
+        return {};
+    }
+    return setLiveRunningOn(m_window.livePanel()->selectedDevice());
+}
+
+QString GuiController::setLiveRunningOn(const QString& device) {
+    if (m_live->isRunning()) {
+        return {};
+    }
+    if (!m_startRefusal.isEmpty()) {
+        return m_startRefusal;
+    }
+    if (m_files->isBusy() && !m_files->isPaused()) {
+        // The file being transcribed pauses at its next window; dictation starts then
+        // (FilesWorker::paused), and the files go on when it stops.
+        m_pendingStartDevice = device;
+        m_startPending = true;
+        const QString waiting = tr("Pausing the files after the current window…");
+        m_window.livePanel()->setStatusText(waiting);
+        m_files->pause();
+        return waiting;
+    }
+    return startLiveOrSay(device);
+}
+
+QString GuiController::startLiveOrSay(const QString& device) {
+    const QString error = startLive(device);
+    if (error.isEmpty()) {
+        return {};
+    }
+    const QString said = tr("Could not start: %1").arg(error);
+    m_window.livePanel()->setStatusText(said);
+    if (m_files->isPaused()) {
+        m_files->resume();  // the files go on
+    }
+    return said;
+}
+
+void GuiController::toggleLiveFromShortcut() {
+    const bool start = !liveRunning();
+    const QString said = setLiveRunning(start);
+    if (start && !liveRunning() && !m_startPending && !said.isEmpty()) {
+        m_window.statusBar()->showMessage(said, kStatusMessageMs);
+    }
+}
+
 void GuiController::connectLive() {
     ui::LivePanel* panel = m_window.livePanel();
-    auto start = [this, panel](const QString& device) {
-        const QString error = startLive(device);
-        if (!error.isEmpty()) {
-            panel->setStatusText(tr("Could not start: %1").arg(error));
-            if (m_files->isPaused()) {
-                m_files->resume();  // the files go on
-            }
-        }
-    };
-    connect(panel, &ui::LivePanel::startRequested, this,
-            [this, panel, start](const QString& device) {
-                if (m_files->isBusy() && !m_files->isPaused()) {
-                    // The file being transcribed pauses at its next window; dictation starts
-                    // then (paused()), and the files go on when it stops.
-                    m_pendingStartDevice = device;
-                    m_startPending = true;
-                    panel->setStatusText(tr("Pausing the files after the current window…"));
-                    m_files->pause();
-                    return;
-                }
-                start(device);
-            });
-    connect(m_files, &FilesWorker::paused, this, [this, start] {
+    connect(panel, &ui::LivePanel::startRequested, this, &GuiController::setLiveRunningOn);
+    connect(panel, &ui::LivePanel::stopRequested, this, [this] { setLiveRunning(false); });
+    connect(m_files, &FilesWorker::paused, this, [this] {
         if (!m_startPending) return;
         m_startPending = false;
-        start(m_pendingStartDevice);
+        startLiveOrSay(m_pendingStartDevice);
         if (m_live->isRunning()) {
             m_window.statusBar()->showMessage(
                 tr("The files are paused while you dictate; they go on when you stop."),
                 kStatusMessageMs);
         }
-    });
-    connect(panel, &ui::LivePanel::stopRequested, this, [this, panel] {
-        panel->setStatusText(tr("Stopping: hearing what is still queued…"));
-        m_live->stop();
     });
     connect(m_live, &LiveBridge::updated, &m_window, &ui::MainWindow::applyLiveUpdate);
     // The heat overlay: each call's share of the last update's engine time, on the entry the
@@ -473,8 +497,9 @@ void GuiController::connectLive() {
 
 void GuiController::connectFiles() {
     ui::FilesPanel* panel = m_window.filesPanel();
+    ui::FilesQueue* queue = m_filesQueue;
     panel->setPlayer(std::make_unique<FilesPlayer>());  // Play and word clicks: the output device
-    connect(panel, &ui::FilesPanel::jobQueued, m_files, &FilesWorker::enqueue);
+    connect(queue, &ui::FilesQueue::jobQueued, m_files, &FilesWorker::enqueue);
     connect(panel, &ui::FilesPanel::cancelRequested, m_files, &FilesWorker::cancel);
     connect(panel, &ui::FilesPanel::exportRequested, this,
             [this](int id, const QString& format, const QString& path) {
@@ -490,7 +515,7 @@ void GuiController::connectFiles() {
                 m_window.statusBar()->showMessage(
                     summary.message(folder), summary.failures.isEmpty() ? kStatusMessageMs : 0);
             });
-    connect(panel, &ui::FilesPanel::jobsRemoved, this, [this](const QList<int>& ids) {
+    connect(queue, &ui::FilesQueue::jobsRemoved, this, [this](const QList<int>& ids) {
         for (int id : ids) {
             m_files->remove(id);  // a running one is cancelled and nothing of it is kept
             const QString error = m_history ? m_history->remove(id) : QString();
@@ -500,19 +525,19 @@ void GuiController::connectFiles() {
             }
         }
     });
-    connect(m_files, &FilesWorker::jobStarted, panel, &ui::FilesPanel::setJobRunning);
-    connect(m_files, &FilesWorker::jobProgress, panel, &ui::FilesPanel::setJobProgress);
+    connect(m_files, &FilesWorker::jobStarted, queue, &ui::FilesQueue::setJobRunning);
+    connect(m_files, &FilesWorker::jobProgress, queue, &ui::FilesQueue::setJobProgress);
     // A file paused for dictation says so in its row, and goes back to "Transcribing" after.
-    connect(m_files, &FilesWorker::paused, panel, [this, panel] {
+    connect(m_files, &FilesWorker::paused, queue, [this, queue] {
         // Unless dictation could not start and the files went on already.
-        if (m_files->isPaused()) panel->setJobPaused(m_files->runningJob(), true);
+        if (m_files->isPaused()) queue->setJobPaused(m_files->runningJob(), true);
     });
-    connect(m_files, &FilesWorker::resumed, panel,
-            [this, panel] { panel->setJobPaused(m_files->runningJob(), false); });
-    connect(m_files, &FilesWorker::jobSegments, panel, &ui::FilesPanel::appendJobSegments);
-    connect(m_files, &FilesWorker::jobFinished, panel, &ui::FilesPanel::setJobFinished);
-    connect(m_files, &FilesWorker::jobFailed, panel, &ui::FilesPanel::setJobFailed);
-    connect(m_files, &FilesWorker::jobCancelled, panel, &ui::FilesPanel::setJobCancelled);
+    connect(m_files, &FilesWorker::resumed, queue,
+            [this, queue] { queue->setJobPaused(m_files->runningJob(), false); });
+    connect(m_files, &FilesWorker::jobSegments, queue, &ui::FilesQueue::appendJobSegments);
+    connect(m_files, &FilesWorker::jobFinished, queue, &ui::FilesQueue::setJobFinished);
+    connect(m_files, &FilesWorker::jobFailed, queue, &ui::FilesQueue::setJobFailed);
+    connect(m_files, &FilesWorker::jobCancelled, queue, &ui::FilesQueue::setJobCancelled);
     connect(m_files, &FilesWorker::busyChanged, this, &GuiController::updateStartAllowed);
     connect(m_files, &FilesWorker::jobFinished, this, [this](int id) { keepResult(id, false); });
     connect(m_files, &FilesWorker::jobCancelled, this,
@@ -525,7 +550,7 @@ void GuiController::connectFiles() {
 
 void GuiController::restoreFilesHistory() {
     for (FilesHistoryEntry& entry : m_history->load()) {
-        const int id = m_window.filesPanel()->addFinishedJob(
+        const int id = m_filesQueue->addFinishedJob(
             entry.source, entry.rows, QString::fromStdString(entry.transcript.language),
             entry.cancelled ? ui::FileJobState::cancelled : ui::FileJobState::done);
         m_files->addResult(id, std::move(entry.transcript));
@@ -538,8 +563,8 @@ void GuiController::keepResult(int id, bool cancelled) {
     if (!m_history || transcript == nullptr) {
         return;
     }
-    const QString error = m_history->save(m_window.filesPanel()->jobPath(id), *transcript,
-                                          cancelled, id, m_window.filesPanel()->jobSegments(id));
+    const QString error = m_history->save(m_filesQueue->jobPath(id), *transcript, cancelled, id,
+                                          m_filesQueue->jobSegments(id));
     if (!error.isEmpty()) {
         m_window.statusBar()->showMessage(tr("Could not keep the result: %1").arg(error),
                                           kStatusMessageMs);
@@ -548,13 +573,10 @@ void GuiController::keepResult(int id, bool cancelled) {
 
 void GuiController::updateStartAllowed() {
     ui::LivePanel* panel = m_window.livePanel();
-    if (m_loading) {
-        panel->setStartAllowed(false, tr("The model is being loaded."));
-    } else if (!m_model) {
-        panel->setStartAllowed(false, tr("No model is loaded: choose one on the Model page."));
-    } else {
-        panel->setStartAllowed(true);
-    }
+    m_startRefusal = m_loading  ? tr("The model is being loaded.")
+                     : !m_model ? tr("No model is loaded: choose one on the Model page.")
+                                : QString();
+    panel->setStartAllowed(m_startRefusal.isEmpty(), m_startRefusal);
     updateIdleMicrophone();  // the model came or went
     // While files are transcribed, Start pauses them: say so where the user looks.
     const QString hint = tr("Files are being transcribed: Start pauses them while you dictate.");

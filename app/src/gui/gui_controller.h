@@ -1,6 +1,8 @@
 // GuiController: the app side of the main window. Loads models (and remembers the user's choice),
 // applies settings, runs dictation through LiveBridge and the Files queue through FilesWorker,
-// and keeps the two from using the model at the same time.
+// and keeps the two from using the model at the same time. It holds the state the window shows:
+// whether dictation runs (every trigger goes through setLiveRunning) and the Files queue
+// (ui::FilesQueue, which the Files page shows).
 #pragma once
 
 #include <QObject>
@@ -15,6 +17,7 @@ class QLabel;
 class QSettings;
 
 namespace earshot::ui {
+class FilesQueue;
 class InspectorWidget;
 class MainWindow;
 }  // namespace earshot::ui
@@ -67,11 +70,27 @@ public:
     void applySettings(const ui::Settings& settings);
 
     LiveBridge& live() const { return *m_live; }
+    // Whether dictation runs: the one answer for the Live page, the tray, the global shortcuts
+    // and `earshot toggle`.
+    bool liveRunning() const;
+    // Starts dictation on the input chosen on the Live page, or stops it (what is queued is
+    // still heard and committed), whichever way it was asked for (the Live page's button and
+    // the Dictation menu, the tray, the global shortcuts, `earshot toggle`/`start`/`stop`).
+    // Returns what the Live page now says when dictation did not start: why it cannot, or that
+    // it waits for the file being transcribed to pause (isStartPending()); empty otherwise.
+    QString setLiveRunning(bool running);
+    // The same start on `device` ("" = the default input; "file:PATH" = that file, paced).
+    QString setLiveRunningOn(const QString& device);
+    // A global shortcut's toggle: a start that cannot happen says why in the status bar.
+    void toggleLiveFromShortcut();
     // Start was asked for while a file ran: dictation starts once the file pauses.
     bool isStartPending() const { return m_startPending; }
+    // The Files page's queue: the worker's reports change it, history reads it.
+    ui::FilesQueue& filesQueue() const { return *m_filesQueue; }
     ui::InspectorWidget& inspector() const { return *m_inspector; }
     FilesWorker& files() const { return *m_files; }
-    // Starts dictation on `device` ("" = default input); the reason when it cannot start.
+    // Starts dictation on `device` ("" = default input) now, without the checks and the pause
+    // of the files that setLiveRunning makes first; the reason when it cannot start.
     QString startLive(const QString& device);
 
 Q_SIGNALS:
@@ -80,6 +99,9 @@ Q_SIGNALS:
 
 private:
     void connectLive();
+    // startLive, and when it fails: "Could not start: why" on the Live page (returned) and the
+    // files paused for it go on.
+    QString startLiveOrSay(const QString& device);
     void connectFiles();
     void restoreFilesHistory();
     void keepResult(int id, bool cancelled);
@@ -105,12 +127,14 @@ private:
     QString m_backendNote;
     LiveBridge* m_live = nullptr;
     FilesWorker* m_files = nullptr;
+    ui::FilesQueue* m_filesQueue = nullptr;
     std::unique_ptr<FilesHistory> m_history;
     ui::InspectorWidget* m_inspector = nullptr;
-    bool m_idleMicrophone = true;          // GuiPaths::listDevices
+    bool m_idleMicrophone = true;             // GuiPaths::listDevices
     X11GlobalShortcut* m_shortcut = nullptr;  // on X11 only
-    QLabel* m_microphoneLabel = nullptr;   // the status bar's "microphone open" note
-    bool m_loading = false;                // a model is being read (openModel waits for it)
+    QLabel* m_microphoneLabel = nullptr;      // the status bar's "microphone open" note
+    bool m_loading = false;                   // a model is being read (openModel waits for it)
+    QString m_startRefusal;  // why Start cannot be pressed now (loading, no model); empty: it can
     bool m_startPending = false;  // Start was pressed while a file ran: waiting for the pause
     QString m_pendingStartDevice;
 };

@@ -22,6 +22,7 @@
 #include "earshot/app/cli.h"
 #include "earshot/ui/app_icon.h"
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/files/files_queue.h"
 #include "earshot/ui/inspector/inspector_widget.h"
 #include "earshot/ui/live/dictation_target.h"
 #include "earshot/ui/live/live_panel.h"
@@ -211,14 +212,13 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
     QStringList files;
     for (const std::string& file : request.transcribe) files << QString::fromStdString(file);
     if (!files.isEmpty()) {
-        window.filesPanel()->addFiles(files);
+        controller.filesQueue().addFiles(files);
     }
 
     if (!screenshot) {
         // `earshot toggle` / `start` / `stop` from desktop shortcuts reach this window here.
         InstanceServer instance(instance_socket_path(), [&](const InstanceRequest& r) {
-            return answer_instance_request(window, r,
-                                           [&controller] { return controller.isStartPending(); });
+            return answer_instance_request(controller, r);
         });
         tray.showIfAvailable();
         if (const QString why = instance.listen(); !why.isEmpty()) {
@@ -244,7 +244,7 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
     show_view(window, request.view);
     if (!files.isEmpty() && request.view == "files") {
         // The first file's result with its first segment clicked, as a user would look at it.
-        const int first = window.filesPanel()->jobIds().value(0, -1);
+        const int first = controller.filesQueue().jobIds().value(0, -1);
         window.filesPanel()->selectJob(first);
         window.filesPanel()->selectSegment(0);
     }

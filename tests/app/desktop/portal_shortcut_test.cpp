@@ -126,7 +126,7 @@ TEST(PortalShortcut, BindsTheSettingsTriggerAndActivatedTogglesDictation) {
     // A new combination in Settings is bound again, in the same session.
     earshot::ui::Settings changed = controller.settings();
     changed.globalShortcut = QStringLiteral("Ctrl+Shift+F9");
-    emit window.settingsChanged(changed);
+    Q_EMIT window.settingsChanged(changed);
     ASSERT_TRUE(spin_until([&] { return bound.count() == 2; }, 5000));
     EXPECT_EQ(last_binding(portal, boundIn).value(QStringLiteral("preferred_trigger")).toString(),
               QStringLiteral("CTRL+SHIFT+F9"));

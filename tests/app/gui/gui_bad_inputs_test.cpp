@@ -16,6 +16,7 @@
 
 #include "bad_input_files.h"
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/files/files_queue.h"
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/model/model_panel.h"
 #include "gui/files/files_history.h"
@@ -67,13 +68,13 @@ protected:
 
     // Transcribes `path` on the Files page; returns its job id (its state says how it went).
     int transcribe(ui::MainWindow& window, app::GuiController& controller, const fs::path& path) {
-        const int id = window.filesPanel()->addFiles({q(path)}).first();
+        const int id = window.filesPanel()->queue()->addFiles({q(path)}).first();
         EXPECT_TRUE(app::wait_for_files(controller, 120'000));
         return id;
     }
 
     static QString status_of(ui::FilesPanel& panel, int id) {
-        const int row = static_cast<int>(panel.jobIds().indexOf(id));
+        const int row = static_cast<int>(panel.queue()->jobIds().indexOf(id));
         return panel.queueTable()->item(row, 2)->text();
     }
 
@@ -127,18 +128,18 @@ TEST_F(GuiBadInputs, OneMessageNamingTheFileNothingLeftAndTheWindowKeepsWorking)
         const TempDir rowDir("earshot-gui-bad-audio");
         const fs::path path = row.make(rowDir.path());
         const int id = transcribe(window, controller, path);
-        EXPECT_EQ(window.filesPanel()->jobState(id), ui::FileJobState::failed);
+        EXPECT_EQ(window.filesPanel()->queue()->jobState(id), ui::FileJobState::failed);
         const QString status = status_of(*window.filesPanel(), id);
         EXPECT_TRUE(status.startsWith(QStringLiteral("Failed: "))) << status.toStdString();
         // The row's File column names the file; its status gives the problem.
-        const int queueRow = static_cast<int>(window.filesPanel()->jobIds().indexOf(id));
+        const int queueRow = static_cast<int>(window.filesPanel()->queue()->jobIds().indexOf(id));
         ASSERT_GE(queueRow, 0);
         const QString name = window.filesPanel()->queueTable()->item(queueRow, 0)->text();
         expect_message(row, name + QStringLiteral(" ") + status);
         window.filesPanel()->selectJob(id);
         expect_message(row, window.filesPanel()->resultTitle()->text());
-        EXPECT_TRUE(window.filesPanel()->jobSegments(id).isEmpty());
-        EXPECT_TRUE(window.filesPanel()->exportableJobs().indexOf(id) < 0);
+        EXPECT_TRUE(window.filesPanel()->queue()->jobSegments(id).isEmpty());
+        EXPECT_TRUE(window.filesPanel()->queue()->exportableJobs().indexOf(id) < 0);
         std::printf("%-32s | %s\n", row.name.c_str(), qPrintable(status));
         ++rows;
     }
@@ -147,7 +148,7 @@ TEST_F(GuiBadInputs, OneMessageNamingTheFileNothingLeftAndTheWindowKeepsWorking)
 
     // A good file transcribes after the failures.
     const int good = transcribe(window, controller, bad_files::jfk());
-    ASSERT_EQ(window.filesPanel()->jobState(good), ui::FileJobState::done)
+    ASSERT_EQ(window.filesPanel()->queue()->jobState(good), ui::FileJobState::done)
         << status_of(*window.filesPanel(), good).toStdString();
     EXPECT_EQ(app::FilesHistory(paths_.filesHistoryDir).load().size(), 1U);
 

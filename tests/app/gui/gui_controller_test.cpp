@@ -19,6 +19,7 @@
 #include "earshot/core/loaded_model.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/files/files_queue.h"
 #include "earshot/ui/inspector/graph_group_item.h"
 #include "earshot/ui/inspector/graph_view.h"
 #include "earshot/ui/inspector/inspector_widget.h"
@@ -224,9 +225,9 @@ TEST(GuiController, ExportsATranscribedFileInEveryFormat) {
     ASSERT_TRUE(controller.openModel(q(gui_random_checkpoint()), q(gui_vocab()),
                                      app::GuiController::Remember::no));
     controller.files().setOptions(fast_file_options());
-    const int id = window.filesPanel()->addFiles({q(gui_jfk())}).first();
+    const int id = window.filesPanel()->queue()->addFiles({q(gui_jfk())}).first();
     ASSERT_TRUE(app::wait_for_files(controller, 120'000));
-    ASSERT_EQ(window.filesPanel()->jobState(id), ui::FileJobState::done);
+    ASSERT_EQ(window.filesPanel()->queue()->jobState(id), ui::FileJobState::done);
 
     for (const char* format : {"txt", "srt", "vtt", "json"}) {
         const fs::path out = dir.path() / (std::string("jfk.") + format);
@@ -261,10 +262,10 @@ TEST(GuiController, FinishedFilesSurviveARestart) {
         ASSERT_TRUE(controller.openModel(q(gui_random_checkpoint()), q(gui_vocab()),
                                          app::GuiController::Remember::no));
         controller.files().setOptions(fast_file_options());
-        const int id = window.filesPanel()->addFiles({q(gui_jfk())}).first();
+        const int id = window.filesPanel()->queue()->addFiles({q(gui_jfk())}).first();
         ASSERT_TRUE(app::wait_for_files(controller, 120'000));
-        ASSERT_EQ(window.filesPanel()->jobState(id), ui::FileJobState::done);
-        segments = window.filesPanel()->jobSegments(id);
+        ASSERT_EQ(window.filesPanel()->queue()->jobState(id), ui::FileJobState::done);
+        segments = window.filesPanel()->queue()->jobSegments(id);
         ASSERT_FALSE(segments.isEmpty());
         ASSERT_EQ(controller.files().exportTranscript(id, QStringLiteral("srt"),
                                                       q(dir.path() / "before.srt")),
@@ -275,18 +276,18 @@ TEST(GuiController, FinishedFilesSurviveARestart) {
     }
     ui::MainWindow window;
     app::GuiController controller(window, temp_paths(dir));  // no model needed to see results
-    const QList<int> ids = window.filesPanel()->jobIds();
+    const QList<int> ids = window.filesPanel()->queue()->jobIds();
     ASSERT_EQ(ids.size(), 1);
-    EXPECT_EQ(window.filesPanel()->jobPath(ids[0]), q(gui_jfk()));
-    EXPECT_EQ(window.filesPanel()->jobState(ids[0]), ui::FileJobState::done);
-    const QList<ui::SegmentRow> restored = window.filesPanel()->jobSegments(ids[0]);
+    EXPECT_EQ(window.filesPanel()->queue()->jobPath(ids[0]), q(gui_jfk()));
+    EXPECT_EQ(window.filesPanel()->queue()->jobState(ids[0]), ui::FileJobState::done);
+    const QList<ui::SegmentRow> restored = window.filesPanel()->queue()->jobSegments(ids[0]);
     ASSERT_EQ(restored.size(), segments.size());
     for (qsizetype i = 0; i < segments.size(); ++i) {
         EXPECT_EQ(restored[i].text, segments[i].text);
         EXPECT_DOUBLE_EQ(restored[i].startS, segments[i].startS);
         EXPECT_DOUBLE_EQ(restored[i].endS, segments[i].endS);
     }
-    EXPECT_EQ(window.filesPanel()->unfinishedJobs(), 0);
+    EXPECT_EQ(window.filesPanel()->queue()->unfinishedJobs(), 0);
     ASSERT_EQ(controller.files().exportTranscript(ids[0], QStringLiteral("srt"),
                                                   q(dir.path() / "after.srt")),
               QString());
@@ -302,10 +303,10 @@ TEST(GuiController, CancellingAQueuedFileRemovesIt) {
     ui::MainWindow window;
     app::GuiController controller(window, temp_paths(dir));
     // No model yet: the jobs wait in the queue.
-    const QList<int> ids = window.filesPanel()->addFiles({q(gui_jfk()), q(gui_jfk())});
+    const QList<int> ids = window.filesPanel()->queue()->addFiles({q(gui_jfk()), q(gui_jfk())});
     EXPECT_FALSE(controller.files().isBusy());
     Q_EMIT window.filesPanel()->cancelRequested(ids[0]);
-    EXPECT_EQ(window.filesPanel()->jobState(ids[0]), ui::FileJobState::cancelled);
+    EXPECT_EQ(window.filesPanel()->queue()->jobState(ids[0]), ui::FileJobState::cancelled);
     // Held while the fast options go in, then released: the second file starts.
     controller.files().setHeld(true);
     ASSERT_TRUE(controller.openModel(q(gui_random_checkpoint()), q(gui_vocab()),
@@ -319,7 +320,7 @@ TEST(GuiController, CancellingAQueuedFileRemovesIt) {
     EXPECT_EQ(window.livePanel()->statusText(),
               QStringLiteral("Files are being transcribed: Start pauses them while you dictate."));
     ASSERT_TRUE(app::wait_for_files(controller, 120'000));
-    EXPECT_EQ(window.filesPanel()->jobState(ids[1]), ui::FileJobState::done);
+    EXPECT_EQ(window.filesPanel()->queue()->jobState(ids[1]), ui::FileJobState::done);
     EXPECT_TRUE(window.livePanel()->startAllowed());
     EXPECT_EQ(controller.files().transcript(ids[0]), nullptr);
 }

@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/files/files_queue.h"
 #include "earshot/ui/inspector/graph_canvas.h"
 #include "earshot/ui/inspector/graph_edge_item.h"
 #include "earshot/ui/inspector/graph_group_item.h"
@@ -54,9 +55,9 @@ TEST(GuiScreenshot, FilesPageAfterTranscribingJfk) {
     controller.files().setOptions(fast_file_options());
 
     ui::FilesPanel* files = window.filesPanel();
-    const int id = files->addFiles({QString::fromStdString(gui_jfk().string())}).first();
+    const int id = files->queue()->addFiles({QString::fromStdString(gui_jfk().string())}).first();
     ASSERT_TRUE(app::wait_for_files(controller, kTranscribeTimeoutMs));
-    ASSERT_EQ(files->jobState(id), ui::FileJobState::done);
+    ASSERT_EQ(files->queue()->jobState(id), ui::FileJobState::done);
     EXPECT_EQ(files->progressBar(id)->value(), files->progressBar(id)->maximum());
 
     // The table lists exactly the transcript's segments, in order, inside the audio.

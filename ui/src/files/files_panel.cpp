@@ -119,11 +119,10 @@ void FilesPanel::setQueue(FilesQueue* queue) {
 }
 
 void FilesPanel::connectQueue() {
-    connect(m_queue, &FilesQueue::jobQueued, this, [this](int id, const QString& path) {
+    connect(m_queue, &FilesQueue::jobQueued, this, [this](int id, const QString& /*path*/) {
         if (m_queueView->currentRow() < 0) {
             selectJob(id);  // the first file queued into an empty selection is shown
         }
-        Q_EMIT jobQueued(id, path);
     });
     connect(m_queue, &FilesQueue::jobsRemoved, this, &FilesPanel::jobsRemovedFromQueue);
     connect(m_queue, &FilesQueue::jobAdded, this, &FilesPanel::updateButtons);
@@ -145,7 +144,6 @@ void FilesPanel::jobsRemovedFromQueue(const QList<int>& ids) {
         m_result->showNothing();
     }
     updateButtons();
-    Q_EMIT jobsRemoved(ids);
 }
 
 void FilesPanel::setPlayer(std::unique_ptr<TranscriptPlayer> player) {
@@ -159,37 +157,6 @@ QString FilesPanel::audioFileFilter() {
         "Audio and video (*.wav *.mp3 *.flac *.ogg *.opus *.m4a *.aac *.wma *.mp4 *.mkv "
         "*.webm *.mov);;All files (*)");
 }
-
-QList<int> FilesPanel::addFiles(const QStringList& paths) { return m_queue->addFiles(paths); }
-
-int FilesPanel::addFinishedJob(const QString& path, const QList<SegmentRow>& segments,
-                               const QString& language, FileJobState state) {
-    return m_queue->addFinishedJob(path, segments, language, state);
-}
-
-void FilesPanel::setJobRunning(int id) { m_queue->setJobRunning(id); }
-void FilesPanel::setJobProgress(int id, double fraction) { m_queue->setJobProgress(id, fraction); }
-void FilesPanel::appendJobSegments(int id, const QList<SegmentRow>& segments) {
-    m_queue->appendJobSegments(id, segments);
-}
-void FilesPanel::setJobPaused(int id, bool paused) { m_queue->setJobPaused(id, paused); }
-void FilesPanel::setJobFinished(int id, const QList<SegmentRow>& segments,
-                                const QString& language) {
-    m_queue->setJobFinished(id, segments, language);
-}
-void FilesPanel::setJobFailed(int id, const QString& message) {
-    m_queue->setJobFailed(id, message);
-}
-void FilesPanel::setJobCancelled(int id, const QList<SegmentRow>& partial) {
-    m_queue->setJobCancelled(id, partial);
-}
-FileJobState FilesPanel::jobState(int id) const { return m_queue->jobState(id); }
-QString FilesPanel::jobPath(int id) const { return m_queue->jobPath(id); }
-QList<int> FilesPanel::jobIds() const { return m_queue->jobIds(); }
-QList<SegmentRow> FilesPanel::jobSegments(int id) const { return m_queue->jobSegments(id); }
-int FilesPanel::unfinishedJobs() const { return m_queue->unfinishedJobs(); }
-QList<int> FilesPanel::exportableJobs() const { return m_queue->exportableJobs(); }
-void FilesPanel::removeJobs(const QList<int>& ids) { m_queue->removeJobs(ids); }
 
 int FilesPanel::selectedJob() const { return m_queueView->selectedJob(); }
 QList<int> FilesPanel::selectedJobs() const { return m_queueView->selectedJobs(); }
@@ -231,7 +198,7 @@ void FilesPanel::chooseFiles() {
     const QStringList paths =
         QFileDialog::getOpenFileNames(this, tr("Transcribe files"), QString(), audioFileFilter());
     if (!paths.isEmpty()) {
-        addFiles(paths);
+        m_queue->addFiles(paths);
     }
 }
 
@@ -243,7 +210,7 @@ void FilesPanel::cancelSelected() {
     }
 }
 
-void FilesPanel::removeSelected() { removeJobs(selectedJobs()); }
+void FilesPanel::removeSelected() { m_queue->removeJobs(selectedJobs()); }
 
 void FilesPanel::clearFinished() {
     const QList<int> finished = m_queue->finishedJobs();
@@ -283,14 +250,15 @@ void FilesPanel::clearFinished() {
     confirm->setAttribute(Qt::WA_DeleteOnClose);
     connect(confirm, &QMessageBox::finished, this, [this, confirm, clear, finished] {
         if (confirm->clickedButton() == clear) {
-            removeJobs(finished);  // rows finished since still go; ones already removed are skipped
+            m_queue->removeJobs(
+                finished);  // rows finished since still go; ones already removed are skipped
         }
     });
     confirm->open();
 }
 
 void FilesPanel::exportAll() {
-    const QList<int> ids = exportableJobs();
+    const QList<int> ids = m_queue->exportableJobs();
     if (ids.isEmpty()) {
         return;
     }
@@ -342,7 +310,7 @@ void FilesPanel::dropEvent(QDropEvent* event) {
         }
     }
     if (!paths.isEmpty()) {
-        addFiles(paths);
+        m_queue->addFiles(paths);
         event->acceptProposedAction();
     }
 }

@@ -1,11 +1,7 @@
 // Engine -> inspector plain data: InspectorData from the block declarations and the binding,
 // GraphData from build_view, call-time shares from profiled step scopes.
-// The engine's model headers before any Qt header: Qt defines `emit` as a macro, and
-// GraphBuilder has a member function of that name.
-#include "earshot/engine/model/whisper_model.h"
-#include "earshot/engine/program/graph_view.h"
-#include "earshot/engine/program/graph_view_heat.h"
-// Qt, the standard library and this file's own header after them.
+#include "gui/inspector/inspector_data.h"
+
 #include <QObject>
 #include <algorithm>
 #include <exception>
@@ -16,7 +12,9 @@
 #include <vector>
 
 #include "core/models/entry_binding.h"
-#include "gui/inspector/inspector_data.h"
+#include "earshot/engine/model/whisper_model.h"
+#include "earshot/engine/program/graph_view.h"
+#include "earshot/engine/program/graph_view_heat.h"
 
 namespace earshot::app {
 

@@ -13,6 +13,7 @@
 
 #include "desktop/instance_requests.h"
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/files/files_queue.h"
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/main_window.h"
 #include "gui/files/files_worker.h"
@@ -125,7 +126,7 @@ protected:
         ASSERT_TRUE(controller_->openModel(q(micro_model_dir()), QString(),
                                            app::GuiController::Remember::no));
         paused_.emplace(&controller_->files(), &app::FilesWorker::paused);
-        id_ = window_->filesPanel()->addFiles({q(wav_)}).first();
+        id_ = window_->filesPanel()->queue()->addFiles({q(wav_)}).first();
         ASSERT_TRUE(controller_->files().isBusy());
     }
     // Dictation, if it started, stops; the file then ends.
@@ -136,7 +137,7 @@ protected:
         }
         ASSERT_TRUE(app::wait_for_files(*controller_, 120'000));
         EXPECT_FALSE(controller_->files().isPaused());
-        EXPECT_EQ(window_->filesPanel()->jobState(id_), ui::FileJobState::done);
+        EXPECT_EQ(window_->filesPanel()->queue()->jobState(id_), ui::FileJobState::done);
     }
 
     TempDir dir_{"earshot-gui-files-pause"};
@@ -189,9 +190,8 @@ TEST_F(GuiFilesPause, StartWhileFilesRunPausesThemAndTheyGoOn) {
 // and exits 0), not "error: ...", since dictation starts once the file pauses. Before, the
 // command printed "error: Pausing the files after the current window..." and exited 1.
 TEST_F(GuiFilesPause, StartFromTheCommandLineWhileFilesRunIsNotAnError) {
-    const QString answer =
-        app::answer_instance_request(*window_, app::InstanceRequest{app::InstanceAction::start, {}},
-                                     [this] { return controller_->isStartPending(); });
+    const QString answer = app::answer_instance_request(
+        *controller_, app::InstanceRequest{app::InstanceAction::start, {}});
     EXPECT_EQ(answer, QStringLiteral("starting: Pausing the files after the current window\u2026"));
     EXPECT_TRUE(controller_->isStartPending());
     ASSERT_TRUE(paused_->count() > 0 || paused_->wait(60'000));

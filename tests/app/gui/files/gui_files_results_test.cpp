@@ -17,6 +17,7 @@
 #include "core/files/transcript_formats.h"
 #include "earshot/ui/files/export_targets.h"
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/files/files_queue.h"
 #include "earshot/ui/main_window.h"
 #include "files_gui_paths.h"
 #include "gui/files/files_history.h"
@@ -160,15 +161,21 @@ TEST(GuiFilesResults, RemovedResultsDoNotComeBackAfterARestart) {
                   (QStringList{QStringLiteral("one.wav"), QStringLiteral("two.wav"),
                                QStringLiteral("three.wav")}));
         // Restored rows list only the segments with text.
-        EXPECT_EQ(window.filesPanel()->jobSegments(window.filesPanel()->jobIds()[0]).size(), 2);
-        window.filesPanel()->selectJob(window.filesPanel()->jobIds()[1]);
+        EXPECT_EQ(window.filesPanel()
+                      ->queue()
+                      ->jobSegments(window.filesPanel()->queue()->jobIds()[0])
+                      .size(),
+                  2);
+        window.filesPanel()->selectJob(window.filesPanel()->queue()->jobIds()[1]);
         auto* remove =
             window.filesPanel()->findChild<QPushButton*>(QStringLiteral("removeFileButton"));
         ASSERT_NE(remove, nullptr);
         QTest::mouseClick(remove, Qt::LeftButton);
         EXPECT_EQ(listedNames(window),
                   (QStringList{QStringLiteral("one.wav"), QStringLiteral("three.wav")}));
-        EXPECT_EQ(controller.files().transcript(window.filesPanel()->jobIds()[0]) != nullptr, true);
+        EXPECT_EQ(
+            controller.files().transcript(window.filesPanel()->queue()->jobIds()[0]) != nullptr,
+            true);
     }
     EXPECT_EQ(app::FilesHistory(files_gui_paths(dir).filesHistoryDir).load().size(), 2u);
     {
@@ -204,10 +211,10 @@ TEST(GuiFilesResults, ExportAllSaysOnceHowItWent) {
     }
     ui::MainWindow window;
     app::GuiController controller(window, files_gui_paths(dir));
-    const QList<int> ids = window.filesPanel()->jobIds();
+    const QList<int> ids = window.filesPanel()->queue()->jobIds();
     ASSERT_EQ(ids.size(), 2);
     const QString folder = q(dir.path() / "exported");
-    emit window.filesPanel()->exportAllRequested(
+    Q_EMIT window.filesPanel()->exportAllRequested(
         ui::exportTargets(
             {{ids[0], QStringLiteral("/in/a.mp3")}, {ids[1], QStringLiteral("/in/a.ogg")}},
             {QStringLiteral("vtt")}, folder),
@@ -230,15 +237,15 @@ TEST(GuiFilesResults, RemovingTheRunningFileCancelsItAndKeepsNothing) {
     controller.files().setOptions(fast_file_options());
     ui::FilesPanel* panel = window.filesPanel();
     QSignalSpy cancelled(&controller.files(), &app::FilesWorker::jobCancelled);
-    const QList<int> ids = panel->addFiles({q(gui_jfk()), q(gui_jfk())});
+    const QList<int> ids = panel->queue()->addFiles({q(gui_jfk()), q(gui_jfk())});
     ASSERT_EQ(controller.files().runningJob(), ids[0]);
     panel->selectJob(ids[0]);
     auto* remove = panel->findChild<QPushButton*>(QStringLiteral("removeFileButton"));
     ASSERT_NE(remove, nullptr);
     QTest::mouseClick(remove, Qt::LeftButton);
-    EXPECT_EQ(panel->jobIds(), QList<int>{ids[1]});
+    EXPECT_EQ(panel->queue()->jobIds(), QList<int>{ids[1]});
     ASSERT_TRUE(app::wait_for_files(controller, 120'000));
-    EXPECT_EQ(panel->jobState(ids[1]), ui::FileJobState::done);
+    EXPECT_EQ(panel->queue()->jobState(ids[1]), ui::FileJobState::done);
     EXPECT_EQ(cancelled.count(), 0);
     EXPECT_EQ(controller.files().transcript(ids[0]), nullptr);
     // Only the second file's result is kept.
@@ -271,17 +278,17 @@ TEST(GuiFilesResults, SegmentsAppearWhileTheFileIsTranscribed) {
     int id = -1;
     QObject::connect(&controller.files(), &app::FilesWorker::jobSegments, panel, [&](int job) {
         EXPECT_EQ(job, id);
-        statesSeen.append(panel->jobState(job));
-        rowsSeen.append(static_cast<int>(panel->jobSegments(job).size()));
+        statesSeen.append(panel->queue()->jobState(job));
+        rowsSeen.append(static_cast<int>(panel->queue()->jobSegments(job).size()));
     });
-    id = panel->addFiles({q(wav)}).first();
+    id = panel->queue()->addFiles({q(wav)}).first();
     ASSERT_TRUE(app::wait_for_files(controller, 120'000));
-    ASSERT_EQ(panel->jobState(id), ui::FileJobState::done);
+    ASSERT_EQ(panel->queue()->jobState(id), ui::FileJobState::done);
     ASSERT_GE(statesSeen.size(), 2) << "windows with segments";
     EXPECT_EQ(statesSeen.front(), ui::FileJobState::running);
     EXPECT_GT(rowsSeen.front(), 0);
-    EXPECT_LT(rowsSeen.front(), panel->jobSegments(id).size());
-    EXPECT_EQ(rowsSeen.back(), panel->jobSegments(id).size());
+    EXPECT_LT(rowsSeen.front(), panel->queue()->jobSegments(id).size());
+    EXPECT_EQ(rowsSeen.back(), panel->queue()->jobSegments(id).size());
 }
 
 // Quitting while a file is transcribed (the controller goes with the app) keeps what the file has
@@ -302,14 +309,14 @@ TEST(GuiFilesResults, QuittingMidFileKeepsWhatItHasLikeCancel) {
         ASSERT_TRUE(controller.openModel(q(micro_model_dir()), QString(),
                                          app::GuiController::Remember::no));
         ui::FilesPanel* panel = window.filesPanel();
-        const int id = panel->addFiles({q(wav)}).first();
+        const int id = panel->queue()->addFiles({q(wav)}).first();
         // Hold the file after its first window with segments: it is mid-file, for certain.
         QSignalSpy paused(&controller.files(), &app::FilesWorker::paused);
         QObject::connect(&controller.files(), &app::FilesWorker::jobSegments, &controller,
                          [&] { controller.files().pause(); });
         ASSERT_TRUE(paused.wait(120'000)) << "the file never paused";
         ASSERT_EQ(controller.files().runningJob(), id);
-        rowsShown = static_cast<int>(panel->jobSegments(id).size());
+        rowsShown = static_cast<int>(panel->queue()->jobSegments(id).size());
         ASSERT_GT(rowsShown, 0);
     }  // quit
     const std::vector<app::FilesHistoryEntry> kept =
@@ -324,10 +331,10 @@ TEST(GuiFilesResults, QuittingMidFileKeepsWhatItHasLikeCancel) {
     // The page after a restart lists it, cancelled, with those segments.
     ui::MainWindow window;
     app::GuiController controller(window, paths);
-    const QList<int> ids = window.filesPanel()->jobIds();
+    const QList<int> ids = window.filesPanel()->queue()->jobIds();
     ASSERT_EQ(ids.size(), 1);
-    EXPECT_EQ(window.filesPanel()->jobState(ids[0]), ui::FileJobState::cancelled);
-    EXPECT_EQ(static_cast<int>(window.filesPanel()->jobSegments(ids[0]).size()), rowsKept);
+    EXPECT_EQ(window.filesPanel()->queue()->jobState(ids[0]), ui::FileJobState::cancelled);
+    EXPECT_EQ(static_cast<int>(window.filesPanel()->queue()->jobSegments(ids[0]).size()), rowsKept);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "earshot/core/loaded_model.h"
 #include "earshot/core/transcription_setup.h"
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/files/files_queue.h"
 #include "earshot/ui/files/segment_tokens_view.h"
 #include "earshot/ui/main_window.h"
 #include "earshot/ui/tokens/token_confidence.h"
@@ -65,7 +66,7 @@ std::vector<ExpectedRow> expected_rows(const decoding::Transcript& transcript,
 // The panel's rows hold the expected tokens; selecting each segment shows them in the token view,
 // each chip painted in the colour of its probability.
 void expect_tokens_shown(ui::FilesPanel& panel, int id, const std::vector<ExpectedRow>& expected) {
-    const QList<ui::SegmentRow> rows = panel.jobSegments(id);
+    const QList<ui::SegmentRow> rows = panel.queue()->jobSegments(id);
     ASSERT_EQ(static_cast<size_t>(rows.size()), expected.size());
     ui::SegmentTokensView* view = panel.segmentTokens();
     ASSERT_NE(view, nullptr);
@@ -131,9 +132,9 @@ TEST(GuiFilesTokens, SegmentsShowTheDecodesTokenProbabilitiesAlsoAfterARestart) 
         ASSERT_TRUE(controller.openModel(q(micro_model_dir()), QString(),
                                          app::GuiController::Remember::no));
         controller.files().setOptions(options);
-        const int id = window.filesPanel()->addFiles({q(wav)}).first();
+        const int id = window.filesPanel()->queue()->addFiles({q(wav)}).first();
         ASSERT_TRUE(app::wait_for_files(controller, 120'000));
-        ASSERT_EQ(window.filesPanel()->jobState(id), ui::FileJobState::done);
+        ASSERT_EQ(window.filesPanel()->queue()->jobState(id), ui::FileJobState::done);
         window.filesPanel()->selectJob(id);
         expect_tokens_shown(*window.filesPanel(), id, expected);
     }
@@ -142,7 +143,7 @@ TEST(GuiFilesTokens, SegmentsShowTheDecodesTokenProbabilitiesAlsoAfterARestart) 
     ui::MainWindow window;
     window.resize(1100, 800);
     app::GuiController controller(window, files_gui_paths(dir));
-    const QList<int> ids = window.filesPanel()->jobIds();
+    const QList<int> ids = window.filesPanel()->queue()->jobIds();
     ASSERT_EQ(ids.size(), 1);
     window.filesPanel()->selectJob(ids[0]);
     expect_tokens_shown(*window.filesPanel(), ids[0], expected);
@@ -152,9 +153,9 @@ TEST(GuiFilesTokens, SegmentsShowTheDecodesTokenProbabilitiesAlsoAfterARestart) 
 TEST(GuiFilesTokens, ASegmentWithoutTokensSaysSo) {
     ensure_gui_application();
     ui::FilesPanel panel;
-    const int id = panel.addFinishedJob(QStringLiteral("/tmp/old.wav"),
-                                        {{0.0, 2.0, QStringLiteral("Old result."), {}}},
-                                        QStringLiteral("en"), ui::FileJobState::done);
+    const int id = panel.queue()->addFinishedJob(QStringLiteral("/tmp/old.wav"),
+                                                 {{0.0, 2.0, QStringLiteral("Old result."), {}}},
+                                                 QStringLiteral("en"), ui::FileJobState::done);
     panel.selectJob(id);
     EXPECT_EQ(panel.segmentTokens()->tokenCount(), 0);
     EXPECT_TRUE(panel.segmentTokens()->placeholder().contains(QStringLiteral("Click a segment")));

@@ -25,6 +25,7 @@
 #include "earshot/audio/file_decoder.h"
 #include "earshot/core/loaded_model.h"
 #include "earshot/ui/files/files_panel.h"
+#include "earshot/ui/files/files_queue.h"
 #include "earshot/ui/files/transcript_player.h"
 #include "earshot/ui/files/transcript_words_view.h"
 #include "earshot/ui/main_window.h"
@@ -132,8 +133,8 @@ struct PanelWith {
         fake = owned.get();
         panel.setPlayer(std::move(owned));
         panel.resize(900, 700);
-        id = panel.addFinishedJob(QStringLiteral("/tmp/ask.wav"), two_segments(),
-                                  QStringLiteral("en"), ui::FileJobState::done);
+        id = panel.queue()->addFinishedJob(QStringLiteral("/tmp/ask.wav"), two_segments(),
+                                           QStringLiteral("en"), ui::FileJobState::done);
         panel.selectJob(id);
         panel.show();
     }
@@ -245,8 +246,8 @@ TEST(GuiFilesWords, TheHighlightedWordIsScrolledIntoView) {
         rows.append(row);
     }
     fake->duration = 240.0;
-    const int id =
-        panel.addFinishedJob(QStringLiteral("/tmp/long.wav"), rows, {}, ui::FileJobState::done);
+    const int id = panel.queue()->addFinishedJob(QStringLiteral("/tmp/long.wav"), rows, {},
+                                                 ui::FileJobState::done);
     panel.selectJob(id);
     panel.show();
     ui::TranscriptWordsView* view = panel.transcriptWords();
@@ -407,9 +408,9 @@ TEST(GuiFilesWords, TheRealPlayerReadsOnItsOwnThread) {
 
 TEST(GuiFilesWords, AResultWithoutWordTimesSaysSo) {
     PanelWithFake p;
-    const int old = p.panel.addFinishedJob(QStringLiteral("/tmp/old.wav"),
-                                           {{0.0, 2.0, QStringLiteral("Old result."), {}, {}}},
-                                           QStringLiteral("en"), ui::FileJobState::done);
+    const int old = p.panel.queue()->addFinishedJob(
+        QStringLiteral("/tmp/old.wav"), {{0.0, 2.0, QStringLiteral("Old result."), {}, {}}},
+        QStringLiteral("en"), ui::FileJobState::done);
     p.panel.selectJob(old);
     EXPECT_EQ(p.panel.transcriptWords()->wordCount(), 0);
     EXPECT_TRUE(p.panel.transcriptWords()->placeholder().contains(QStringLiteral("No word times")));
@@ -460,10 +461,10 @@ TEST(GuiFilesWords, TheMicroModelsWordsShowAndSurviveARestart) {
         app::GuiController controller(window, files_gui_paths(dir));
         ASSERT_TRUE(controller.openModel(q(micro_model_dir()), QString(),
                                          app::GuiController::Remember::no));
-        const int id = window.filesPanel()->addFiles({q(wav)}).first();
+        const int id = window.filesPanel()->queue()->addFiles({q(wav)}).first();
         ASSERT_TRUE(app::wait_for_files(controller, 120'000));
-        ASSERT_EQ(window.filesPanel()->jobState(id), ui::FileJobState::done);
-        const QList<ui::SegmentRow> rows = window.filesPanel()->jobSegments(id);
+        ASSERT_EQ(window.filesPanel()->queue()->jobState(id), ui::FileJobState::done);
+        const QList<ui::SegmentRow> rows = window.filesPanel()->queue()->jobSegments(id);
         ASSERT_GE(rows.size(), 2);
         double last_start = 0.0;
         for (const ui::SegmentRow& row : rows) {
@@ -488,9 +489,9 @@ TEST(GuiFilesWords, TheMicroModelsWordsShowAndSurviveARestart) {
     ui::MainWindow window;
     window.resize(1100, 800);
     app::GuiController controller(window, files_gui_paths(dir));
-    const QList<int> ids = window.filesPanel()->jobIds();
+    const QList<int> ids = window.filesPanel()->queue()->jobIds();
     ASSERT_EQ(ids.size(), 1);
-    const QList<ui::TimedWord> after = all_words(window.filesPanel()->jobSegments(ids[0]));
+    const QList<ui::TimedWord> after = all_words(window.filesPanel()->queue()->jobSegments(ids[0]));
     ASSERT_EQ(after.size(), before.size());
     for (qsizetype i = 0; i < after.size(); ++i) {
         EXPECT_EQ(after[i].text, before[i].text) << i;
@@ -527,7 +528,8 @@ TEST(GuiFilesWordsLiveDevice, PlayingAFileHighlightsItsWordsInOrder) {
         }
         rows.append(row);
     }
-    const int id = panel.addFinishedJob(q(wav), rows, QStringLiteral("en"), ui::FileJobState::done);
+    const int id =
+        panel.queue()->addFinishedJob(q(wav), rows, QStringLiteral("en"), ui::FileJobState::done);
     panel.selectJob(id);
     panel.show();
     panel.playFrom(rows[1].words[0].startS);

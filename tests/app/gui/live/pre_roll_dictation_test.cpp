@@ -137,8 +137,8 @@ std::string dictate_toggled_late(const VirtualMic& mic, const std::filesystem::p
     idle_open = controller.live().idleMicrophoneOpen();
 
     const QString socket = QString::fromStdString((dir.path() / "instance.sock").string());
-    app::InstanceServer server(socket, [&window](const app::InstanceRequest& request) {
-        return app::answer_instance_request(window, request);
+    app::InstanceServer server(socket, [&controller](const app::InstanceRequest& request) {
+        return app::answer_instance_request(controller, request);
     });
     EXPECT_EQ(server.listen(), QString());
 

@@ -82,7 +82,8 @@ public:
 
     // A dictation update: the transcript, and the latency and losses in the status bar.
     void applyLiveUpdate(const LiveTextUpdate& update);
-    // Shows dictation running or stopped (the Live page, the Dictation menu, the status bar).
+    // Shows dictation running or stopped (the Live page, the Dictation menu, the status bar), as
+    // the app's controller says; liveRunningChanged tells the others that show it (the tray).
     void setLiveRunning(bool running);
 
     // Work that quitting would lose (dictation running, files queued or being transcribed), as
@@ -117,6 +118,8 @@ Q_SIGNALS:
     // The user picked a model (and perhaps a separate vocabulary; empty: the model's own).
     void modelChosen(const QString& modelPath, const QString& vocabularyPath);
     void settingsChanged(const earshot::ui::Settings& settings);
+    // setLiveRunning changed what the window shows.
+    void liveRunningChanged(bool running);
 
 protected:
     void closeEvent(QCloseEvent* event) override;

@@ -47,25 +47,6 @@ public:
     void setPlayer(std::unique_ptr<TranscriptPlayer> player);
     TranscriptPlayer* player() const;
 
-    // The queue's own calls, for callers that hold the page (see FilesQueue).
-    QList<int> addFiles(const QStringList& paths);
-    int addFinishedJob(const QString& path, const QList<SegmentRow>& segments,
-                       const QString& language, FileJobState state);
-    void setJobRunning(int id);
-    void setJobProgress(int id, double fraction);
-    void appendJobSegments(int id, const QList<SegmentRow>& segments);
-    void setJobPaused(int id, bool paused);
-    void setJobFinished(int id, const QList<SegmentRow>& segments, const QString& language);
-    void setJobFailed(int id, const QString& message);
-    void setJobCancelled(int id, const QList<SegmentRow>& partial);
-    FileJobState jobState(int id) const;
-    QString jobPath(int id) const;
-    QList<int> jobIds() const;  // in queue order
-    QList<SegmentRow> jobSegments(int id) const;
-    int unfinishedJobs() const;
-    QList<int> exportableJobs() const;
-    void removeJobs(const QList<int>& ids);
-
     // The job whose result is shown (-1: none).
     int selectedJob() const;
     // Every selected row's job, in queue order (Remove acts on them).
@@ -107,9 +88,6 @@ public Q_SLOTS:
     void updatePlayback();
 
 Q_SIGNALS:
-    // The queue's, passed on (see FilesQueue).
-    void jobQueued(int id, const QString& path);
-    void jobsRemoved(const QList<int>& ids);
     void cancelRequested(int id);
     // Write job `id`'s transcript in `format` ("txt", "srt", "vtt", "json") to `path`.
     void exportRequested(int id, const QString& format, const QString& path);
