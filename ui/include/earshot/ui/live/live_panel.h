@@ -69,8 +69,6 @@ public Q_SLOTS:
     // The user asks to start when it shows stopped (and start is allowed), or to stop when it
     // shows running: emits startRequested or stopRequested (the button and the menu's shortcut).
     void requestToggle();
-    // The former name of requestToggle, until the app's callers go through the controller.
-    void toggle() { requestToggle(); }
     void copyTranscript();
     // Clears the transcript (undoable; a copy of the cleared text goes beside the journal).
     void clearTranscript();
