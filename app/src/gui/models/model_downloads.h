@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "earshot/ui/model/model_catalog_view.h"
 #include "core/models/model_catalog.h"
 #include "core/models/model_download.h"
+#include "earshot/ui/model/model_catalog_view.h"
 
 namespace earshot::app {
 
