@@ -15,14 +15,22 @@
 
 namespace earshot::test {
 
-// Why no CUDA device can be used ("<kind>: <message>"), or nullopt when one can.
-inline std::optional<std::string> cuda_unavailable() {
+// Why CUDA cannot run in this process (the same search the loader does), or nullopt when a
+// device can be used.
+inline std::optional<backend::CudaError> cuda_unavailable_error() {
     try {
         (void)backend::cuda_devices();
         return std::nullopt;
     } catch (const backend::CudaError& error) {
-        return std::string(backend::cuda_error_kind_name(error.kind())) + ": " + error.what();
+        return error;
     }
+}
+
+// The same as one line, "<kind>: <message>".
+inline std::optional<std::string> cuda_unavailable() {
+    const std::optional<backend::CudaError> error = cuda_unavailable_error();
+    if (!error) return std::nullopt;
+    return std::string(backend::cuda_error_kind_name(error->kind())) + ": " + error->what();
 }
 
 enum class CudaTestVerdict { run, skip, fail };

@@ -16,6 +16,8 @@
 #include "earshot/engine/decoding/long_form.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "gui/gui_controller.h"
+#include "ink_pixels.h"
+#include "small_checkpoint.h"
 #include "temp_dir.h"
 
 namespace earshot::test {
@@ -56,13 +58,7 @@ inline bool gui_assets_present() {
 inline const std::filesystem::path& gui_random_checkpoint() {
     static const std::unique_ptr<TempDir> dir = [] {
         auto d = std::make_unique<TempDir>("earshot-gui-model");
-        model::RandomCheckpointOptions o;
-        o.d = 64;
-        o.heads = 4;
-        o.enc_layers = 2;
-        o.dec_layers = 2;
-        o.vocab = 51865;
-        model::write_random_checkpoint(d->path() / "ck", o);
+        model::write_random_checkpoint(d->path() / "ck", small_checkpoint_options());
         return d;
     }();
     static const std::filesystem::path path = dir->path() / "ck";
@@ -93,20 +89,7 @@ bool wait_for_signal(const Sender* sender, Signal signal, int timeout_ms) {
     return emitted;
 }
 
-// Pixels clearly different from the image's top-left (background) pixel.
-inline int count_ink_pixels(const QImage& image) {
-    const QColor background = image.pixelColor(0, 0);
-    int ink = 0;
-    for (int y = 0; y < image.height(); ++y) {
-        for (int x = 0; x < image.width(); ++x) {
-            const QColor c = image.pixelColor(x, y);
-            const int distance = std::abs(c.red() - background.red()) +
-                                 std::abs(c.green() - background.green()) +
-                                 std::abs(c.blue() - background.blue());
-            if (distance > 96) ++ink;
-        }
-    }
-    return ink;
-}
+// Pixels clearly different from the image's top-left (background) pixel (ink_pixels.h).
+inline int count_ink_pixels(const QImage& image) { return ui::test::countInkPixels(image); }
 
 }  // namespace earshot::test

@@ -13,6 +13,7 @@
 #include "earshot/core/live_controller.h"
 #include "earshot/core/loaded_model.h"
 #include "earshot/engine/model/random_checkpoint.h"
+#include "small_checkpoint.h"
 #include "temp_dir.h"
 #include "tokenizer_assets.h"
 
@@ -25,14 +26,9 @@ enum class RandomModelSize { small, tiny };
 // 4 + 4 layers), for timing that resembles a real model's.
 inline std::unique_ptr<app::LoadedModel> random_live_model(const std::filesystem::path& dir,
                                                            RandomModelSize size) {
-    model::RandomCheckpointOptions options;
-    if (size == RandomModelSize::small) {
-        options.d = 64;
-        options.heads = 4;
-        options.enc_layers = 2;
-        options.dec_layers = 2;
-    }
-    model::write_random_checkpoint(dir, options);
+    model::write_random_checkpoint(dir, size == RandomModelSize::small
+                                            ? small_checkpoint_options()
+                                            : model::RandomCheckpointOptions());
     return app::load_model(dir, multilingual_tiktoken());
 }
 

@@ -13,6 +13,7 @@
 
 #include "earshot/engine/model/random_checkpoint.h"
 #include "run_process.h"
+#include "small_checkpoint.h"
 #include "temp_dir.h"
 
 namespace earshot::test {
@@ -37,12 +38,7 @@ protected:
     static void SetUpTestSuite() {
         if (!fs::exists(kJfk) || !fs::exists(kVocab)) return;
         dir_ = std::make_unique<TempDir>("earshot-live-cli");
-        model::RandomCheckpointOptions options;
-        options.d = 64;
-        options.heads = 4;
-        options.enc_layers = 2;
-        options.dec_layers = 2;
-        model::write_random_checkpoint(dir_->path() / "ck", options);
+        model::write_random_checkpoint(dir_->path() / "ck", small_checkpoint_options());
     }
     static void TearDownTestSuite() { dir_.reset(); }
     void SetUp() override {

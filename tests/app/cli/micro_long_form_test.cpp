@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "file_bytes.h"
+#include "micro_command.h"
 #include "micro_model.h"
 #include "plain_words.h"
 #include "run_process.h"
@@ -29,23 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class MicroLongForm : public ::testing::Test {
-protected:
-    void SetUp() override {
-        ASSERT_TRUE(fs::exists(micro_model_dir() / "model.safetensors")) << micro_model_dir();
-        ASSERT_EQ(run_shell("command -v espeak-ng").exit_code, 0)
-            << "espeak-ng is not installed (packaging/setup.sh installs it)";
-    }
-
-    ProcessResult transcribe(const std::vector<fs::path>& files, const std::string& options) {
-        std::string command = "transcribe";
-        for (const fs::path& file : files) command += " " + shell_quote(file.string());
-        return run_earshot(command + " --model " + shell_quote(micro_model_dir().string()) + " " +
-                           options + " --output-dir " + shell_quote(dir_.path().string()));
-    }
-
-    TempDir dir_{"earshot-micro-long"};
-};
+using MicroLongForm = MicroModelCommand;
 
 // Issue 19 items 5 and 6: about two and a half minutes of held-out sentences with 0.6-1.4 s pauses
 // against the same sentences one file each. Before the seek loop resumed in pauses and the model

@@ -20,6 +20,7 @@
 #include "earshot/engine/decoding/language_detection.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "run_process.h"
+#include "small_checkpoint.h"
 #include "temp_dir.h"
 #include "whole_file_mel.h"
 
@@ -87,15 +88,7 @@ protected:
     static void SetUpTestSuite() {
         if (!fs::exists(kJfk) || !fs::exists(kVocab)) return;
         model_dir_ = std::make_unique<TempDir>("earshot-transcribe-model");
-        model::RandomCheckpointOptions o;
-        o.d = 64;
-        o.heads = 4;
-        o.enc_layers = 2;
-        o.dec_layers = 2;
-        o.vocab = 51865;
-        o.frames = 3000;
-        o.max_tokens = 448;
-        model::write_random_checkpoint(model_dir_->path() / "ck", o);
+        model::write_random_checkpoint(model_dir_->path() / "ck", small_checkpoint_options());
     }
     static void TearDownTestSuite() { model_dir_.reset(); }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "file_bytes.h"
+#include "micro_command.h"
 #include "micro_model.h"
 #include "plain_words.h"
 #include "run_process.h"
@@ -49,23 +50,12 @@ std::vector<HeardWord> words_of(const nlohmann::json& transcript) {
     return words;
 }
 
-class WordTimestamps : public ::testing::Test {
+// On the CPU backend (the CUDA one has its own, word_timestamps_cuda_test.cpp).
+class WordTimestamps : public MicroModelCommand {
 protected:
-    void SetUp() override {
-        ASSERT_TRUE(fs::exists(micro_model_dir() / "model.safetensors")) << micro_model_dir();
-        ASSERT_EQ(run_shell("command -v espeak-ng").exit_code, 0)
-            << "espeak-ng is not installed (packaging/setup.sh installs it)";
-    }
-
     ProcessResult transcribe(const std::vector<fs::path>& files, const std::string& options) {
-        std::string command = "transcribe";
-        for (const fs::path& file : files) command += " " + shell_quote(file.string());
-        return run_earshot(command + " --model " + shell_quote(micro_model_dir().string()) +
-                           " --backend cpu " + options + " --output-dir " +
-                           shell_quote(dir_.path().string()));
+        return MicroModelCommand::transcribe(files, "--backend cpu " + options);
     }
-
-    TempDir dir_{"earshot-word-times"};
 };
 
 TEST_F(WordTimestamps, MedianStartErrorOnHeldOutSentencesSpokenWordByWordIsAtMost80Ms) {

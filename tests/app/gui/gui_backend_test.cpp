@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "cuda_test_device.h"
 #include "earshot/engine/backend/cuda_devices.h"
 #include "earshot/ui/main_window.h"
 #include "gui/cuda_availability.h"
@@ -23,16 +24,6 @@ namespace earshot::test {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Why CUDA cannot run in this process, or nullopt when a device is usable.
-std::optional<backend::CudaError> cuda_unavailable() {
-    try {
-        (void)backend::cuda_devices();
-        return std::nullopt;
-    } catch (const backend::CudaError& error) {
-        return error;
-    }
-}
 
 // A settings file choosing `backend`, and the controller's other paths in `dir`.
 app::GuiPaths paths_with_backend(const TempDir& dir, const QString& backend) {
@@ -54,7 +45,7 @@ const QString kMicro = QString::fromStdString(micro_model_dir().string());
 
 TEST(GuiBackend, AutoShowsTheBackendInUseAndWhyItFellBack) {
     ensure_gui_application();
-    const std::optional<backend::CudaError> why = cuda_unavailable();
+    const std::optional<backend::CudaError> why = cuda_unavailable_error();
     if (!why) GTEST_SKIP() << "a CUDA device is usable here: auto runs on it";
     const TempDir dir("earshot-gui-backend");
     ui::MainWindow window;
@@ -84,7 +75,7 @@ TEST(GuiBackend, AutoShowsTheBackendInUseAndWhyItFellBack) {
 
 TEST(GuiBackend, ACudaChoiceThatCannotRunLoadsOnTheCpuWithAMessage) {
     ensure_gui_application();
-    const std::optional<backend::CudaError> why = cuda_unavailable();
+    const std::optional<backend::CudaError> why = cuda_unavailable_error();
     if (!why) GTEST_SKIP() << "a CUDA device is usable here";
     const TempDir dir("earshot-gui-cuda");
     ui::MainWindow window;
@@ -104,7 +95,7 @@ TEST(GuiBackend, ACudaChoiceThatCannotRunLoadsOnTheCpuWithAMessage) {
 
 TEST(GuiBackend, TheSettingsDialogGetsCudasDeviceOrReason) {
     const ui::CudaAvailability cuda = app::cuda_availability();
-    if (const std::optional<backend::CudaError> why = cuda_unavailable()) {
+    if (const std::optional<backend::CudaError> why = cuda_unavailable_error()) {
         EXPECT_FALSE(cuda.available);
         EXPECT_EQ(cuda.detail, QString::fromStdString(why->what()));
     } else {

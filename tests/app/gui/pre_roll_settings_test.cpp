@@ -43,7 +43,7 @@ TEST(PreRollSettings, RoundTripAndOutOfRangeValuesKeepTheDefault) {
 }
 
 TEST(PreRollSettings, TheDialogSaysWhenTheMicrophoneStaysOpen) {
-    test::ensure_gui_application();
+    earshot::test::ensure_gui_application();
     Settings start;
     start.globalShortcut = QStringLiteral("Ctrl+Alt+D");
     SettingsDialog dialog(start, LanguageList{}, CudaAvailability{});

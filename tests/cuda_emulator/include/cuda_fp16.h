@@ -3,11 +3,11 @@
 
 #include <cstdint>
 
-#include "earshot/engine/checkpoint/half_float.h"
+#include "earshot/base/half_float.h"
 
 struct __half {
     uint16_t bits;
 };
 
-inline __half __float2half_rn(float value) { return {earshot::checkpoint::f32_to_f16(value)}; }
-inline float __half2float(__half value) { return earshot::checkpoint::f16_to_f32(value.bits); }
+inline __half __float2half_rn(float value) { return {earshot::base::f32_to_f16(value)}; }
+inline float __half2float(__half value) { return earshot::base::f16_to_f32(value.bits); }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "earshot/engine/checkpoint/errors.h"
+#include "earshot/engine/runtime/decoder_models.h"
 
 namespace earshot::app {
 
@@ -71,8 +72,8 @@ std::unique_ptr<LoadedModel> load_model(const std::filesystem::path& model_path,
     model::WhisperCheckpoint checkpoint = model::load_whisper_checkpoint(std::move(binding));
     auto loaded = std::unique_ptr<LoadedModel>(
         new LoadedModel{std::move(checkpoint), std::move(tok), nullptr, std::move(generation), {}});
-    decoding::ChosenDecoderModel chosen =
-        decoding::make_decoder_model(loaded->checkpoint, backend, model_name(model_path));
+    runtime::ChosenDecoderModel chosen =
+        runtime::make_decoder_model(loaded->checkpoint, backend, model_name(model_path));
     loaded->model = std::move(chosen.model);
     // The backend holds the weights now: no mapping of a model file outlives the load.
     loaded->checkpoint.weights.release_files();

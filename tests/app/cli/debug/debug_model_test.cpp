@@ -10,6 +10,7 @@
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "run_process.h"
+#include "small_checkpoint.h"
 #include "temp_dir.h"
 
 namespace {
@@ -24,11 +25,7 @@ using earshot::test::TempDir;
 class DebugModel : public ::testing::Test {
 protected:
     void SetUp() override {
-        earshot::model::RandomCheckpointOptions options;
-        options.d = 64;
-        options.heads = 4;
-        options.enc_layers = 2;
-        options.dec_layers = 2;
+        earshot::model::RandomCheckpointOptions options = earshot::test::small_checkpoint_options();
         options.vocab = 600;
         options.frames = 200;
         options.max_tokens = 32;

@@ -9,6 +9,7 @@
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "run_process.h"
+#include "small_checkpoint.h"
 #include "temp_dir.h"
 
 namespace earshot::test {
@@ -36,12 +37,8 @@ TEST(MakeCheckpoint, WritesWhatTheLibraryWritesAndItLoads) {
     EXPECT_EQ(program::dtype_name(ck.binding.values.elements.at("T")), "bf16");
     EXPECT_EQ(ck.weights.weights().size(), 89u);
 
-    model::RandomCheckpointOptions options;
+    model::RandomCheckpointOptions options = small_checkpoint_options();
     options.mels = 20;
-    options.d = 64;
-    options.heads = 4;
-    options.enc_layers = 2;
-    options.dec_layers = 2;
     options.vocab = 500;
     options.frames = 200;
     options.max_tokens = 32;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_test_device.h"
 #include "earshot/core/transcription_setup.h"
 #include "earshot/engine/backend/cuda_devices.h"
 #include "earshot/engine/checkpoint/errors.h"
@@ -86,16 +87,6 @@ TEST(LoadedModel, AFolderSaysEverythingItLacksWeightsFirst) {
     }
 }
 
-// Why CUDA cannot run in this process (the same search the loader does), or nullopt with a device.
-std::optional<backend::CudaError> cuda_unavailable() {
-    try {
-        (void)backend::cuda_devices();
-        return std::nullopt;
-    } catch (const backend::CudaError& error) {
-        return error;
-    }
-}
-
 TEST(LoadedModel, RunsOnTheBackendAskedFor) {
     const TempDir dir;
     const fs::path model = micro_copy(dir, "");
@@ -104,7 +95,7 @@ TEST(LoadedModel, RunsOnTheBackendAskedFor) {
     EXPECT_TRUE(cpu->backend_fallback.empty());
 
     const auto automatic = app::load_model(model);  // auto is the default
-    const std::optional<backend::CudaError> why = cuda_unavailable();
+    const std::optional<backend::CudaError> why = cuda_unavailable_error();
     if (!why) {
         EXPECT_TRUE(automatic->model->backend_name().starts_with("CUDA ("))
             << automatic->model->backend_name();

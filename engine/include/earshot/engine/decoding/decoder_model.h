@@ -59,6 +59,3 @@ public:
 };
 
 }  // namespace earshot::decoding
-
-// Transitional (see the end of runtime/decoder_models.h): remove once app/ includes that header.
-#include "earshot/engine/runtime/decoder_models.h"

@@ -37,11 +37,3 @@ ChosenDecoderModel make_decoder_model(const model::WhisperCheckpoint& checkpoint
                                       const std::string& model_name = "the model");
 
 }  // namespace earshot::runtime
-
-// Transitional, for app/src/live/loaded_model.cpp, which still names decoding::make_decoder_model
-// through decoding/decoder_model.h: remove with the include at the end of that header once it
-// includes this header and names runtime::.
-namespace earshot::decoding {
-using runtime::ChosenDecoderModel;
-using runtime::make_decoder_model;
-}  // namespace earshot::decoding
