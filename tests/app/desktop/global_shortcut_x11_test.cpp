@@ -19,6 +19,7 @@
 
 #include "desktop/x11_global_shortcut.h"
 #include "gui_fixture.h"
+#include "private_x_server.h"
 #include "run_process.h"
 #include "virtual_mic.h"
 
@@ -51,40 +52,11 @@ protected:
         char pattern[] = "/tmp/earshot_shortcut_XXXXXX";
         ASSERT_NE(mkdtemp(pattern), nullptr);
         m_dir = pattern;
-        int fds[2];
-        ASSERT_EQ(::pipe(fds), 0);
-        const pid_t pid = ::fork();
-        ASSERT_GE(pid, 0);
-        if (pid == 0) {
-            ::close(fds[0]);
-            const std::string fd = std::to_string(fds[1]);
-            ::execlp("Xvfb", "Xvfb", "-displayfd", fd.c_str(), "-screen", "0", "1024x768x24",
-                     "-nolisten", "tcp", static_cast<char*>(nullptr));
-            ::_exit(127);
-        }
-        ::close(fds[1]);
-        m_pids.push_back(pid);
-        std::string number;
-        char c = 0;
-        while (::read(fds[0], &c, 1) == 1 && c != '\n') number += c;
-        ::close(fds[0]);
-        ASSERT_FALSE(number.empty()) << "Xvfb did not start";
-        m_display = ":" + number;
+        m_display = earshot::test::start_private_xvfb(m_pids);
+        ASSERT_FALSE(m_display.empty()) << "Xvfb did not start";
     }
     void TearDown() override {
-        // The GUI first, the X server last.
-        for (auto it = m_pids.rbegin(); it != m_pids.rend(); ++it) {
-            ::kill(*it, SIGTERM);
-            bool gone = false;
-            for (int i = 0; i < 50 && !gone; ++i) {
-                gone = ::waitpid(*it, nullptr, WNOHANG) == *it;
-                if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            }
-            if (!gone) {
-                ::kill(*it, SIGKILL);
-                ::waitpid(*it, nullptr, 0);
-            }
-        }
+        earshot::test::stop_processes(m_pids);  // the GUI first, the X server last
         if (!m_dir.empty()) fs::remove_all(m_dir);
     }
 
