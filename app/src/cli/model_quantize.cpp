@@ -14,7 +14,7 @@
 #include "core/files/atomic_file.h"
 #include "earshot/app/commands.h"
 #include "earshot/audio/mel_filterbank.h"
-#include "earshot/engine/checkpoint/ggml_quantize_checkpoint.h"
+#include "earshot/engine/convert/ggml_quantize_checkpoint.h"
 
 namespace earshot::app {
 namespace {
@@ -30,10 +30,10 @@ std::vector<float> whisper_mel_filters(int mels) {
 
 int run_models_quantize(const QuantizeRequest& request, std::ostream& out, std::ostream& err) {
     const std::optional<checkpoint::GgmlType> type =
-        checkpoint::ggml_file_type_from_name(request.type);
+        convert::ggml_file_type_from_name(request.type);
     if (!type) {
         err << "models quantize: unknown type \"" << request.type << "\" (use one of "
-            << checkpoint::ggml_file_type_names() << ")\n";
+            << convert::ggml_file_type_names() << ")\n";
         return kExitBadInput;
     }
     const std::filesystem::path output(request.output);
@@ -47,13 +47,12 @@ int run_models_quantize(const QuantizeRequest& request, std::ostream& out, std::
     }
     std::ostringstream bytes(std::ios::binary);
     try {
-        checkpoint::quantize_checkpoint_to_ggml(request.input, *type, whisper_mel_filters, bytes,
-                                                [&](const checkpoint::GgmlQuantizeProgress& p) {
-                                                    err << "[" << p.tensor_index + 1 << "/"
-                                                        << p.tensor_count << "] " << p.name << " "
-                                                        << checkpoint::ggml_type_name(p.type)
-                                                        << "\n";
-                                                });
+        convert::quantize_checkpoint_to_ggml(request.input, *type, whisper_mel_filters, bytes,
+                                             [&](const convert::GgmlQuantizeProgress& p) {
+                                                 err << "[" << p.tensor_index + 1 << "/"
+                                                     << p.tensor_count << "] " << p.name << " "
+                                                     << checkpoint::ggml_type_name(p.type) << "\n";
+                                             });
     } catch (const std::exception& e) {
         err << "models quantize: " << e.what() << "\n";
         return kExitBadInput;

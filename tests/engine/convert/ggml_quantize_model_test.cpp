@@ -19,7 +19,7 @@
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/checkpoint/ggml_file.h"
 #include "earshot/engine/checkpoint/ggml_quantize.h"
-#include "earshot/engine/checkpoint/ggml_quantize_checkpoint.h"
+#include "earshot/engine/convert/ggml_quantize_checkpoint.h"
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/long_form.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
@@ -45,11 +45,11 @@ fs::path quantized_micro(const fs::path& dir, GgmlType type, std::size_t* progre
     const fs::path path = dir / (std::string(checkpoint::ggml_type_name(type)) + ".bin");
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     std::size_t calls = 0;
-    checkpoint::quantize_checkpoint_to_ggml(test::micro_model_dir(), type, zero_filters, out,
-                                            [&](const checkpoint::GgmlQuantizeProgress& p) {
-                                                EXPECT_EQ(p.tensor_index, calls);
-                                                ++calls;
-                                            });
+    convert::quantize_checkpoint_to_ggml(test::micro_model_dir(), type, zero_filters, out,
+                                         [&](const convert::GgmlQuantizeProgress& p) {
+                                             EXPECT_EQ(p.tensor_index, calls);
+                                             ++calls;
+                                         });
     out.close();
     if (progress_calls != nullptr) *progress_calls = calls;
     return path;
@@ -185,7 +185,7 @@ TEST(GgmlQuantizeMicroModel, AGgmlInputKeepsItsFiltersAndVocabulary) {
     const fs::path output = dir.path() / "tiny-q8_0.bin";
     {
         std::ofstream out(output, std::ios::binary | std::ios::trunc);
-        checkpoint::quantize_checkpoint_to_ggml(input, GgmlType::q8_0, zero_filters, out, {});
+        convert::quantize_checkpoint_to_ggml(input, GgmlType::q8_0, zero_filters, out, {});
     }
     const auto bytes_of = [](const fs::path& path) {
         std::ifstream in(path, std::ios::binary);
@@ -200,9 +200,9 @@ TEST(GgmlQuantizeMicroModel, AGgmlInputKeepsItsFiltersAndVocabulary) {
 }
 
 TEST(GgmlQuantizeMicroModel, FileTypeNames) {
-    EXPECT_EQ(checkpoint::ggml_file_type_from_name("q5_1"), GgmlType::q5_1);
-    EXPECT_EQ(checkpoint::ggml_file_type_from_name("q6_k"), std::nullopt);
-    EXPECT_EQ(checkpoint::ggml_file_type_names(), "q8_0, q5_1, q5_0, q4_1, q4_0, f16, f32");
+    EXPECT_EQ(convert::ggml_file_type_from_name("q5_1"), GgmlType::q5_1);
+    EXPECT_EQ(convert::ggml_file_type_from_name("q6_k"), std::nullopt);
+    EXPECT_EQ(convert::ggml_file_type_names(), "q8_0, q5_1, q5_0, q4_1, q4_0, f16, f32");
 }
 
 }  // namespace

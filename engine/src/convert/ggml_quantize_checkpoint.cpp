@@ -1,6 +1,6 @@
 // A checkpoint to a whisper.cpp ggml file: the preamble (hyper-parameters, mel filters,
 // vocabulary) from the input, then each weight converted to the type whisper.cpp gives it.
-#include "earshot/engine/checkpoint/ggml_quantize_checkpoint.h"
+#include "earshot/engine/convert/ggml_quantize_checkpoint.h"
 
 #include <array>
 #include <cstring>
@@ -15,7 +15,11 @@
 #include "earshot/engine/checkpoint/whisper_config.h"
 #include "tokenizer/vocab_sources.h"
 
-namespace earshot::checkpoint {
+namespace earshot::convert {
+
+// Checkpoint types throughout: this file writes what checkpoint/ reads.
+using namespace checkpoint;
+
 namespace {
 
 constexpr int32_t whisper_mel_bins = 201;  // n_fft / 2 + 1 for n_fft = 400 (reference §6b)
@@ -125,4 +129,4 @@ void quantize_checkpoint_to_ggml(const std::filesystem::path& input, GgmlType fi
     }
 }
 
-}  // namespace earshot::checkpoint
+}  // namespace earshot::convert

@@ -1,5 +1,6 @@
 // Converting any checkpoint Earshot reads (HF safetensors, ggml f32 / f16 / quantized) into a
-// whisper.cpp ggml file whose 2-D weights are quantized as whisper.cpp's quantizer does.
+// whisper.cpp ggml file whose 2-D weights are quantized as whisper.cpp's quantizer does. Above
+// checkpoint/ and tokenizer/: it reads weights and writes the vocabulary.
 #pragma once
 
 #include <cstddef>
@@ -13,7 +14,9 @@
 
 #include "earshot/engine/checkpoint/ggml_blocks.h"
 
-namespace earshot::checkpoint {
+namespace earshot::convert {
+
+using checkpoint::GgmlType;
 
 // The file types `quantize_checkpoint_to_ggml` writes, by name: "f32", "f16", "q8_0", "q5_1",
 // "q5_0", "q4_1", "q4_0"; nullopt for another name.
@@ -41,4 +44,4 @@ void quantize_checkpoint_to_ggml(const std::filesystem::path& input, GgmlType fi
                                  const MelFiltersFor& mel_filters_for, std::ostream& out,
                                  const std::function<void(const GgmlQuantizeProgress&)>& progress);
 
-}  // namespace earshot::checkpoint
+}  // namespace earshot::convert
