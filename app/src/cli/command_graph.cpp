@@ -3,10 +3,10 @@
 #include <ostream>
 
 #include "core/models/checkpoint_binding.h"
+#include "core/models/entry_binding.h"
 #include "earshot/app/commands.h"
 #include "earshot/engine/model/whisper_model.h"
 #include "earshot/engine/program/graph_view.h"
-#include "core/models/entry_binding.h"
 
 namespace earshot::app {
 

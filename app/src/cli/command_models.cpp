@@ -12,11 +12,11 @@
 #include <string>
 
 #include "cli/command_registry.h"
-#include "earshot/app/commands.h"
+#include "cli/model_quantize.h"
 #include "core/models/model_catalog.h"
 #include "core/models/model_download.h"
-#include "cli/model_quantize.h"
 #include "core/models/model_store.h"
+#include "earshot/app/commands.h"
 
 namespace earshot::app {
 namespace {

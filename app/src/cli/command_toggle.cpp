@@ -11,8 +11,8 @@
 #include <string>
 
 #include "cli/command_registry.h"
-#include "earshot/app/commands.h"
 #include "desktop/instance_server.h"
+#include "earshot/app/commands.h"
 
 namespace earshot::app {
 

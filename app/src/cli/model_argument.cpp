@@ -4,10 +4,10 @@
 #include <QSettings>
 #include <system_error>
 
-#include "earshot/ui/model/model_summary.h"
-#include "gui/models/default_model.h"
 #include "core/models/model_catalog.h"
 #include "core/models/model_store.h"
+#include "earshot/ui/model/model_summary.h"
+#include "gui/models/default_model.h"
 
 namespace earshot::app {
 

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "cli/command_registry.h"
+#include "cli/debug/npy_file.h"
 #include "earshot/app/commands.h"
 #include "earshot/audio/file_decoder.h"
 #include "earshot/audio/log_mel.h"
-#include "cli/debug/npy_file.h"
 
 namespace earshot::app {
 namespace {

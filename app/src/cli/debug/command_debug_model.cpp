@@ -10,11 +10,11 @@
 
 #include "cli/backend_option.h"
 #include "cli/command_registry.h"
+#include "cli/debug/npy_file.h"
 #include "earshot/app/commands.h"
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/backend/cuda_whisper.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
-#include "cli/debug/npy_file.h"
 
 namespace earshot::app {
 namespace {

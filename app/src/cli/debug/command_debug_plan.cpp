@@ -5,8 +5,8 @@
 #include <ostream>
 #include <string>
 
-#include "core/models/checkpoint_binding.h"
 #include "cli/command_registry.h"
+#include "core/models/checkpoint_binding.h"
 #include "earshot/app/commands.h"
 #include "earshot/engine/backend/plan_listing.h"
 

@@ -3,8 +3,8 @@
 
 #include <ostream>
 
-#include "earshot/engine/checkpoint/errors.h"
 #include "cli/model_argument.h"
+#include "earshot/engine/checkpoint/errors.h"
 
 namespace earshot::app {
 

@@ -1,5 +1,6 @@
-// The `earshot live --journal` file format (app/src/core/files/live_journal.h): sessions appended and read
-// back, a torn last character dropped, text from elsewhere kept as a session without a start.
+// The `earshot live --journal` file format (app/src/core/files/live_journal.h): sessions appended
+// and read back, a torn last character dropped, text from elsewhere kept as a session without a
+// start.
 #include <gtest/gtest.h>
 
 #include <filesystem>
