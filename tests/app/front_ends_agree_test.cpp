@@ -96,7 +96,8 @@ protected:
         }
         ui::MainWindow window;
         app::GuiController controller(window, paths);
-        EXPECT_TRUE(controller.openModel(q(model(c)), QString(), app::GuiController::Remember::no));
+        EXPECT_TRUE(open_model_and_wait(controller, q(model(c)), QString(),
+                                        app::GuiController::Remember::no));
 
         Answer files;
         QObject::connect(&controller.files(), &app::FilesWorker::jobFinished, [&files] {

@@ -35,6 +35,45 @@ inline void ensure_gui_application() {
     (void)application;
 }
 
+// Opens a model as the window does (read on the loader's thread) and waits for the answer: true
+// when it loaded, false when openModel refused or the load failed.
+inline bool open_model_and_wait(app::GuiController& controller, const QString& model,
+                                const QString& vocabulary, app::GuiController::Remember remember) {
+    QEventLoop loop;
+    bool loaded = false;
+    QObject::connect(&controller, &app::GuiController::modelLoaded, &loop, [&] {
+        loaded = true;
+        loop.quit();
+    });
+    QObject::connect(&controller, &app::GuiController::modelLoadFailed, &loop, &QEventLoop::quit);
+    if (!controller.openModel(model, vocabulary, remember)) return false;
+    loop.exec();
+    return loaded;
+}
+
+// Waits for a model load that something else started (a page's choice, a backend change) to
+// end; returns at once when none runs.
+inline void wait_for_model_load(app::GuiController& controller) {
+    if (!controller.isLoadingModel()) return;
+    QEventLoop loop;
+    QObject::connect(&controller, &app::GuiController::modelLoaded, &loop, &QEventLoop::quit);
+    QObject::connect(&controller, &app::GuiController::modelLoadFailed, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+// openInitialModel, waiting until the window has settled on a model (or on none).
+inline void open_initial_model_and_wait(app::GuiController& controller, const QString& model,
+                                        const QString& vocabulary) {
+    QEventLoop loop;
+    bool settled = false;
+    QObject::connect(&controller, &app::GuiController::initialModelSettled, &loop, [&] {
+        settled = true;
+        loop.quit();
+    });
+    controller.openInitialModel(model, vocabulary);
+    if (!settled) loop.exec();
+}
+
 // Paths for a window under test: its settings in `dir`, no journal, no device listing.
 inline app::GuiPaths settings_only_gui_paths(const TempDir& dir) {
     app::GuiPaths paths;

@@ -27,6 +27,7 @@
 #include "gui/files/files_worker.h"
 #include "gui/gui_options.h"
 #include "gui/live/live_bridge.h"
+#include "gui/models/model_loader.h"
 #include "gui/status_message.h"
 
 namespace earshot::app {
@@ -53,6 +54,8 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
     showBackend();
 
     m_live = new LiveBridge(this);
+    m_loader = new ModelLoader(this);
+    connect(m_loader, &ModelLoader::finished, this, &GuiController::modelLoadFinished);
     m_files = new FilesWorker(this);
     m_filesQueue = new ui::FilesQueue(this);
     m_window.filesPanel()->setQueue(m_filesQueue);
@@ -114,7 +117,7 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
 
 void GuiController::updateIdleMicrophone() {
     m_live->setPreRoll(m_settings.preRollSeconds, m_window.livePanel()->selectedDevice(),
-                       m_idleMicrophone && m_model != nullptr && !m_loading);
+                       m_idleMicrophone && m_model != nullptr && !isLoadingModel());
 }
 
 void GuiController::applyGlobalShortcut() {
@@ -131,6 +134,11 @@ void GuiController::applyGlobalShortcut() {
 }
 
 GuiController::~GuiController() {
+    if (isLoadingModel()) {
+        // Closed mid-load: the loader waits for its thread and drops the model it read.
+        QGuiApplication::restoreOverrideCursor();
+        m_window.showLoading(QString());
+    }
     // Quitting mid-file keeps what the file has so far, as Cancel does.
     m_files->stopForQuit();
     m_window.setLayoutStore(nullptr);
@@ -167,7 +175,11 @@ void GuiController::applySettings(const ui::Settings& settings) {
     applyGlobalShortcut();
     updateIdleMicrophone();
     if (backendChanged && m_model) {
-        if (m_live->isRunning() || m_files->isBusy()) {
+        if (isLoadingModel()) {
+            m_window.statusBar()->showMessage(
+                tr("The new backend is used when the model is next opened (one is loading)."),
+                kStatusMessageMs);
+        } else if (m_live->isRunning() || m_files->isBusy()) {
             m_window.statusBar()->showMessage(
                 tr("The new backend is used when the model is next opened (it is in use now)."),
                 kStatusMessageMs);

@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QString>
 #include <memory>
+#include <vector>
 
 #include "earshot/core/loaded_model.h"
 #include "earshot/engine/backend/backend_choice.h"
@@ -28,6 +29,8 @@ class FilesHistory;
 class FilesWorker;
 class X11GlobalShortcut;
 class LiveBridge;
+class ModelLoader;
+struct ModelLoadResult;
 
 struct GuiPaths {
     QString settingsFile;  // an INI file; empty: the platform's QSettings for Earshot
@@ -50,13 +53,19 @@ public:
     ~GuiController() override;
 
     // At start: `explicitModel` (the command line) when given, else the remembered choice, else
-    // the default micro model, else the no-model message. Command-line models are not
-    // remembered.
+    // the default micro model, else the no-model message; each tried after the one before
+    // failed to load. Command-line models are not remembered. Returns at once;
+    // initialModelSettled() follows when a model is loaded or none could be.
     void openInitialModel(const QString& explicitModel, const QString& explicitVocabulary);
-    // Loads a model; on failure the window shows the loader's reason and the previous model (if
-    // any) stays. `remember` stores a successful choice in the settings. True when loaded.
+    // Starts loading a model on the loader's thread and returns at once: true when the load
+    // started (modelLoaded or modelLoadFailed follows), false when it was refused (another load
+    // runs, or the model is in use; the window says why). On failure the window shows the
+    // loader's reason and the previous model (if any) stays. `remember` stores a successful
+    // choice in the settings.
     enum class Remember { no, yes };
     bool openModel(const QString& modelPath, const QString& vocabularyPath, Remember remember);
+    // A model is being read (Start is refused, queued files wait).
+    bool isLoadingModel() const;
     // The backend for this run (`earshot gui --backend`: "auto", "cpu" or "cuda"), over the
     // saved setting and not saved; call before openInitialModel.
     void overrideBackend(const QString& backend);
@@ -96,6 +105,8 @@ public:
 Q_SIGNALS:
     void modelLoaded(const QString& path);
     void modelLoadFailed(const QString& path, const QString& reason);
+    // openInitialModel is done: a model is loaded, or none of the choices could be.
+    void initialModelSettled();
 
 private:
     void connectLive();
@@ -109,10 +120,9 @@ private:
     void fillDevices();
     void updateIdleMicrophone();
     void applyGlobalShortcut();
-    // Runs on a loader thread: touches no member.
-    static std::unique_ptr<LoadedModel> loadOnBackend(const QString& modelPath,
-                                                      const QString& vocabularyPath,
-                                                      backend::BackendChoice choice, QString& note);
+    void modelLoadFinished(const ModelLoadResult& result);
+    void openNextInitialModel();  // the next of m_initialChoices, or settle
+    void settleInitialModel();
     void showBackend();
     // The Files page's options from the settings and the model, or the sentence saying why they
     // do not fit it (every job then fails with it).
@@ -133,7 +143,16 @@ private:
     bool m_idleMicrophone = true;             // GuiPaths::listDevices
     X11GlobalShortcut* m_shortcut = nullptr;  // on X11 only
     QLabel* m_microphoneLabel = nullptr;      // the status bar's "microphone open" note
-    bool m_loading = false;                   // a model is being read (openModel waits for it)
+    ModelLoader* m_loader = nullptr;
+    Remember m_rememberLoading = Remember::no;  // the load in progress: store it when it succeeds
+    struct InitialChoice {
+        QString modelPath;
+        QString vocabularyPath;
+        bool demo = false;  // the built-in micro model: say so when it opens
+    };
+    std::vector<InitialChoice> m_initialChoices;  // openInitialModel's choices not tried yet
+    bool m_openingInitial = false;
+    bool m_initialIsDemo = false;
     QString m_startRefusal;  // why Start cannot be pressed now (loading, no model); empty: it can
     bool m_startPending = false;  // Start was pressed while a file ran: waiting for the pause
     QString m_pendingStartDevice;

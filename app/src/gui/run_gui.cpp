@@ -207,6 +207,10 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
     if (!request.backend.empty()) {
         controller.overrideBackend(QString::fromStdString(request.backend));
     }
+    // The model loads on the loader's thread; the window shows meanwhile, with a busy bar.
+    bool modelSettled = false;
+    QObject::connect(&controller, &GuiController::initialModelSettled, &controller,
+                     [&modelSettled] { modelSettled = true; });
     controller.openInitialModel(QString::fromStdString(request.model),
                                 QString::fromStdString(request.vocabulary));
     QStringList files;
@@ -221,9 +225,18 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
             return answer_instance_request(controller, r);
         });
         tray.showIfAvailable();
-        if (const QString why = instance.listen(); !why.isEmpty()) {
-            err << "earshot: " << why.toStdString()
-                << "; earshot toggle will not reach this window\n";
+        // `earshot toggle` / `start` reach the window once its model is settled, so a start sent
+        // right after launch finds the model there (as when the window opened after the load).
+        const auto listen = [&instance, &err] {
+            if (const QString why = instance.listen(); !why.isEmpty()) {
+                err << "earshot: " << why.toStdString()
+                    << "; earshot toggle will not reach this window\n";
+            }
+        };
+        if (modelSettled) {
+            listen();
+        } else {
+            QObject::connect(&controller, &GuiController::initialModelSettled, &instance, listen);
         }
         if (!files.isEmpty()) {
             window.showPage(ui::MainWindow::Page::files);
@@ -235,6 +248,13 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
     }
 
     window.show();
+    if (!modelSettled) {
+        // A screenshot shows the model the window settles on, not the busy bar.
+        QEventLoop loop;
+        QObject::connect(&controller, &GuiController::initialModelSettled, &loop,
+                         &QEventLoop::quit);
+        loop.exec();
+    }
     // Without a model the files wait for one: render them queued.
     if (!files.isEmpty() && controller.hasModel() &&
         !wait_for_files(controller, kScreenshotFilesTimeoutMs)) {

@@ -84,9 +84,9 @@ TEST(PortalShortcut, BindsTheSettingsTriggerAndActivatedTogglesDictation) {
     paths.listDevices = false;
     paths.keepLayout = false;
     earshot::app::GuiController controller(window, paths);
-    ASSERT_TRUE(
-        controller.openModel(QString::fromStdString(earshot::test::micro_model_dir().string()),
-                             QString(), earshot::app::GuiController::Remember::no));
+    ASSERT_TRUE(earshot::test::open_model_and_wait(
+        controller, QString::fromStdString(earshot::test::micro_model_dir().string()), QString(),
+        earshot::app::GuiController::Remember::no));
     PortalGlobalShortcut shortcut(bus.connect());
     QSignalSpy bound(&shortcut, &PortalGlobalShortcut::bound);
     earshot::app::connect_portal_shortcut(shortcut, window, controller);
@@ -105,7 +105,7 @@ TEST(PortalShortcut, BindsTheSettingsTriggerAndActivatedTogglesDictation) {
     portal.activate(session, QStringLiteral("something-else"));
     portal.activate(session + QStringLiteral("x"), QStringLiteral("toggle-dictation"));
     spin_until([] { return false; }, 300);
-    EXPECT_FALSE(window.livePanel()->isRunning());
+    EXPECT_FALSE(window.livePanel()->showsRunning());
 
     // The input is the sample file, paced as a microphone would deliver it.
     window.livePanel()->setDevices({{QStringLiteral("file:") + QString::fromStdString(wav.string()),
@@ -115,13 +115,13 @@ TEST(PortalShortcut, BindsTheSettingsTriggerAndActivatedTogglesDictation) {
 
     QSignalSpy activations(&shortcut, &PortalGlobalShortcut::activated);
     portal.activate(session, QStringLiteral("toggle-dictation"));
-    ASSERT_TRUE(spin_until([&] { return window.livePanel()->isRunning(); }, 5000))
+    ASSERT_TRUE(spin_until([&] { return window.livePanel()->showsRunning(); }, 5000))
         << activations.count() << " activations; " << window.livePanel()->statusText().toStdString()
         << " / " << window.statusBar()->currentMessage().toStdString();
     EXPECT_TRUE(controller.live().isRunning());
     portal.activate(session, QStringLiteral("toggle-dictation"));
     EXPECT_TRUE(spin_until([&] { return !controller.live().isRunning(); }, 30000));
-    EXPECT_FALSE(window.livePanel()->isRunning());
+    EXPECT_FALSE(window.livePanel()->showsRunning());
 
     // A new combination in Settings is bound again, in the same session.
     earshot::ui::Settings changed = controller.settings();

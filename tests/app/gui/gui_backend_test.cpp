@@ -54,7 +54,8 @@ TEST(GuiBackend, AutoShowsTheBackendInUseAndWhyItFellBack) {
     ASSERT_NE(label, nullptr);
     EXPECT_EQ(label->text(), QStringLiteral("Backend: Automatic"));  // no model yet
 
-    ASSERT_TRUE(controller.openModel(kMicro, QString(), app::GuiController::Remember::no));
+    ASSERT_TRUE(
+        open_model_and_wait(controller, kMicro, QString(), app::GuiController::Remember::no));
     const QString reason = QStringLiteral("CUDA is not available (%1: %2); running on the CPU")
                                .arg(QString::fromUtf8(backend::cuda_error_kind_name(why->kind())),
                                     QString::fromStdString(why->what()));
@@ -67,6 +68,7 @@ TEST(GuiBackend, AutoShowsTheBackendInUseAndWhyItFellBack) {
     ui::Settings cpu = controller.settings();
     cpu.backend = QStringLiteral("cpu");
     controller.applySettings(cpu);
+    wait_for_model_load(controller);
     ASSERT_TRUE(controller.hasModel());
     EXPECT_EQ(label->text(), QStringLiteral("Backend: CPU"));
     EXPECT_TRUE(label->toolTip().isEmpty()) << label->toolTip().toStdString();
@@ -81,7 +83,8 @@ TEST(GuiBackend, ACudaChoiceThatCannotRunLoadsOnTheCpuWithAMessage) {
     ui::MainWindow window;
     app::GuiController controller(window, paths_with_backend(dir, QStringLiteral("cuda")));
     EXPECT_EQ(backend_label(window)->text(), QStringLiteral("Backend: CUDA"));
-    ASSERT_TRUE(controller.openModel(kMicro, QString(), app::GuiController::Remember::no));
+    ASSERT_TRUE(
+        open_model_and_wait(controller, kMicro, QString(), app::GuiController::Remember::no));
     EXPECT_TRUE(controller.hasModel());
     EXPECT_EQ(controller.model()->model->backend_name(), "CPU");
     const QString message =

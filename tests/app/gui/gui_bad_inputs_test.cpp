@@ -91,16 +91,16 @@ TEST_F(GuiBadInputs, OneMessageNamingTheFileNothingLeftAndTheWindowKeepsWorking)
     const std::vector<bad_files::BadFile> models = bad_files::bad_models();
     for (const bool withModel : {false, true}) {
         if (withModel) {
-            ASSERT_TRUE(controller.openModel(q(micro_model_dir()), QString(),
-                                             app::GuiController::Remember::no))
+            ASSERT_TRUE(open_model_and_wait(controller, q(micro_model_dir()), QString(),
+                                            app::GuiController::Remember::no))
                 << window.modelPanel()->loadError().toStdString();
         }
         for (const bad_files::BadFile& row : models) {
             SCOPED_TRACE(row.name + (withModel ? " (a model loaded)" : ""));
             const TempDir rowDir("earshot-gui-bad-model");
             const fs::path path = row.make(rowDir.path());
-            EXPECT_FALSE(
-                controller.openModel(q(path), QString(), app::GuiController::Remember::no));
+            EXPECT_FALSE(open_model_and_wait(controller, q(path), QString(),
+                                             app::GuiController::Remember::no));
             const QString shown = window.modelPanel()->loadError();
             // "Could not load <path>:\n<reason>": the reason itself names the file.
             const QString reason = shown.section(QLatin1Char('\n'), 1);
@@ -115,8 +115,8 @@ TEST_F(GuiBadInputs, OneMessageNamingTheFileNothingLeftAndTheWindowKeepsWorking)
         }
     }
     // The window still opens a good model after all that.
-    ASSERT_TRUE(
-        controller.openModel(q(micro_model_dir()), QString(), app::GuiController::Remember::no));
+    ASSERT_TRUE(open_model_and_wait(controller, q(micro_model_dir()), QString(),
+                                    app::GuiController::Remember::no));
     EXPECT_TRUE(window.modelPanel()->loadError().isEmpty());
     controller.files().setOptions(fast_file_options());
 

@@ -55,8 +55,8 @@ TEST(GuiController, LoadsAModelAndRemembersTheChoice) {
     {
         ui::MainWindow window;
         app::GuiController controller(window, temp_paths(dir));
-        ASSERT_TRUE(controller.openModel(q(gui_random_checkpoint()), q(gui_vocab()),
-                                         app::GuiController::Remember::yes));
+        ASSERT_TRUE(open_model_and_wait(controller, q(gui_random_checkpoint()), q(gui_vocab()),
+                                        app::GuiController::Remember::yes));
         EXPECT_TRUE(controller.hasModel());
         const ui::ModelSummary& summary = window.modelPanel()->summary();
         EXPECT_EQ(summary.path, q(gui_random_checkpoint()));
@@ -78,7 +78,7 @@ TEST(GuiController, LoadsAModelAndRemembersTheChoice) {
     // A new session opens the remembered model (and vocabulary) by itself.
     ui::MainWindow window;
     app::GuiController controller(window, temp_paths(dir));
-    controller.openInitialModel(QString(), QString());
+    open_initial_model_and_wait(controller, QString(), QString());
     ASSERT_TRUE(controller.hasModel());
     EXPECT_EQ(window.modelPanel()->summary().path, q(gui_random_checkpoint()));
     EXPECT_EQ(window.modelPanel()->summary().vocabularyPath, q(gui_vocab()));
@@ -101,7 +101,8 @@ TEST(GuiController, AFailedLoadShowsTheLoadersExactReason) {
 
     ui::MainWindow window;
     app::GuiController controller(window, temp_paths(dir));
-    EXPECT_FALSE(controller.openModel(q(broken), QString(), app::GuiController::Remember::yes));
+    EXPECT_FALSE(
+        open_model_and_wait(controller, q(broken), QString(), app::GuiController::Remember::yes));
     EXPECT_FALSE(controller.hasModel());
     const QString shown = window.modelPanel()->loadError();
     EXPECT_TRUE(shown.contains(QString::fromStdString(expected))) << shown.toStdString();
@@ -133,8 +134,8 @@ TEST(GuiController, ACheckpointWithoutTokenizerFilesOpensWithAChosenVocabularyFo
         app::GuiController controller(window, temp_paths(dir));
         // The folder alone fails, and the Model page offers a vocabulary for that checkpoint.
         ui::ModelPanel* panel = window.modelPanel();
-        EXPECT_FALSE(
-            controller.openModel(q(checkpoint), QString(), app::GuiController::Remember::yes));
+        EXPECT_FALSE(open_model_and_wait(controller, q(checkpoint), QString(),
+                                         app::GuiController::Remember::yes));
         EXPECT_FALSE(controller.hasModel());
         EXPECT_TRUE(panel->loadError().contains(QStringLiteral("vocabulary")))
             << panel->loadError().toStdString();
@@ -146,6 +147,7 @@ TEST(GuiController, ACheckpointWithoutTokenizerFilesOpensWithAChosenVocabularyFo
         // A vocabulary folder chosen on the page opens that checkpoint with it.
         QSignalSpy loaded(&controller, &app::GuiController::modelLoaded);
         Q_EMIT panel->modelChosen(panel->vocabularyTarget(), q(vocabulary));
+        wait_for_model_load(controller);
         ASSERT_EQ(loaded.count(), 1) << panel->loadError().toStdString();
         EXPECT_TRUE(controller.hasModel());
         EXPECT_EQ(panel->summary().path, q(checkpoint));
@@ -157,6 +159,7 @@ TEST(GuiController, ACheckpointWithoutTokenizerFilesOpensWithAChosenVocabularyFo
     app::GuiController controller(window, temp_paths(dir));
     QSignalSpy loaded(&controller, &app::GuiController::modelLoaded);
     Q_EMIT window.modelPanel()->modelChosen(q(checkpoint), QString());
+    wait_for_model_load(controller);
     ASSERT_EQ(loaded.count(), 1) << window.modelPanel()->loadError().toStdString();
     EXPECT_EQ(window.modelPanel()->summary().path, q(checkpoint));
     EXPECT_EQ(window.modelPanel()->summary().vocabularyPath, q(vocabulary));
@@ -179,7 +182,7 @@ TEST(GuiController, WithoutAnyModelSaysWhereTheDefaultIsLookedFor) {
     const TempDir dir("earshot-gui-none");
     ui::MainWindow window;
     app::GuiController controller(window, temp_paths(dir));
-    controller.openInitialModel(QString(), QString());
+    open_initial_model_and_wait(controller, QString(), QString());
     if (const auto found = app::default_model_path()) {
         // The micro model is there (built or installed): it opens by default.
         EXPECT_TRUE(controller.hasModel()) << window.modelPanel()->loadError().toStdString();
@@ -222,8 +225,8 @@ TEST(GuiController, ExportsATranscribedFileInEveryFormat) {
     const TempDir dir("earshot-gui-export");
     ui::MainWindow window;
     app::GuiController controller(window, temp_paths(dir));
-    ASSERT_TRUE(controller.openModel(q(gui_random_checkpoint()), q(gui_vocab()),
-                                     app::GuiController::Remember::no));
+    ASSERT_TRUE(open_model_and_wait(controller, q(gui_random_checkpoint()), q(gui_vocab()),
+                                    app::GuiController::Remember::no));
     controller.files().setOptions(fast_file_options());
     const int id = window.filesPanel()->queue()->addFiles({q(gui_jfk())}).first();
     ASSERT_TRUE(app::wait_for_files(controller, 120'000));
@@ -259,8 +262,8 @@ TEST(GuiController, FinishedFilesSurviveARestart) {
     {
         ui::MainWindow window;
         app::GuiController controller(window, temp_paths(dir));
-        ASSERT_TRUE(controller.openModel(q(gui_random_checkpoint()), q(gui_vocab()),
-                                         app::GuiController::Remember::no));
+        ASSERT_TRUE(open_model_and_wait(controller, q(gui_random_checkpoint()), q(gui_vocab()),
+                                        app::GuiController::Remember::no));
         controller.files().setOptions(fast_file_options());
         const int id = window.filesPanel()->queue()->addFiles({q(gui_jfk())}).first();
         ASSERT_TRUE(app::wait_for_files(controller, 120'000));
@@ -309,8 +312,8 @@ TEST(GuiController, CancellingAQueuedFileRemovesIt) {
     EXPECT_EQ(window.filesPanel()->queue()->jobState(ids[0]), ui::FileJobState::cancelled);
     // Held while the fast options go in, then released: the second file starts.
     controller.files().setHeld(true);
-    ASSERT_TRUE(controller.openModel(q(gui_random_checkpoint()), q(gui_vocab()),
-                                     app::GuiController::Remember::no));
+    ASSERT_TRUE(open_model_and_wait(controller, q(gui_random_checkpoint()), q(gui_vocab()),
+                                    app::GuiController::Remember::no));
     EXPECT_FALSE(controller.files().isBusy());
     controller.files().setOptions(fast_file_options());
     controller.files().setHeld(false);
@@ -331,8 +334,8 @@ TEST(GuiController, DictationHeatsTheInspectorsGraph) {
     const TempDir dir("earshot-gui-heat");
     ui::MainWindow window;
     app::GuiController controller(window, temp_paths(dir));
-    ASSERT_TRUE(controller.openModel(q(gui_random_checkpoint()), q(gui_vocab()),
-                                     app::GuiController::Remember::no));
+    ASSERT_TRUE(open_model_and_wait(controller, q(gui_random_checkpoint()), q(gui_vocab()),
+                                    app::GuiController::Remember::no));
     ASSERT_TRUE(app::show_view(window, "graph:encode"));
     const ui::GraphGroupItem* layers = controller.inspector().graphView()->groupItem(
         QStringLiteral("for layer in encoder_layers"));

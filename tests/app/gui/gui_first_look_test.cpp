@@ -48,7 +48,8 @@ TEST(GuiFirstLook, TheGraphTabOpensReadableWithTheEntryInView) {
     const TempDir dir("earshot-gui-first-look");
     ui::MainWindow window;
     app::GuiController controller(window, settings_only_gui_paths(dir));
-    controller.openInitialModel(model, QString());  // as `earshot --model` does, before show()
+    open_initial_model_and_wait(controller, model,
+                                QString());  // as `earshot --model` does, before show()
     ASSERT_TRUE(controller.hasModel());
     window.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
@@ -85,7 +86,8 @@ TEST(GuiFirstLook, TheMicroModelSaysWhatItIsWherePeopleLook) {
     const TempDir dir("earshot-gui-first-look-micro");
     ui::MainWindow window;
     app::GuiController controller(window, settings_only_gui_paths(dir));
-    controller.openInitialModel(QString(), QString());  // first start: nothing chosen yet
+    open_initial_model_and_wait(controller, QString(),
+                                QString());  // first start: nothing chosen yet
     ASSERT_TRUE(controller.hasModel());
     window.show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
@@ -117,8 +119,8 @@ TEST(GuiFirstLook, OtherModelsAreNamedByWhatTheyAre) {
     const TempDir dir("earshot-gui-first-look-other");
     ui::MainWindow window;
     app::GuiController controller(window, settings_only_gui_paths(dir));
-    ASSERT_TRUE(controller.openModel(q(gui_random_checkpoint()), q(gui_vocab()),
-                                     app::GuiController::Remember::no))
+    ASSERT_TRUE(open_model_and_wait(controller, q(gui_random_checkpoint()), q(gui_vocab()),
+                                    app::GuiController::Remember::no))
         << window.modelPanel()->loadError().toStdString();
     // D 64, 2 + 2 layers, 51865 tokens: no released size.
     const QString name = QStringLiteral("ck (Whisper-shaped: D 64, 2 + 2 layers, multilingual)");

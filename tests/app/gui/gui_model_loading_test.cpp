@@ -3,8 +3,12 @@
 // the model is there.
 #include <gtest/gtest.h>
 
+#include <QApplication>
+#include <QCoreApplication>
+#include <QSignalSpy>
 #include <QTimer>
 #include <filesystem>
+#include <memory>
 
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/ui/live/live_panel.h"
@@ -47,18 +51,54 @@ TEST(GuiModelLoading, TheWindowKeepsRunningWhileAModelLoads) {
         sawBusyBar = sawBusyBar || window.loadingIndicator()->isVisible();
         sawStartRefused = sawStartRefused || !window.livePanel()->startAllowed();
     });
+    QSignalSpy loaded(&controller, &app::GuiController::modelLoaded);
     timer.start();
-    ASSERT_TRUE(controller.openModel(QString::fromStdString((dir.path() / "ck").string()),
-                                     QString::fromStdString(gui_vocab().string()),
+    const QString model = QString::fromStdString((dir.path() / "ck").string());
+    ASSERT_TRUE(controller.openModel(model, QString::fromStdString(gui_vocab().string()),
                                      app::GuiController::Remember::no));
+    // openModel returned without running an event loop of its own: no timer fired inside it,
+    // and the load goes on behind the window.
+    EXPECT_EQ(ticks, 0);
+    EXPECT_TRUE(controller.isLoadingModel());
+    EXPECT_FALSE(controller.hasModel());
+    // A second open while the first reads is refused at once, not queued behind it.
+    EXPECT_FALSE(controller.openModel(model, QString(), app::GuiController::Remember::no));
+    ASSERT_TRUE(loaded.wait(60000));
     timer.stop();
     // The UI thread ran its timers while the loader read the checkpoint.
     EXPECT_GT(ticks, 0);
     EXPECT_TRUE(sawBusyBar);
     EXPECT_TRUE(sawStartRefused);
+    EXPECT_FALSE(controller.isLoadingModel());
     EXPECT_FALSE(window.loadingIndicator()->isVisible());
     EXPECT_TRUE(window.livePanel()->startAllowed());
     EXPECT_TRUE(controller.hasModel());
+    EXPECT_EQ(loaded.count(), 1);
+}
+
+// Closing the window while a model loads waits for the loader and drops its result: nothing is
+// delivered to a controller that is gone.
+TEST(GuiModelLoading, ClosingMidLoadLeavesNothingBehind) {
+    ensure_gui_application();
+    const TempDir dir("earshot-gui-loading-close");
+    ui::MainWindow window;
+    auto controller = std::make_unique<app::GuiController>(window, settings_only_gui_paths(dir));
+    ASSERT_TRUE(controller->openModel(QString::fromStdString(gui_random_checkpoint().string()),
+                                      QString::fromStdString(gui_vocab().string()),
+                                      app::GuiController::Remember::no));
+    EXPECT_TRUE(controller->isLoadingModel());
+    controller.reset();
+    // The loader's queued result, if any, died with the controller: running the events
+    // delivers nothing, the busy cursor is gone, and the same model opens in a new window.
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
+    EXPECT_EQ(QApplication::overrideCursor(), nullptr);
+    ui::MainWindow nextWindow;
+    app::GuiController next(nextWindow, settings_only_gui_paths(dir));
+    EXPECT_TRUE(open_model_and_wait(next, QString::fromStdString(gui_random_checkpoint().string()),
+                                    QString::fromStdString(gui_vocab().string()),
+                                    app::GuiController::Remember::no));
+    EXPECT_TRUE(next.hasModel());
 }
 
 }  // namespace

@@ -49,9 +49,9 @@ TEST(GuiScreenshot, FilesPageAfterTranscribingJfk) {
     paths.journalFile = QString::fromStdString((dir.path() / "journal.txt").string());
     paths.listDevices = false;
     app::GuiController controller(window, paths);
-    ASSERT_TRUE(controller.openModel(QString::fromStdString(gui_random_checkpoint().string()),
-                                     QString::fromStdString(gui_vocab().string()),
-                                     app::GuiController::Remember::no));
+    ASSERT_TRUE(open_model_and_wait(
+        controller, QString::fromStdString(gui_random_checkpoint().string()),
+        QString::fromStdString(gui_vocab().string()), app::GuiController::Remember::no));
     controller.files().setOptions(fast_file_options());
 
     ui::FilesPanel* files = window.filesPanel();

@@ -156,9 +156,9 @@ void GuiController::connectLive() {
 
 void GuiController::updateStartAllowed() {
     ui::LivePanel* panel = m_window.livePanel();
-    m_startRefusal = m_loading  ? tr("The model is being loaded.")
-                     : !m_model ? tr("No model is loaded: choose one on the Model page.")
-                                : QString();
+    m_startRefusal = isLoadingModel() ? tr("The model is being loaded.")
+                     : !m_model       ? tr("No model is loaded: choose one on the Model page.")
+                                      : QString();
     panel->setStartAllowed(m_startRefusal.isEmpty(), m_startRefusal);
     updateIdleMicrophone();  // the model came or went
     // While files are transcribed, Start pauses them: say so where the user looks.

@@ -123,8 +123,8 @@ protected:
         paths.listDevices = false;
         window_.emplace();
         controller_.emplace(*window_, paths);
-        ASSERT_TRUE(controller_->openModel(q(micro_model_dir()), QString(),
-                                           app::GuiController::Remember::no));
+        ASSERT_TRUE(open_model_and_wait(*controller_, q(micro_model_dir()), QString(),
+                                        app::GuiController::Remember::no));
         paused_.emplace(&controller_->files(), &app::FilesWorker::paused);
         id_ = window_->filesPanel()->queue()->addFiles({q(wav_)}).first();
         ASSERT_TRUE(controller_->files().isBusy());

@@ -232,8 +232,8 @@ TEST(GuiFilesResults, RemovingTheRunningFileCancelsItAndKeepsNothing) {
     const TempDir dir("earshot-files-remove-running");
     ui::MainWindow window;
     app::GuiController controller(window, files_gui_paths(dir));
-    ASSERT_TRUE(controller.openModel(q(gui_random_checkpoint()), q(gui_vocab()),
-                                     app::GuiController::Remember::no));
+    ASSERT_TRUE(open_model_and_wait(controller, q(gui_random_checkpoint()), q(gui_vocab()),
+                                    app::GuiController::Remember::no));
     controller.files().setOptions(fast_file_options());
     ui::FilesPanel* panel = window.filesPanel();
     QSignalSpy cancelled(&controller.files(), &app::FilesWorker::jobCancelled);
@@ -269,8 +269,8 @@ TEST(GuiFilesResults, SegmentsAppearWhileTheFileIsTranscribed) {
     app::GuiPaths paths = files_gui_paths(dir);
     paths.journal = false;
     app::GuiController controller(window, paths);
-    ASSERT_TRUE(
-        controller.openModel(q(micro_model_dir()), QString(), app::GuiController::Remember::no));
+    ASSERT_TRUE(open_model_and_wait(controller, q(micro_model_dir()), QString(),
+                                    app::GuiController::Remember::no));
     ui::FilesPanel* panel = window.filesPanel();
     // What the page showed each time a window's segments came, after the page took them.
     QList<ui::FileJobState> statesSeen;
@@ -306,8 +306,8 @@ TEST(GuiFilesResults, QuittingMidFileKeepsWhatItHasLikeCancel) {
     {
         ui::MainWindow window;
         app::GuiController controller(window, paths);
-        ASSERT_TRUE(controller.openModel(q(micro_model_dir()), QString(),
-                                         app::GuiController::Remember::no));
+        ASSERT_TRUE(open_model_and_wait(controller, q(micro_model_dir()), QString(),
+                                        app::GuiController::Remember::no));
         ui::FilesPanel* panel = window.filesPanel();
         const int id = panel->queue()->addFiles({q(wav)}).first();
         // Hold the file after its first window with segments: it is mid-file, for certain.

@@ -129,8 +129,8 @@ TEST(GuiFilesTokens, SegmentsShowTheDecodesTokenProbabilitiesAlsoAfterARestart) 
         ui::MainWindow window;
         window.resize(1100, 800);
         app::GuiController controller(window, files_gui_paths(dir));
-        ASSERT_TRUE(controller.openModel(q(micro_model_dir()), QString(),
-                                         app::GuiController::Remember::no));
+        ASSERT_TRUE(open_model_and_wait(controller, q(micro_model_dir()), QString(),
+                                        app::GuiController::Remember::no));
         controller.files().setOptions(options);
         const int id = window.filesPanel()->queue()->addFiles({q(wav)}).first();
         ASSERT_TRUE(app::wait_for_files(controller, 120'000));

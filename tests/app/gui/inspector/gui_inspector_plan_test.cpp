@@ -65,8 +65,8 @@ protected:
         window_ = std::make_unique<ui::MainWindow>();
         controller_ = std::make_unique<app::GuiController>(*window_, settings_only_gui_paths(dir_));
         controller_->overrideBackend(QStringLiteral("cpu"));
-        ASSERT_TRUE(controller_->openModel(QString::fromStdString(model_.string()), QString(),
-                                           app::GuiController::Remember::no));
+        ASSERT_TRUE(open_model_and_wait(*controller_, QString::fromStdString(model_.string()),
+                                        QString(), app::GuiController::Remember::no));
         window_->resize(1400, 900);
         window_->show();
         ASSERT_TRUE(QTest::qWaitForWindowExposed(window_.get()));

@@ -42,11 +42,11 @@ TEST(GuiLiveDevice, ALostMicrophoneIsNamedOnTheLivePage) {
     ui::MainWindow window;
     app::GuiPaths paths = paths_in(dir, /*listDevices=*/false);
     app::GuiController controller(window, paths);
-    ASSERT_TRUE(controller.openModel(QString::fromStdString(micro_model_dir().string()), QString(),
-                                     app::GuiController::Remember::no));
+    ASSERT_TRUE(open_model_and_wait(controller, QString::fromStdString(micro_model_dir().string()),
+                                    QString(), app::GuiController::Remember::no));
     ui::LivePanel* panel = window.livePanel();
     ASSERT_EQ(controller.startLive(QStringLiteral("pulse")), QString());
-    ASSERT_TRUE(panel->isRunning());
+    ASSERT_TRUE(panel->showsRunning());
 
     // Let audio flow for a moment, then take the device away: stop the PulseAudio daemon.
     QElapsedTimer clock;
@@ -60,7 +60,7 @@ TEST(GuiLiveDevice, ALostMicrophoneIsNamedOnTheLivePage) {
 
     ASSERT_TRUE(wait_for_signal(&controller.live(), &app::LiveBridge::stopped, 30'000))
         << "dictation did not stop after the device went away";
-    EXPECT_FALSE(panel->isRunning());
+    EXPECT_FALSE(panel->showsRunning());
     // Not the plain "Stopped after ..." of a Stop: the device's own error, which names it.
     const QString status = panel->statusText();
     EXPECT_TRUE(status.startsWith(QStringLiteral("Stopped after "))) << status.toStdString();
@@ -112,8 +112,8 @@ TEST(GuiLiveDevice, ThePreRollLabelIsNotShownWhileListening) {
     app::GuiPaths paths = paths_in(dir, /*listDevices=*/true);
     ui::MainWindow window;
     app::GuiController controller(window, paths);
-    ASSERT_TRUE(controller.openModel(QString::fromStdString(micro_model_dir().string()), QString(),
-                                     app::GuiController::Remember::no));
+    ASSERT_TRUE(open_model_and_wait(controller, QString::fromStdString(micro_model_dir().string()),
+                                    QString(), app::GuiController::Remember::no));
     auto* label = window.findChild<QLabel*>(QStringLiteral("microphoneLabel"));
     ASSERT_NE(label, nullptr);
     ASSERT_TRUE(controller.live().idleMicrophoneOpen()) << "the pre-roll microphone did not open";

@@ -132,8 +132,8 @@ std::string dictate_toggled_late(const VirtualMic& mic, const std::filesystem::p
     paths.settingsFile = settingsFile;
     paths.journalFile = QString::fromStdString((dir.path() / "journal.txt").string());
     app::GuiController controller(window, paths);
-    EXPECT_TRUE(controller.openModel(QString::fromStdString(micro_model_dir().string()), QString(),
-                                     app::GuiController::Remember::no));
+    EXPECT_TRUE(open_model_and_wait(controller, QString::fromStdString(micro_model_dir().string()),
+                                    QString(), app::GuiController::Remember::no));
     idle_open = controller.live().idleMicrophoneOpen();
 
     const QString socket = QString::fromStdString((dir.path() / "instance.sock").string());

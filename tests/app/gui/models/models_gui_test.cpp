@@ -150,6 +150,7 @@ TEST(ModelsGui, DownloadsResumesAndUsesAModel) {
 
     ASSERT_TRUE(view->useButton()->isEnabled());
     QTest::mouseClick(view->useButton(), Qt::LeftButton);
+    wait_for_model_load(controller);
     ASSERT_TRUE(controller.hasModel());
     EXPECT_EQ(window.modelPanel()->summary().path.toStdString(), folder.string());
     EXPECT_TRUE(window.modelPanel()->titleLabel()->text().startsWith("micro-test"))

@@ -41,7 +41,7 @@ public:
     // Shows dictation running (the button reads Stop, the device picker is locked) or stopped.
     void setRunning(bool running);
     // What it shows: not the truth for anyone outside the page (the app's controller has that).
-    bool isRunning() const { return m_running; }
+    bool showsRunning() const { return m_running; }
     // Whether Start can be pressed; `reason` is shown when it cannot (no model, model busy).
     void setStartAllowed(bool allowed, const QString& reason = {});
     bool startAllowed() const { return m_startAllowed; }
