@@ -35,6 +35,18 @@ QString executable_path() {
     return error ? QStringLiteral("earshot") : QString::fromStdString(exe.string());
 }
 
+// Waits until an instance answers on `path`; false after the launch timeout.
+bool wait_for_instance(const QString& path) {
+    const auto deadline = std::chrono::steady_clock::now() + kLaunchTimeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (!send_instance_request(path, InstanceRequest{}, kRequestTimeoutMs).isEmpty()) {
+            return true;
+        }
+        QThread::msleep(kLaunchPollMs);
+    }
+    return false;
+}
+
 // Starts `earshot gui` on its own and waits until its socket answers; false after the timeout.
 bool launch_instance(const QString& path, std::ostream& err) {
     qint64 pid = 0;
@@ -51,13 +63,7 @@ bool launch_instance(const QString& path, std::ostream& err) {
         return false;
     }
     err << "earshot: no Earshot was running; started one (pid " << pid << ")\n";
-    const auto deadline = std::chrono::steady_clock::now() + kLaunchTimeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (!send_instance_request(path, InstanceRequest{}, kRequestTimeoutMs).isEmpty()) {
-            return true;
-        }
-        QThread::msleep(kLaunchPollMs);
-    }
+    if (wait_for_instance(path)) return true;
     err << "earshot: the new instance did not answer on " << path.toStdString() << "\n";
     return false;
 }
@@ -83,12 +89,39 @@ int run_toggle(const ToggleOptions& options, std::ostream& out, std::ostream& er
             out << "idle (no Earshot is running)\n";
             return kExitOk;
         }
-        if (!launch_instance(path, err)) return 1;
+        if (instance_lock_held(path)) {
+            // A window is starting (it takes the lock before it loads its model): wait for it.
+            if (!wait_for_instance(path)) {
+                err << "earshot: the starting Earshot did not answer on " << path.toStdString()
+                    << "\n";
+                return 1;
+            }
+        } else if (!launch_instance(path, err)) {
+            return 1;
+        }
         if (request.action == InstanceAction::toggle) request.action = InstanceAction::start;
         reply = send_instance_request(path, request, kRequestTimeoutMs);
         if (reply.isEmpty()) {
             err << "earshot: the instance did not answer\n";
             return 1;
+        }
+        // The new window answers while it still loads its model and starts once the model is
+        // there: report where that ends, as a start in a ready window does.
+        const auto deadline = std::chrono::steady_clock::now() + kLaunchTimeout;
+        while (reply.startsWith(QLatin1String("starting")) &&
+               std::chrono::steady_clock::now() < deadline) {
+            QThread::msleep(kLaunchPollMs);
+            InstanceRequest status;
+            status.action = InstanceAction::status;
+            const QString now = send_instance_request(path, status, kRequestTimeoutMs);
+            if (now.isEmpty()) break;
+            if (now != QLatin1String("starting")) {
+                reply = now == QLatin1String("listening")
+                            ? now
+                            : QStringLiteral(
+                                  "error: dictation did not start (the window says "
+                                  "why)");
+            }
         }
     }
     out << reply.toStdString() << "\n";
@@ -134,7 +167,7 @@ ExtraCommand add_stop(CLI::App& root) {
 
 ExtraCommand add_status(CLI::App& root) {
     return add_instance_command(root, "status",
-                                "Print whether the running Earshot is listening or idle",
+                                "Print whether the running Earshot is listening, starting or idle",
                                 InstanceAction::status);
 }
 

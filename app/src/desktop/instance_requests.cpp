@@ -9,7 +9,9 @@ namespace earshot::app {
 namespace {
 
 QString state(const GuiController& controller) {
-    return controller.liveRunning() ? QStringLiteral("listening") : QStringLiteral("idle");
+    if (controller.liveRunning()) return QStringLiteral("listening");
+    // A start waits for the model being loaded or for the file being transcribed to pause.
+    return controller.isStartPending() ? QStringLiteral("starting") : QStringLiteral("idle");
 }
 
 }  // namespace

@@ -11,8 +11,9 @@ namespace earshot::app {
 class GuiController;
 
 // "listening", "idle", "starting: <what it waits for>" (a start the controller will carry out
-// after a file being transcribed pauses at its next window), or "error: <why dictation could not
-// start>".
+// after a file being transcribed pauses at its next window, or once the model being loaded is
+// there), or "error: <why dictation could not start>". A status request while such a start
+// waits answers "starting".
 QString answer_instance_request(GuiController& controller, const InstanceRequest& request);
 
 }  // namespace earshot::app

@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QLocalServer>
 #include <QLocalSocket>
+#include <QLockFile>
 #include <QStandardPaths>
 #include <utility>
 
@@ -24,6 +25,16 @@ QString instance_socket_path() {
     QString dir = QStandardPaths::writableLocation(QStandardPaths::RuntimeLocation);
     if (dir.isEmpty()) dir = QDir::tempPath();
     return dir + QStringLiteral("/earshot-instance");
+}
+
+QString instance_lock_path(const QString& socketPath) {
+    return socketPath + QStringLiteral(".lock");
+}
+
+bool instance_lock_held(const QString& socketPath) {
+    QLockFile lock(instance_lock_path(socketPath));
+    lock.setStaleLockTime(0);  // a lock whose process is gone is stale at once
+    return !lock.tryLock(0);
 }
 
 QString format_request(const InstanceRequest& request) {

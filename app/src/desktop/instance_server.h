@@ -24,6 +24,12 @@ struct InstanceRequest {
 // runtime directory ($XDG_RUNTIME_DIR, private to the user).
 QString instance_socket_path();
 
+// The lock a window takes as it starts, before its model loads and its socket listens:
+// `earshot toggle` waits for such a window instead of starting a second one.
+QString instance_lock_path(const QString& socketPath);
+// Whether a live process holds that lock (a window is starting or running).
+bool instance_lock_held(const QString& socketPath);
+
 // The request line ("toggle", "start", "start\t/path/file.wav", "stop", "status") and back.
 QString format_request(const InstanceRequest& request);
 bool parse_request(const QString& line, InstanceRequest& request);

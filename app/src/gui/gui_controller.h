@@ -92,8 +92,9 @@ public:
     QString setLiveRunningOn(const QString& device);
     // A global shortcut's toggle: a start that cannot happen says why in the status bar.
     void toggleLiveFromShortcut();
-    // Start was asked for while a file ran: dictation starts once the file pauses.
-    bool isStartPending() const { return m_startPending; }
+    // Start was asked for while a file ran or a model loaded: dictation starts once the file
+    // pauses, or once the model is there.
+    bool isStartPending() const { return m_startPending || m_startAfterLoad; }
     // The Files page's queue: the worker's reports change it, history reads it.
     ui::FilesQueue& filesQueue() const { return *m_filesQueue; }
     ui::InspectorWidget& inspector() const { return *m_inspector; }
@@ -123,6 +124,7 @@ private:
     void modelLoadFinished(const ModelLoadResult& result);
     void openNextInitialModel();  // the next of m_initialChoices, or settle
     void settleInitialModel();
+    void startAfterLoad();  // the start asked for during the load, now that it ended
     void showBackend();
     // The Files page's options from the settings and the model, or the sentence saying why they
     // do not fit it (every job then fails with it).
@@ -154,8 +156,9 @@ private:
     bool m_openingInitial = false;
     bool m_initialIsDemo = false;
     QString m_startRefusal;  // why Start cannot be pressed now (loading, no model); empty: it can
-    bool m_startPending = false;  // Start was pressed while a file ran: waiting for the pause
-    QString m_pendingStartDevice;
+    bool m_startPending = false;    // Start was pressed while a file ran: waiting for the pause
+    bool m_startAfterLoad = false;  // Start was asked for while a model loaded
+    QString m_pendingStartDevice;   // the device of either pending start
 };
 
 }  // namespace earshot::app

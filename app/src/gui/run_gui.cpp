@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QEventLoop>
+#include <QLockFile>
 #include <QMenu>
 #include <QPixmap>
 #include <QTimer>
@@ -179,6 +180,13 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
     int argc = 1;
     QApplication application(argc, args);
     set_application_names();
+    // Held for the window's life from here, before the model loads and the socket listens, so a
+    // `earshot toggle` sent meanwhile waits for this window instead of starting another.
+    QLockFile startLock(instance_lock_path(instance_socket_path()));
+    if (!screenshot) {
+        startLock.setStaleLockTime(0);
+        startLock.tryLock(0);  // held by another window: this one still runs
+    }
 
     ui::MainWindow window;
     GuiPaths paths;
@@ -225,18 +233,10 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
             return answer_instance_request(controller, r);
         });
         tray.showIfAvailable();
-        // `earshot toggle` / `start` reach the window once its model is settled, so a start sent
-        // right after launch finds the model there (as when the window opened after the load).
-        const auto listen = [&instance, &err] {
-            if (const QString why = instance.listen(); !why.isEmpty()) {
-                err << "earshot: " << why.toStdString()
-                    << "; earshot toggle will not reach this window\n";
-            }
-        };
-        if (modelSettled) {
-            listen();
-        } else {
-            QObject::connect(&controller, &GuiController::initialModelSettled, &instance, listen);
+        // A start arriving while the model still loads begins once it is there.
+        if (const QString why = instance.listen(); !why.isEmpty()) {
+            err << "earshot: " << why.toStdString()
+                << "; earshot toggle will not reach this window\n";
         }
         if (!files.isEmpty()) {
             window.showPage(ui::MainWindow::Page::files);

@@ -201,6 +201,26 @@ TEST_F(DesktopToggle, StartsAndStopsDictationInTheRunningInstance) {
     EXPECT_EQ(earshot("status").out, "idle\n");
 }
 
+// A desktop shortcut pressed while the window is still starting (its model loading, its socket
+// not yet listening) reaches that window: no second Earshot, and it dictates once the model is
+// there.
+TEST_F(DesktopToggle, AStartWhileTheWindowOpensReachesThatWindow) {
+    startGui();
+    // The window holds its start lock within a moment of starting, well before it listens.
+    const fs::path lock = m_socket.string() + ".lock";
+    for (int i = 0; i < 100 && !fs::exists(lock); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_TRUE(fs::exists(lock));
+    const auto started = earshot("start --input " + shell_quote(sample_wav()));
+    ASSERT_EQ(started.exit_code, 0) << started.err;
+    EXPECT_EQ(started.out, "listening\n");
+    EXPECT_EQ(started.err.find("started one"), std::string::npos) << started.err;
+    const std::string journal = waitForJournal("tomorrow");
+    EXPECT_NE(journal.find("tomorrow"), std::string::npos) << journal;
+    EXPECT_EQ(earshot("stop").out, "idle\n");
+}
+
 TEST_F(DesktopToggle, ToggleWithNoInstanceStartsOneAndDictates) {
     const auto started = earshot("toggle --input " + shell_quote(sample_wav()));
     ASSERT_EQ(started.exit_code, 0) << started.err;

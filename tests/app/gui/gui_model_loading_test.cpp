@@ -14,7 +14,9 @@
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/main_window.h"
 #include "gui/gui_controller.h"
+#include "gui/live/live_bridge.h"
 #include "gui_fixture.h"
+#include "qt_wait.h"
 
 namespace earshot::test {
 namespace {
@@ -74,6 +76,42 @@ TEST(GuiModelLoading, TheWindowKeepsRunningWhileAModelLoads) {
     EXPECT_TRUE(window.livePanel()->startAllowed());
     EXPECT_TRUE(controller.hasModel());
     EXPECT_EQ(loaded.count(), 1);
+}
+
+// `earshot start` (or a shortcut) while the window opens its model: dictation begins once the
+// model is there, and a stop before then drops the waiting start.
+TEST(GuiModelLoading, AStartDuringTheLoadBeginsWhenTheModelIsThere) {
+    ensure_gui_application();
+    if (!gui_assets_present()) GTEST_SKIP() << "needs jfk.wav from the shared assets";
+    const TempDir dir("earshot-gui-loading-start");
+    ui::MainWindow window;
+    app::GuiController controller(window, settings_only_gui_paths(dir));
+    const QString model = QString::fromStdString(gui_random_checkpoint().string());
+    const QString vocabulary = QString::fromStdString(gui_vocab().string());
+    const QString input = QStringLiteral("file:") + QString::fromStdString(gui_jfk().string());
+
+    // Asked for and then taken back during the load: nothing starts.
+    ASSERT_TRUE(controller.openModel(model, vocabulary, app::GuiController::Remember::no));
+    EXPECT_FALSE(controller.setLiveRunningOn(input).isEmpty());
+    EXPECT_TRUE(controller.isStartPending());
+    controller.setLiveRunning(false);
+    EXPECT_FALSE(controller.isStartPending());
+    wait_for_model_load(controller);
+    ASSERT_TRUE(controller.hasModel());
+    EXPECT_FALSE(controller.liveRunning());
+
+    // Asked for during the load: it waits, then runs on the input it named.
+    ASSERT_TRUE(controller.openModel(model, vocabulary, app::GuiController::Remember::no));
+    const QString said = controller.setLiveRunningOn(input);
+    EXPECT_EQ(said, QStringLiteral("Starting once the model is loaded…"));
+    EXPECT_EQ(window.livePanel()->statusText(), said);
+    EXPECT_TRUE(controller.isStartPending());
+    EXPECT_FALSE(controller.liveRunning());
+    wait_for_model_load(controller);
+    EXPECT_TRUE(controller.liveRunning());
+    EXPECT_FALSE(controller.isStartPending());
+    controller.setLiveRunning(false);
+    EXPECT_TRUE(spin_until([&] { return !controller.live().isRunning(); }, 60000));
 }
 
 // Closing the window while a model loads waits for the loader and drops its result: nothing is

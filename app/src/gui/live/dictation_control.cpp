@@ -57,6 +57,11 @@ bool GuiController::liveRunning() const { return m_live->isRunning(); }
 
 QString GuiController::setLiveRunning(bool running) {
     if (!running) {
+        if (m_startAfterLoad) {
+            // Stop before the model came: the start waiting for it is dropped.
+            m_startAfterLoad = false;
+            m_window.livePanel()->setStatusText(QString());
+        }
         if (m_live->isRunning()) {
             m_window.livePanel()->setStatusText(tr("Stopping: hearing what is still queued…"));
             m_live->stop();
@@ -69,6 +74,15 @@ QString GuiController::setLiveRunning(bool running) {
 QString GuiController::setLiveRunningOn(const QString& device) {
     if (m_live->isRunning()) {
         return {};
+    }
+    if (isLoadingModel()) {
+        // `earshot start` or a shortcut while the window opens its model: dictation starts as
+        // soon as the model is there (startAfterLoad), instead of saying no.
+        m_pendingStartDevice = device;
+        m_startAfterLoad = true;
+        const QString waiting = tr("Starting once the model is loaded…");
+        m_window.livePanel()->setStatusText(waiting);
+        return waiting;
     }
     if (!m_startRefusal.isEmpty()) {
         return m_startRefusal;
@@ -99,10 +113,20 @@ QString GuiController::startLiveOrSay(const QString& device) {
     return said;
 }
 
+void GuiController::startAfterLoad() {
+    if (!m_startAfterLoad || isLoadingModel()) return;
+    m_startAfterLoad = false;
+    m_window.livePanel()->setStatusText(QString());
+    const QString said = setLiveRunningOn(m_pendingStartDevice);
+    if (!said.isEmpty() && !liveRunning() && !m_startPending) {
+        m_window.livePanel()->setStatusText(tr("Could not start: %1").arg(said));
+    }
+}
+
 void GuiController::toggleLiveFromShortcut() {
     const bool start = !liveRunning();
     const QString said = setLiveRunning(start);
-    if (start && !liveRunning() && !m_startPending && !said.isEmpty()) {
+    if (start && !liveRunning() && !isStartPending() && !said.isEmpty()) {
         m_window.statusBar()->showMessage(said, kStatusMessageMs);
     }
 }

@@ -113,6 +113,7 @@ void GuiController::modelLoadFinished(const ModelLoadResult& result) {
         }
         Q_EMIT modelLoadFailed(result.modelPath, result.failure);
         if (m_openingInitial) openNextInitialModel();
+        startAfterLoad();  // unless the next choice loads now
         return;
     }
     m_model = result.model;
@@ -150,6 +151,7 @@ void GuiController::modelLoadFinished(const ModelLoadResult& result) {
         }
         settleInitialModel();
     }
+    startAfterLoad();
 }
 
 void GuiController::showBackend() {
