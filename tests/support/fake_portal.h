@@ -132,10 +132,16 @@ public:
     // The session path the last CreateSession of `interface` handed out.
     QString session(const QString& interface) const { return m_sessions.value(interface); }
 
-    // GlobalShortcuts' Activated signal for `id` in `session`.
+    // GlobalShortcuts' Activated (pressed) / Deactivated (let go) signal for `id` in `session`.
     void activate(const QString& session, const QString& id) {
-        QDBusMessage signal = QDBusMessage::createSignal(
-            QLatin1String(kPath), QLatin1String(kGlobalShortcuts), QStringLiteral("Activated"));
+        sendShortcutSignal(QStringLiteral("Activated"), session, id);
+    }
+    void deactivate(const QString& session, const QString& id) {
+        sendShortcutSignal(QStringLiteral("Deactivated"), session, id);
+    }
+    void sendShortcutSignal(const QString& name, const QString& session, const QString& id) {
+        QDBusMessage signal =
+            QDBusMessage::createSignal(QLatin1String(kPath), QLatin1String(kGlobalShortcuts), name);
         signal << QVariant::fromValue(QDBusObjectPath(session)) << id << qulonglong{1234}
                << QVariantMap();
         m_bus.send(signal);

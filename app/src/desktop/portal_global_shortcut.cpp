@@ -123,12 +123,18 @@ PortalGlobalShortcut::PortalGlobalShortcut(const QDBusConnection& bus, QObject* 
     m_bus.connect(QLatin1String(kPortalService), QLatin1String(kPortalPath),
                   QLatin1String(kGlobalShortcuts), QStringLiteral("Activated"), this,
                   SLOT(onActivated(QDBusMessage)));
+    m_bus.connect(QLatin1String(kPortalService), QLatin1String(kPortalPath),
+                  QLatin1String(kGlobalShortcuts), QStringLiteral("Deactivated"), this,
+                  SLOT(onDeactivated(QDBusMessage)));
 }
 
 PortalGlobalShortcut::~PortalGlobalShortcut() {
     m_bus.disconnect(QLatin1String(kPortalService), QLatin1String(kPortalPath),
                      QLatin1String(kGlobalShortcuts), QStringLiteral("Activated"), this,
                      SLOT(onActivated(QDBusMessage)));
+    m_bus.disconnect(QLatin1String(kPortalService), QLatin1String(kPortalPath),
+                     QLatin1String(kGlobalShortcuts), QStringLiteral("Deactivated"), this,
+                     SLOT(onDeactivated(QDBusMessage)));
     if (m_session.isEmpty()) return;
     m_bus.send(QDBusMessage::createMethodCall(QLatin1String(kPortalService), m_session,
                                               QLatin1String(kSession), QStringLiteral("Close")));
@@ -210,21 +216,27 @@ void PortalGlobalShortcut::bind() {
         });
 }
 
-void PortalGlobalShortcut::onActivated(const QDBusMessage& message) {
-    // Activated(o session_handle, s shortcut_id, t timestamp, a{sv} options)
+bool PortalGlobalShortcut::isOurs(const QDBusMessage& message) const {
+    // Activated / Deactivated(o session_handle, s shortcut_id, t timestamp, a{sv} options)
     const QVariantList arguments = message.arguments();
-    if (arguments.size() < 2) return;
-    if (arguments[0].value<QDBusObjectPath>().path() != m_session ||
-        arguments[1].toString() != QLatin1String(kToggleShortcutId)) {
-        return;
-    }
-    Q_EMIT activated();
+    return arguments.size() >= 2 && arguments[0].value<QDBusObjectPath>().path() == m_session &&
+           arguments[1].toString() == QLatin1String(kToggleShortcutId);
+}
+
+void PortalGlobalShortcut::onActivated(const QDBusMessage& message) {
+    if (isOurs(message)) Q_EMIT activated();
+}
+
+void PortalGlobalShortcut::onDeactivated(const QDBusMessage& message) {
+    if (isOurs(message)) Q_EMIT released();
 }
 
 void connect_portal_shortcut(PortalGlobalShortcut& shortcut, ui::MainWindow& window,
                              GuiController& controller) {
     QObject::connect(&shortcut, &PortalGlobalShortcut::activated, &controller,
-                     &GuiController::toggleLiveFromShortcut);
+                     &GuiController::shortcutPressed);
+    QObject::connect(&shortcut, &PortalGlobalShortcut::released, &controller,
+                     &GuiController::shortcutReleased);
     QObject::connect(&shortcut, &PortalGlobalShortcut::failed, &window,
                      [&window](const QString& why) {
                          std::cerr << "earshot: " << why.toStdString() << "\n";

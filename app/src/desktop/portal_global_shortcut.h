@@ -39,15 +39,19 @@ public:
 
 Q_SIGNALS:
     void activated();
+    // The portal's Deactivated: the shortcut was let go (push-to-talk's end).
+    void released();
     // The desktop bound it; `trigger` is how it says the shortcut is pressed (may be empty).
     void bound(const QString& trigger);
     void failed(const QString& why);
 
 private Q_SLOTS:
     void onActivated(const QDBusMessage& message);
+    void onDeactivated(const QDBusMessage& message);
 
 private:
     void bind();
+    bool isOurs(const QDBusMessage& message) const;  // our session's toggle shortcut
 
     QDBusConnection m_bus;
     QString m_keys;

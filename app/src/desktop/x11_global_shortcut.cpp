@@ -206,7 +206,11 @@ void X11GlobalShortcut::readEvents() {
                 Q_EMIT activated();
             }
         } else if (event.type == KeyRelease && event.xkey.keycode == m_keycode) {
-            m_pressed = false;
+            // Detectable auto-repeat: a held key sends no release until it is let go.
+            if (m_pressed) {
+                m_pressed = false;
+                Q_EMIT released();
+            }
         }
     }
 }

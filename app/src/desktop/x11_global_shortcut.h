@@ -27,6 +27,8 @@ public:
 Q_SIGNALS:
     // The combination was pressed (once per press: holding it does not repeat).
     void activated();
+    // Its key was let go after a press (push-to-talk's end).
+    void released();
 
 private:
     void release();

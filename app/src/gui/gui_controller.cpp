@@ -108,8 +108,8 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
     // The global shortcut toggles dictation as `earshot toggle` does (X11 only).
     if (QGuiApplication::platformName() == QStringLiteral("xcb")) {
         m_shortcut = new X11GlobalShortcut(this);
-        connect(m_shortcut, &X11GlobalShortcut::activated, this,
-                &GuiController::toggleLiveFromShortcut);
+        connect(m_shortcut, &X11GlobalShortcut::activated, this, &GuiController::shortcutPressed);
+        connect(m_shortcut, &X11GlobalShortcut::released, this, &GuiController::shortcutReleased);
     }
     applyGlobalShortcut();
     updateStartAllowed();
@@ -121,6 +121,9 @@ void GuiController::updateIdleMicrophone() {
 }
 
 void GuiController::applyGlobalShortcut() {
+    const ShortcutMode mode =
+        parse_shortcut_mode(m_settings.shortcutMode.toStdString()).value_or(ShortcutMode::toggle);
+    if (mode != m_gesture.mode()) m_gesture.setMode(mode);
     if (m_shortcut == nullptr) return;
     if (m_shortcut->shortcut() == m_settings.globalShortcut.trimmed() &&
         (m_shortcut->isGrabbed() || m_settings.globalShortcut.isEmpty())) {

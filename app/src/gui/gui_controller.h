@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "desktop/shortcut_gesture.h"
 #include "earshot/core/loaded_model.h"
 #include "earshot/engine/backend/backend_choice.h"
 #include "earshot/ui/settings/settings.h"
@@ -92,6 +93,10 @@ public:
     QString setLiveRunningOn(const QString& device);
     // A global shortcut's toggle: a start that cannot happen says why in the status bar.
     void toggleLiveFromShortcut();
+    // The global shortcut's key went down / up (X11 grab or the portal's Activated /
+    // Deactivated): toggle, push-to-talk or both, as the Settings' shortcut mode says.
+    void shortcutPressed();
+    void shortcutReleased();
     // Start was asked for while a file ran or a model loaded: dictation starts once the file
     // pauses, or once the model is there.
     bool isStartPending() const { return m_startPending || m_startAfterLoad; }
@@ -144,6 +149,7 @@ private:
     ui::InspectorWidget* m_inspector = nullptr;
     bool m_idleMicrophone = true;             // GuiPaths::listDevices
     X11GlobalShortcut* m_shortcut = nullptr;  // on X11 only
+    ShortcutGesture m_gesture;                // what the shortcut's press and release do
     QLabel* m_microphoneLabel = nullptr;      // the status bar's "microphone open" note
     ModelLoader* m_loader = nullptr;
     Remember m_rememberLoading = Remember::no;  // the load in progress: store it when it succeeds

@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -133,6 +135,31 @@ TEST_F(GlobalShortcutX11, FiresOncePerPressWithNumLockAndCapsLockOnOrOff) {
     EXPECT_EQ(presses, 4);
 }
 
+// Push-to-talk's two edges: a held combination is one press however long it is held (X11's
+// auto-repeat sends presses only), and letting go is one release.
+TEST_F(GlobalShortcutX11, AHeldKeyIsOnePressAndOneRelease) {
+    X11GlobalShortcut shortcut;
+    int presses = 0;
+    int releases = 0;
+    QObject::connect(&shortcut, &X11GlobalShortcut::activated, [&presses] { ++presses; });
+    QObject::connect(&shortcut, &X11GlobalShortcut::released, [&releases] { ++releases; });
+    ASSERT_EQ(shortcut.setShortcut(QStringLiteral("Ctrl+Alt+D")), QString());
+    const std::string xdotool = "DISPLAY=" + m_display + " xdotool ";
+    ASSERT_EQ(run_shell(xdotool + "keydown ctrl+alt+d").exit_code, 0);
+    spin_for(1500);  // past the server's auto-repeat delay
+    EXPECT_EQ(presses, 1);
+    EXPECT_EQ(releases, 0);
+    ASSERT_EQ(run_shell(xdotool + "keyup ctrl+alt+d").exit_code, 0);
+    spin_for(500);
+    EXPECT_EQ(presses, 1);
+    EXPECT_EQ(releases, 1);
+    // A tap is a press and a release too.
+    press("ctrl+alt+d");
+    spin_for(500);
+    EXPECT_EQ(presses, 2);
+    EXPECT_EQ(releases, 2);
+}
+
 TEST_F(GlobalShortcutX11, ACombinationAnotherClientHoldsIsRefusedByName) {
     X11GlobalShortcut holder;  // another X client: its own connection
     ASSERT_EQ(holder.setShortcut(QStringLiteral("Ctrl+Shift+Pause")), QString());
@@ -211,6 +238,99 @@ TEST_F(GlobalShortcutLiveDevice, ThePressedShortcutStartsAndStopsDictationInTheA
         now = status();
     }
     EXPECT_EQ(now, "idle\n") << "the shortcut did not stop dictation";
+}
+
+// Hold to talk in the real app: dictation runs while the shortcut is held (xdotool keydown /
+// keyup on the X server), the words said into the virtual microphone are committed, and the last
+// word, said just before the release, is not cut. Prints the latencies it measures.
+TEST_F(GlobalShortcutLiveDevice, HoldToTalkDictatesWhileHeldAndKeepsTheLastWord) {
+    earshot::test::VirtualMic mic;
+    ASSERT_TRUE(mic.available()) << mic.error();
+    const fs::path speech = fs::path(EARSHOT_TEST_GOLDEN_DIR) / ".." / ".." / "packaging" /
+                            "samples" / "please-call-me-tomorrow.wav";
+    ASSERT_TRUE(fs::exists(speech)) << speech;
+    fs::create_directories(m_dir / "config" / "Earshot");
+    std::ofstream(m_dir / "config" / "Earshot" / "Earshot.conf")
+        << "[settings]\nglobal_shortcut=Ctrl+Alt+D\nshortcut_mode=hold\npre_roll_seconds=0.5\n";
+    const std::string env =
+        mic.shell_environment() + "DISPLAY=" + m_display +
+        " QT_QPA_PLATFORM=xcb XDG_CONFIG_HOME=" + shell_quote(m_dir / "config") +
+        " XDG_DATA_HOME=" + shell_quote(m_dir / "data") +
+        " EARSHOT_INSTANCE_SOCKET=" + shell_quote(m_dir / "sock") + " ";
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::execl(
+            "/bin/sh", "sh", "-c",
+            ("exec env " + env + shell_quote(EARSHOT_EXE) + " gui --model " +
+             shell_quote(EARSHOT_MICRO_MODEL_DIR) + " >" + shell_quote(m_dir / "gui.log") + " 2>&1")
+                .c_str(),
+            static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    m_pids.push_back(pid);
+    auto status = [&] { return run_shell(env + shell_quote(EARSHOT_EXE) + " status").out; };
+    auto journal = [&] {
+        std::string text;
+        std::error_code none;
+        for (const auto& entry : fs::recursive_directory_iterator(m_dir / "data", none)) {
+            if (entry.path().filename() == "session-transcript.txt") {
+                std::ifstream in(entry.path());
+                text.assign(std::istreambuf_iterator<char>(in), {});
+            }
+        }
+        return text;
+    };
+    std::string now;
+    for (int i = 0; i < 300 && now != "idle\n"; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (fs::exists(m_dir / "sock")) now = status();
+    }
+    ASSERT_EQ(now, "idle\n") << "the GUI never answered";
+
+    using Clock = std::chrono::steady_clock;
+    const auto ms = [](Clock::duration d) {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(d).count();
+    };
+    const std::string xdotool = "DISPLAY=" + m_display + " xdotool ";
+    const Clock::time_point pressed = Clock::now();
+    ASSERT_EQ(run_shell(xdotool + "keydown ctrl+alt+d").exit_code, 0);
+    for (int i = 0; i < 100 && now != "listening\n"; ++i) {
+        now = status();
+        if (now != "listening\n") std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    const Clock::time_point listening = Clock::now();
+    ASSERT_EQ(now, "listening\n") << "holding the shortcut did not start dictation";
+    ASSERT_TRUE(mic.play_in_background(speech));
+    Clock::time_point firstWord{};
+    while (Clock::now() - listening < std::chrono::milliseconds(2900)) {
+        if (firstWord == Clock::time_point{} && !journal().empty()) firstWord = Clock::now();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    // Still held: still listening. The recording (2.4 s) has just ended; let go now.
+    EXPECT_EQ(status(), "listening\n");
+    const Clock::time_point released = Clock::now();
+    ASSERT_EQ(run_shell(xdotool + "keyup ctrl+alt+d").exit_code, 0);
+    Clock::time_point lastCommit{};
+    for (int i = 0; i < 1000; ++i) {
+        if (journal().find("tomorrow") != std::string::npos) {
+            lastCommit = Clock::now();
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_NE(lastCommit, Clock::time_point{}) << "the last word was lost: " << journal();
+    for (int i = 0; i < 100 && now != "idle\n"; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        now = status();
+    }
+    EXPECT_EQ(now, "idle\n") << "letting go did not stop dictation";
+    EXPECT_NE(journal().find("call"), std::string::npos) << journal();
+    std::cout << "push-to-talk: press to listening " << ms(listening - pressed)
+              << " ms; press to first committed word "
+              << (firstWord == Clock::time_point{} ? -1 : ms(firstWord - pressed))
+              << " ms (speech from " << ms(listening - pressed) << " ms); release to last commit "
+              << ms(lastCommit - released) << " ms\n";
 }
 
 }  // namespace

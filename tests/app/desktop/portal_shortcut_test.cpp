@@ -11,6 +11,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 
@@ -132,6 +133,62 @@ TEST(PortalShortcut, BindsTheSettingsTriggerAndActivatedTogglesDictation) {
               QStringLiteral("CTRL+SHIFT+F9"));
     EXPECT_EQ(boundIn, session);
     EXPECT_EQ(portal.callsTo(QStringLiteral("CreateSession")).size(), 1u);
+}
+
+// Hold to talk on Wayland: the portal's Activated starts dictation, Deactivated (the shortcut let
+// go) stops it, and what was queued is still committed.
+TEST(PortalShortcut, HoldToTalkRunsFromActivatedToDeactivated) {
+    earshot::test::ensure_gui_application();
+    PrivateBus bus;
+    if (!bus.available()) GTEST_SKIP() << bus.error();
+    const fs::path wav = earshot::test::golden_dir() / ".." / ".." / "packaging" / "samples" /
+                         "please-call-me-tomorrow.wav";
+    ASSERT_TRUE(fs::exists(wav)) << wav;
+    FakePortal portal(bus.connect());
+    ASSERT_TRUE(portal.serving());
+    const TempDir dir("earshot-portal-hold");
+    const QString settingsFile = QString::fromStdString((dir.path() / "settings.ini").string());
+    {
+        QSettings store(settingsFile, QSettings::IniFormat);
+        earshot::ui::Settings settings;
+        settings.globalShortcut = QStringLiteral("Ctrl+Alt+D");
+        settings.shortcutMode = QStringLiteral("hold");
+        settings.save(store);
+    }
+    earshot::ui::MainWindow window;
+    earshot::app::GuiPaths paths;
+    paths.settingsFile = settingsFile;
+    paths.journal = false;
+    paths.listDevices = false;
+    paths.keepLayout = false;
+    earshot::app::GuiController controller(window, paths);
+    ASSERT_EQ(controller.settings().shortcutMode, QStringLiteral("hold"));
+    ASSERT_TRUE(earshot::test::open_model_and_wait(
+        controller, QString::fromStdString(earshot::test::micro_model_dir().string()), QString(),
+        earshot::app::GuiController::Remember::no));
+    PortalGlobalShortcut shortcut(bus.connect());
+    QSignalSpy bound(&shortcut, &PortalGlobalShortcut::bound);
+    earshot::app::connect_portal_shortcut(shortcut, window, controller);
+    ASSERT_TRUE(spin_until([&] { return bound.count() == 1; }, 5000));
+    const QString session = portal.session(QLatin1String(FakePortal::kGlobalShortcuts));
+    // The sentence and 10 s of silence: only Deactivated can end it within a few seconds.
+    const fs::path padded = dir.path() / "padded.wav";
+    ASSERT_EQ(
+        std::system(("sox '" + wav.string() + "' '" + padded.string() + "' pad 0 10").c_str()), 0);
+    window.livePanel()->setDevices(
+        {{QStringLiteral("file:") + QString::fromStdString(padded.string()),
+          QStringLiteral("sample"), true}});
+    window.livePanel()->devicePicker()->setCurrentIndex(1);
+
+    portal.activate(session, QStringLiteral("toggle-dictation"));
+    ASSERT_TRUE(spin_until([&] { return controller.liveRunning(); }, 5000));
+    // Held: it keeps running (a hold is not a tap).
+    spin_until([] { return false; }, 1000);
+    EXPECT_TRUE(controller.liveRunning());
+    portal.deactivate(session, QStringLiteral("toggle-dictation"));
+    EXPECT_TRUE(spin_until([&] { return !controller.live().isRunning(); }, 5000))
+        << "letting go did not stop dictation";
+    EXPECT_FALSE(window.livePanel()->showsRunning());
 }
 
 TEST(PortalShortcut, ACancelledBindingIsReportedInTheStatusBar) {

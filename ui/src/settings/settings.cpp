@@ -52,6 +52,11 @@ Settings Settings::load(QSettings& store) {
     const QString shortcut =
         store.value(QStringLiteral("global_shortcut"), s.globalShortcut).toString().trimmed();
     if (shortcut.isEmpty() || isGlobalShortcut(shortcut)) s.globalShortcut = shortcut;
+    const QString mode = store.value(QStringLiteral("shortcut_mode"), s.shortcutMode).toString();
+    if (mode == QStringLiteral("toggle") || mode == QStringLiteral("hold") ||
+        mode == QStringLiteral("both")) {
+        s.shortcutMode = mode;
+    }
     store.endGroup();
     return s;
 }
@@ -77,6 +82,7 @@ void Settings::save(QSettings& store) const {
     store.setValue(QStringLiteral("typing_method"), typingMethod);
     store.setValue(QStringLiteral("pre_roll_seconds"), preRollSeconds);
     store.setValue(QStringLiteral("global_shortcut"), globalShortcut);
+    store.setValue(QStringLiteral("shortcut_mode"), shortcutMode);
     store.endGroup();
 }
 

@@ -188,6 +188,17 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
         tr("Starts and stops dictation from any application (X11). Empty: none. On other "
            "desktops bind a shortcut to `earshot toggle`."));
 
+    m_shortcutMode = new QComboBox(this);
+    m_shortcutMode->setObjectName(QStringLiteral("shortcutModeBox"));
+    m_shortcutMode->addItem(tr("Press to start, press to stop"), QStringLiteral("toggle"));
+    m_shortcutMode->addItem(tr("Hold to talk"), QStringLiteral("hold"));
+    m_shortcutMode->addItem(tr("Both: tap toggles, hold talks"), QStringLiteral("both"));
+    m_shortcutMode->setCurrentIndex(std::max(0, m_shortcutMode->findData(settings.shortcutMode)));
+    m_shortcutMode->setToolTip(
+        tr("Hold to talk: dictation runs while the shortcut is held; when it is let go, what "
+           "was said is still heard and committed. On desktops without a global shortcut, "
+           "bind the key's press to `earshot start` and its release to `earshot stop`."));
+
     auto* form = new QFormLayout;
     form->addRow(tr("&Language:"), m_language);
     form->addRow(QString(), m_languageNote);
@@ -207,6 +218,7 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
     form->addRow(QString(), m_preRollNote);
     form->addRow(tr("Global &shortcut:"), m_shortcut);
     form->addRow(QString(), m_shortcutNote);
+    form->addRow(tr("Shortcut &acts:"), m_shortcutMode);
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -305,6 +317,7 @@ Settings SettingsDialog::settings() const {
     const QString shortcut =
         keys.isEmpty() ? QString() : QKeySequence(keys[0]).toString(QKeySequence::PortableText);
     s.globalShortcut = isGlobalShortcut(shortcut) ? shortcut : QString();
+    s.shortcutMode = m_shortcutMode->currentData().toString();
     return s;
 }
 

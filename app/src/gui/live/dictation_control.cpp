@@ -123,6 +123,25 @@ void GuiController::startAfterLoad() {
     }
 }
 
+void GuiController::shortcutPressed() {
+    const bool running = liveRunning() || isStartPending();
+    switch (m_gesture.press(running, ShortcutGesture::Clock::now())) {
+        case ShortcutAction::start:
+        case ShortcutAction::stop:
+            toggleLiveFromShortcut();
+            break;
+        case ShortcutAction::none:
+            break;
+    }
+}
+
+void GuiController::shortcutReleased() {
+    const bool running = liveRunning() || isStartPending();
+    if (m_gesture.release(running, ShortcutGesture::Clock::now()) == ShortcutAction::stop) {
+        setLiveRunning(false);  // what is queued is still heard and committed
+    }
+}
+
 void GuiController::toggleLiveFromShortcut() {
     const bool start = !liveRunning();
     const QString said = setLiveRunning(start);

@@ -30,6 +30,9 @@ struct Settings {
     // Live: a desktop-wide shortcut that starts and stops dictation (QKeySequence's portable
     // text, e.g. "Ctrl+Alt+D"; empty: none). Grabbed on X11.
     QString globalShortcut;
+    // What the shortcut's press and release do: "toggle" (each press starts or stops), "hold"
+    // (push-to-talk: dictation runs while it is held) or "both" (a tap toggles, a hold talks).
+    QString shortcutMode = QStringLiteral("toggle");
 
     static constexpr int kMinBeamSize = 1;
     static constexpr int kMaxBeamSize = 16;

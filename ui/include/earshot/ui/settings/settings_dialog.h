@@ -53,6 +53,7 @@ public:
     QKeySequenceEdit* shortcutEdit() const { return m_shortcut; }
     // Why the last recorded shortcut was refused (hidden when none was).
     QLabel* shortcutNote() const { return m_shortcutNote; }
+    QComboBox* shortcutModeBox() const { return m_shortcutMode; }
     QLabel* backendNote() const { return m_backendNote; }
     // Why the typed language cannot be used (hidden when it can); OK stays disabled meanwhile.
     QLabel* languageNote() const { return m_languageNote; }
@@ -87,6 +88,7 @@ private:
     QLabel* m_preRollNote = nullptr;
     QKeySequenceEdit* m_shortcut = nullptr;
     QLabel* m_shortcutNote = nullptr;
+    QComboBox* m_shortcutMode = nullptr;
 };
 
 }  // namespace earshot::ui
