@@ -82,19 +82,19 @@ void few_rows(const float* x, const BlockMatrix& w, const float* bias, float* y,
     });
 }
 
-// Panels of weight rows decoded to f32 (on the pool), each multiplied by OpenBLAS.
+// Panels of weight rows decoded to f32, each multiplied by OpenBLAS.
 void many_rows(const float* x, const BlockMatrix& w, const float* bias, float* y, int64_t m,
-               int64_t n, ThreadPool& pool) {
+               int64_t n) {
     const int64_t k = w.row_values;
     const int64_t panel_rows = std::min(n, std::max<int64_t>(16, kPanelValues / k));
     thread_local std::vector<float> panel;  // [panel_rows, K]
     panel.resize(static_cast<size_t>(panel_rows * k));
     for (int64_t j0 = 0; j0 < n; j0 += panel_rows) {
         const int64_t rows = std::min(panel_rows, n - j0);
+        // On the calling thread, as linear_f16 widens its panels: OpenBLAS's threads spin between
+        // its calls, and the pool's would fight them for the cores.
         float* values = panel.data();
-        pool.parallel_for(rows, 4, [&](int64_t begin, int64_t end) {
-            decode_block_rows(w, j0 + begin, end - begin, values + begin * k);
-        });
+        decode_block_rows(w, j0, rows, values);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<blasint>(m),
                     static_cast<blasint>(rows), static_cast<blasint>(k), 1.0F, x,
                     static_cast<blasint>(k), values, static_cast<blasint>(k), 0.0F, y + j0,
@@ -125,7 +125,7 @@ void linear_blocks(const float* x, const BlockMatrix& w, const float* bias, floa
     if (m <= kHalfGemvRows) {
         few_rows(x, w, bias, y, m, n, pool, isa);
     } else {
-        many_rows(x, w, bias, y, m, n, pool);
+        many_rows(x, w, bias, y, m, n);
     }
 }
 
