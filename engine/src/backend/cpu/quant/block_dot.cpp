@@ -33,6 +33,18 @@ BlockDot block_dot(checkpoint::GgmlType type, BlockDotIsa isa) {
     return nullptr;
 }
 
+BlockDotRows block_dot_rows(checkpoint::GgmlType type, BlockDotIsa isa) {
+    switch (isa) {
+        case BlockDotIsa::reference:
+            return reference_block_dot_rows(type);
+        case BlockDotIsa::avx2:
+            return avx2_block_dot_rows(type);
+        case BlockDotIsa::avx512_vnni:
+            return avx512_vnni_block_dot_rows(type);
+    }
+    return nullptr;
+}
+
 std::string_view block_dot_isa_name(BlockDotIsa isa) {
     switch (isa) {
         case BlockDotIsa::reference:

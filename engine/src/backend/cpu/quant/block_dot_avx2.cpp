@@ -7,8 +7,10 @@ namespace earshot::backend::cpu {
 
 #if defined(__x86_64__)
 BlockDot avx2_block_dot(checkpoint::GgmlType type) { return x86_block_dot(type); }
+BlockDotRows avx2_block_dot_rows(checkpoint::GgmlType type) { return x86_block_dot_rows(type); }
 #else
 BlockDot avx2_block_dot(checkpoint::GgmlType /*type*/) { return nullptr; }
+BlockDotRows avx2_block_dot_rows(checkpoint::GgmlType /*type*/) { return nullptr; }
 #endif
 
 }  // namespace earshot::backend::cpu

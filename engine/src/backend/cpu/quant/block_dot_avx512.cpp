@@ -8,8 +8,12 @@ namespace earshot::backend::cpu {
 
 #if defined(__x86_64__) && defined(__AVX512VNNI__)
 BlockDot avx512_vnni_block_dot(checkpoint::GgmlType type) { return x86_block_dot(type); }
+BlockDotRows avx512_vnni_block_dot_rows(checkpoint::GgmlType type) {
+    return x86_block_dot_rows(type);
+}
 #else
 BlockDot avx512_vnni_block_dot(checkpoint::GgmlType /*type*/) { return nullptr; }
+BlockDotRows avx512_vnni_block_dot_rows(checkpoint::GgmlType /*type*/) { return nullptr; }
 #endif
 
 }  // namespace earshot::backend::cpu

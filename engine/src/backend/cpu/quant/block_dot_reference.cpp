@@ -95,7 +95,31 @@ float dot_q5_1(const std::byte* w, const Q8Block* x, int64_t blocks) {
     return sum;
 }
 
+// The rows one after another, each with its own BlockDot.
+template <BlockDot kDot>
+void dot_each_row(const std::byte* w, const Q8Block* x, int64_t x_stride, int rows, int64_t blocks,
+                  float* out) {
+    for (int r = 0; r < rows; ++r) out[r] = kDot(w, x + r * x_stride, blocks);
+}
+
 }  // namespace
+
+BlockDotRows reference_block_dot_rows(GgmlType type) {
+    switch (type) {
+        case GgmlType::q8_0:
+            return dot_each_row<dot_q8_0>;
+        case GgmlType::q4_0:
+            return dot_each_row<dot_q4_0>;
+        case GgmlType::q4_1:
+            return dot_each_row<dot_q4_1>;
+        case GgmlType::q5_0:
+            return dot_each_row<dot_q5_0>;
+        case GgmlType::q5_1:
+            return dot_each_row<dot_q5_1>;
+        default:
+            return nullptr;
+    }
+}
 
 BlockDot reference_block_dot(GgmlType type) {
     switch (type) {

@@ -25,11 +25,6 @@ inline __m256i dot_u8_s8(__m256i u, __m256i s) {
 #endif
 }
 
-// Signed x signed through the unsigned form: |a| x (b with a's sign).
-inline __m256i dot_s8_s8(__m256i a, __m256i b) {
-    return dot_u8_s8(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
-}
-
 inline float f16_at(const std::byte* at) {
     uint16_t bits = 0;
     std::memcpy(&bits, at, sizeof(bits));
@@ -64,86 +59,147 @@ inline float sum8(__m256 v) {
     return _mm_cvtss_f32(half);
 }
 
-// The row loop every type shares: `levels(block, xq)` gives the block's 8 lanes of integer dot;
-// kMin: the block's f16 min at byte 2 times the activation block's sum. Two accumulators (even
-// and odd blocks) keep two FMA chains in flight.
-template <int kBlockBytes, bool kMin, typename Levels>
-inline float dot_blocks(const std::byte* w, const Q8Block* x, int64_t blocks, Levels levels) {
-    __m256 even = _mm256_setzero_ps();
-    __m256 odd = _mm256_setzero_ps();
-    float mins = 0.0F;
+// Each type's block: its bytes, where its 16 bytes of nibbles lie, and its 32 levels unpacked as
+// bytes in value order: signed (kSigned: the products go through dot_s8_s8) or unsigned with a
+// min at byte 2 (kMin: plus m x the activation block's sum).
+struct Q8_0 {  // d | qs[32] int8
+    static constexpr int kBytes = 34;
+    static constexpr bool kSigned = true;
+    static constexpr bool kMin = false;
+    static __m256i levels(const std::byte* block) {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2));
+    }
+};
+struct Q4_0 {  // d | qs[16]; level nibble - 8
+    static constexpr int kBytes = 18;
+    static constexpr bool kSigned = true;
+    static constexpr bool kMin = false;
+    static __m256i levels(const std::byte* block) {
+        return _mm256_sub_epi8(nibbles(block + 2), _mm256_set1_epi8(8));
+    }
+};
+struct Q4_1 {  // d | m | qs[16]; level nibble
+    static constexpr int kBytes = 20;
+    static constexpr bool kSigned = false;
+    static constexpr bool kMin = true;
+    static __m256i levels(const std::byte* block) { return nibbles(block + 4); }
+};
+struct Q5_0 {  // d | qh[4] | qs[16]; level (nibble | bit << 4) - 16: nibble - 16 where bit is clear
+    static constexpr int kBytes = 22;
+    static constexpr bool kSigned = true;
+    static constexpr bool kMin = false;
+    static __m256i levels(const std::byte* block) {
+        const __m256i clear = _mm256_andnot_si256(fifth_bits(block + 2), _mm256_set1_epi8(0x10));
+        return _mm256_sub_epi8(nibbles(block + 6), clear);
+    }
+};
+struct Q5_1 {  // d | m | qh[4] | qs[16]; level nibble | bit << 4
+    static constexpr int kBytes = 24;
+    static constexpr bool kSigned = false;
+    static constexpr bool kMin = true;
+    static __m256i levels(const std::byte* block) {
+        const __m256i high = _mm256_and_si256(fifth_bits(block + 4), _mm256_set1_epi8(0x10));
+        return _mm256_or_si256(nibbles(block + 8), high);
+    }
+};
+
+// out[r] = the dot of one weight row with activation row r (at x + r x x_stride) for r < kRows:
+// each weight block is unpacked once for all rows. Per row, even and odd blocks accumulate in two
+// FMA chains added at the end: the same arithmetic for any kRows, so a row's value does not depend
+// on how many rows share the call.
+template <typename Type, int kRows>
+void dot_rows(const std::byte* w, const Q8Block* x, int64_t x_stride, int64_t blocks, float* out) {
+    __m256 even[static_cast<size_t>(kRows)];
+    __m256 odd[static_cast<size_t>(kRows)];
+    float mins[static_cast<size_t>(kRows)];
+    for (int r = 0; r < kRows; ++r) {
+        even[r] = _mm256_setzero_ps();
+        odd[r] = _mm256_setzero_ps();
+        mins[r] = 0.0F;
+    }
+    const auto accumulate = [&](int64_t b, __m256* into) {
+        const std::byte* block = w + b * Type::kBytes;
+        const __m256i levels = Type::levels(block);
+        // Signed levels: |w| as the unsigned operand, each row's activations given w's signs.
+        const __m256i unsigned_levels = Type::kSigned ? _mm256_sign_epi8(levels, levels) : levels;
+        const float d = f16_at(block);
+        for (int r = 0; r < kRows; ++r) {
+            const Q8Block& xb = x[r * x_stride + b];
+            __m256i xq = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb.qs));
+            if constexpr (Type::kSigned) xq = _mm256_sign_epi8(xq, levels);
+            into[r] = _mm256_fmadd_ps(_mm256_set1_ps(d * xb.d),
+                                      _mm256_cvtepi32_ps(dot_u8_s8(unsigned_levels, xq)), into[r]);
+            // One explicit FMA: the same rounding however the compiler arranges the rows.
+            if constexpr (Type::kMin) {
+                mins[r] = _mm_cvtss_f32(_mm_fmadd_ss(_mm_set_ss(f16_at(block + 2)),
+                                                     _mm_set_ss(xb.sum), _mm_set_ss(mins[r])));
+            }
+        }
+    };
     int64_t b = 0;
     for (; b + 2 <= blocks; b += 2) {
-        const std::byte* w0 = w + b * kBlockBytes;
-        const std::byte* w1 = w0 + kBlockBytes;
-        const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
-        const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b + 1].qs));
-        even = _mm256_fmadd_ps(_mm256_set1_ps(f16_at(w0) * x[b].d),
-                               _mm256_cvtepi32_ps(levels(w0, x0)), even);
-        odd = _mm256_fmadd_ps(_mm256_set1_ps(f16_at(w1) * x[b + 1].d),
-                              _mm256_cvtepi32_ps(levels(w1, x1)), odd);
-        if constexpr (kMin) mins += f16_at(w0 + 2) * x[b].sum + f16_at(w1 + 2) * x[b + 1].sum;
+        accumulate(b, even);
+        accumulate(b + 1, odd);
     }
-    if (b < blocks) {
-        const std::byte* w0 = w + b * kBlockBytes;
-        const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x[b].qs));
-        even = _mm256_fmadd_ps(_mm256_set1_ps(f16_at(w0) * x[b].d),
-                               _mm256_cvtepi32_ps(levels(w0, x0)), even);
-        if constexpr (kMin) mins += f16_at(w0 + 2) * x[b].sum;
+    if (b < blocks) accumulate(b, even);
+    for (int r = 0; r < kRows; ++r) out[r] = sum8(_mm256_add_ps(even[r], odd[r])) + mins[r];
+}
+
+template <typename Type>
+float dot_one(const std::byte* w, const Q8Block* x, int64_t blocks) {
+    float out = 0.0F;
+    dot_rows<Type, 1>(w, x, 0, blocks, &out);
+    return out;
+}
+
+template <typename Type>
+void dot_up_to_four(const std::byte* w, const Q8Block* x, int64_t x_stride, int rows,
+                    int64_t blocks, float* out) {
+    switch (rows) {
+        case 1:
+            dot_rows<Type, 1>(w, x, x_stride, blocks, out);
+            return;
+        case 2:
+            dot_rows<Type, 2>(w, x, x_stride, blocks, out);
+            return;
+        case 3:
+            dot_rows<Type, 3>(w, x, x_stride, blocks, out);
+            return;
+        default:
+            dot_rows<Type, 4>(w, x, x_stride, blocks, out);
+            return;
     }
-    return sum8(_mm256_add_ps(even, odd)) + mins;
-}
-
-// q8_0 [34 bytes]: d | qs[32] int8.
-float x86_dot_q8_0(const std::byte* w, const Q8Block* x, int64_t blocks) {
-    return dot_blocks<34, false>(w, x, blocks, [](const std::byte* block, __m256i xq) {
-        return dot_s8_s8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2)), xq);
-    });
-}
-
-// q4_0 [18 bytes]: d | qs[16]; level nibble - 8.
-float x86_dot_q4_0(const std::byte* w, const Q8Block* x, int64_t blocks) {
-    return dot_blocks<18, false>(w, x, blocks, [](const std::byte* block, __m256i xq) {
-        return dot_s8_s8(_mm256_sub_epi8(nibbles(block + 2), _mm256_set1_epi8(8)), xq);
-    });
-}
-
-// q4_1 [20 bytes]: d | m | qs[16]; level nibble (unsigned), plus m x the activations' sum.
-float x86_dot_q4_1(const std::byte* w, const Q8Block* x, int64_t blocks) {
-    return dot_blocks<20, true>(w, x, blocks, [](const std::byte* block, __m256i xq) {
-        return dot_u8_s8(nibbles(block + 4), xq);
-    });
-}
-
-// q5_0 [22 bytes]: d | qh[4] | qs[16]; level (nibble | bit << 4) - 16 = nibble - 16 where the
-// bit is clear.
-float x86_dot_q5_0(const std::byte* w, const Q8Block* x, int64_t blocks) {
-    return dot_blocks<22, false>(w, x, blocks, [](const std::byte* block, __m256i xq) {
-        const __m256i clear = _mm256_andnot_si256(fifth_bits(block + 2), _mm256_set1_epi8(0x10));
-        return dot_s8_s8(_mm256_sub_epi8(nibbles(block + 6), clear), xq);
-    });
-}
-
-// q5_1 [24 bytes]: d | m | qh[4] | qs[16]; level nibble | bit << 4 (unsigned), plus m x sum.
-float x86_dot_q5_1(const std::byte* w, const Q8Block* x, int64_t blocks) {
-    return dot_blocks<24, true>(w, x, blocks, [](const std::byte* block, __m256i xq) {
-        const __m256i high = _mm256_and_si256(fifth_bits(block + 4), _mm256_set1_epi8(0x10));
-        return dot_u8_s8(_mm256_or_si256(nibbles(block + 8), high), xq);
-    });
 }
 
 BlockDot x86_block_dot(checkpoint::GgmlType type) {
     switch (type) {
         case checkpoint::GgmlType::q8_0:
-            return x86_dot_q8_0;
+            return dot_one<Q8_0>;
         case checkpoint::GgmlType::q4_0:
-            return x86_dot_q4_0;
+            return dot_one<Q4_0>;
         case checkpoint::GgmlType::q4_1:
-            return x86_dot_q4_1;
+            return dot_one<Q4_1>;
         case checkpoint::GgmlType::q5_0:
-            return x86_dot_q5_0;
+            return dot_one<Q5_0>;
         case checkpoint::GgmlType::q5_1:
-            return x86_dot_q5_1;
+            return dot_one<Q5_1>;
+        default:
+            return nullptr;
+    }
+}
+
+BlockDotRows x86_block_dot_rows(checkpoint::GgmlType type) {
+    switch (type) {
+        case checkpoint::GgmlType::q8_0:
+            return dot_up_to_four<Q8_0>;
+        case checkpoint::GgmlType::q4_0:
+            return dot_up_to_four<Q4_0>;
+        case checkpoint::GgmlType::q4_1:
+            return dot_up_to_four<Q4_1>;
+        case checkpoint::GgmlType::q5_0:
+            return dot_up_to_four<Q5_0>;
+        case checkpoint::GgmlType::q5_1:
+            return dot_up_to_four<Q5_1>;
         default:
             return nullptr;
     }

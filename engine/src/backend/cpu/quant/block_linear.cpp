@@ -36,13 +36,18 @@ float dot_f32(const float* x, const float* w, int64_t k) {
     return sum;
 }
 
-// Rows [begin, end) of y for every row of x, each weight row read once for all rows of x.
-void block_dot_rows(const Q8Block* xq, const BlockMatrix& w, const float* bias, float* y, int64_t m,
-                    int64_t n, BlockDot dot, int64_t begin, int64_t end) {
+// Rows [begin, end) of y for every row of x, each weight row read once for up to four rows of x.
+void dot_weight_rows(const Q8Block* xq, const BlockMatrix& w, const float* bias, float* y,
+                     int64_t m, int64_t n, BlockDotRows dot, int64_t begin, int64_t end) {
     const int64_t blocks = w.row_values / kQ8BlockValues;
+    float out[kBlockDotMaxRows];
     for (int64_t j = begin; j < end; ++j) {
         const float b = bias != nullptr ? bias[j] : 0.0F;
-        for (int64_t r = 0; r < m; ++r) y[r * n + j] = dot(w.row(j), xq + r * blocks, blocks) + b;
+        for (int64_t r0 = 0; r0 < m; r0 += kBlockDotMaxRows) {
+            const int rows = static_cast<int>(std::min<int64_t>(kBlockDotMaxRows, m - r0));
+            dot(w.row(j), xq + r0 * blocks, blocks, rows, blocks, out);
+            for (int r = 0; r < rows; ++r) y[(r0 + r) * n + j] = out[r] + b;
+        }
     }
 }
 
@@ -63,7 +68,7 @@ void decoded_rows(const float* x, const BlockMatrix& w, const float* bias, float
 void few_rows(const float* x, const BlockMatrix& w, const float* bias, float* y, int64_t m,
               int64_t n, ThreadPool& pool, BlockDotIsa isa) {
     const int64_t grain = std::max<int64_t>(1, kGrainBytes / std::max<int64_t>(1, w.row_bytes));
-    const BlockDot dot = block_dot(w.type, isa);
+    const BlockDotRows dot = block_dot_rows(w.type, isa);
     if (dot == nullptr) {
         pool.parallel_for(n, grain, [&](int64_t begin, int64_t end) {
             decoded_rows(x, w, bias, y, m, n, begin, end);
@@ -78,7 +83,7 @@ void few_rows(const float* x, const BlockMatrix& w, const float* bias, float* y,
     }
     const Q8Block* activations = xq.data();
     pool.parallel_for(n, grain, [&](int64_t begin, int64_t end) {
-        block_dot_rows(activations, w, bias, y, m, n, dot, begin, end);
+        dot_weight_rows(activations, w, bias, y, m, n, dot, begin, end);
     });
 }
 

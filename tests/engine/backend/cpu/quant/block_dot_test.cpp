@@ -148,6 +148,33 @@ TEST_P(BlockDotKernels, EveryIsaThisCpuRunsGivesTheReferenceValue) {
               << block_dot_isa_name(best_block_dot_isa()) << "\n";
 }
 
+// The several-row kernels (a beam's rows against one weight row) give each row the one-row
+// kernel's value, bit for bit, on every ISA.
+TEST_P(BlockDotKernels, SeveralRowsGiveEachRowItsOneRowValue) {
+    const GgmlType type = GetParam();
+    const int64_t blocks = 9;
+    const int64_t k = blocks * 32;
+    const std::vector<std::byte> wq = test::quantize_ggml(type, random_values(k, 21, 0.3F));
+    const std::vector<float> x = random_values(kBlockDotMaxRows * k, 22, 0.0F);
+    std::vector<Q8Block> xq(static_cast<size_t>(kBlockDotMaxRows * blocks));
+    quantize_q8_activations(x.data(), kBlockDotMaxRows * k, xq.data());
+    for (const BlockDotIsa isa :
+         {BlockDotIsa::reference, BlockDotIsa::avx2, BlockDotIsa::avx512_vnni}) {
+        if (static_cast<int>(isa) > static_cast<int>(best_block_dot_isa())) continue;
+        const BlockDot one = block_dot(type, isa);
+        const BlockDotRows several = block_dot_rows(type, isa);
+        ASSERT_NE(several, nullptr) << block_dot_isa_name(isa);
+        for (int rows = 1; rows <= kBlockDotMaxRows; ++rows) {
+            float out[kBlockDotMaxRows] = {};
+            several(wq.data(), xq.data(), blocks, rows, blocks, out);
+            for (int r = 0; r < rows; ++r) {
+                EXPECT_EQ(out[r], one(wq.data(), xq.data() + r * blocks, blocks))
+                    << block_dot_isa_name(isa) << " rows " << rows << " row " << r;
+            }
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(LegacyTypes, BlockDotKernels, testing::ValuesIn(kDotTypes), type_name);
 
 TEST(BlockDotTable, KQuantsHaveNoBlockDotYet) {
