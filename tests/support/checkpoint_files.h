@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -22,15 +23,26 @@ inline checkpoint::SafetensorsDType safetensors_dtype(checkpoint::WeightDType dt
         case checkpoint::WeightDType::bf16:
             return checkpoint::SafetensorsDType::bf16;
         case checkpoint::WeightDType::f32:
+        case checkpoint::WeightDType::ggml_blocks:  // copied decoded (copy_tensors)
             break;
     }
     return checkpoint::SafetensorsDType::f32;
 }
 
-// Every tensor of `weights` under its file name, with a copy of its bytes.
+// Every tensor of `weights` under its file name, with a copy of its bytes (ggml blocks decoded to
+// f32: safetensors has no block types).
 inline std::vector<checkpoint::TensorToWrite> copy_tensors(const checkpoint::WeightSet& weights) {
     std::vector<checkpoint::TensorToWrite> tensors;
     for (const auto& w : weights.weights()) {
+        if (w.dtype == checkpoint::WeightDType::ggml_blocks) {
+            std::vector<float> values(w.element_count());
+            checkpoint::convert_to_f32(w, values);
+            std::vector<std::byte> bytes(values.size() * sizeof(float));
+            std::memcpy(bytes.data(), values.data(), bytes.size());
+            tensors.push_back(
+                {w.source_name, checkpoint::SafetensorsDType::f32, w.shape, std::move(bytes)});
+            continue;
+        }
         tensors.push_back({w.source_name, safetensors_dtype(w.dtype), w.shape,
                            std::vector<std::byte>(w.bytes.begin(), w.bytes.end())});
     }

@@ -10,6 +10,7 @@ ExtraCommand add_make_checkpoint(CLI::App& root);  // command_make_checkpoint.cp
 ExtraCommand add_debug_mel(CLI::App& root);        // command_debug_mel.cpp
 ExtraCommand add_devices(CLI::App& root);          // command_devices.cpp
 ExtraCommand add_gpus(CLI::App& root);             // command_gpus.cpp
+ExtraCommand add_bench(CLI::App& root);            // command_bench.cpp
 ExtraCommand add_debug_record(CLI::App& root);     // command_debug_record.cpp
 ExtraCommand add_debug_encode(CLI::App& root);     // command_debug_model.cpp
 ExtraCommand add_debug_logits(CLI::App& root);     // command_debug_model.cpp
@@ -27,6 +28,7 @@ const std::vector<CommandAdder>& extra_commands() {
         add_models,
         add_devices,
         add_gpus,
+        add_bench,
         add_make_checkpoint,
         add_debug_mel,
         add_debug_record,

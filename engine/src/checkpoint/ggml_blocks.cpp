@@ -1,5 +1,6 @@
-// The ggml type table (ids, names, block layouts) and the decoding of the legacy 32-value blocks
-// q4_0, q4_1, q5_0, q5_1 and q8_0; the 256-value k-quant blocks are in ggml_k_quants.cpp.
+// The ggml type table (ids, names, block layouts), the decoding of the legacy 32-value blocks
+// q4_0, q4_1, q5_0, q5_1 and q8_0 (the 256-value k-quant blocks are in ggml_k_quants.cpp) and the
+// check of every block's f16 scales.
 #include "earshot/engine/checkpoint/ggml_blocks.h"
 
 #include <array>
@@ -164,6 +165,42 @@ BlockDecoder decoder_of(GgmlType type) {
     return nullptr;
 }
 
+// Byte offsets of a block's f16 scales (ggml-common.h): d, and m or dmin where the type has one
+// (-1: none).
+struct ScaleOffsets {
+    int d = 0;
+    int second = -1;
+};
+
+ScaleOffsets scale_offsets_of(GgmlType type) {
+    switch (type) {
+        case GgmlType::q4_1:
+        case GgmlType::q5_1:
+        case GgmlType::q4_k:
+        case GgmlType::q5_k:
+            return {0, 2};
+        case GgmlType::q2_k:
+            return {80, 82};  // after scales[16] and qs[64]
+        case GgmlType::q3_k:
+            return {108, -1};  // after hmask[32], qs[64] and scales[12]
+        case GgmlType::q6_k:
+            return {208, -1};  // after ql[128], qh[64] and scales[16]
+        case GgmlType::q4_0:
+        case GgmlType::q5_0:
+        case GgmlType::q8_0:
+        case GgmlType::f32:
+        case GgmlType::f16:
+            break;
+    }
+    return {0, -1};
+}
+
+bool finite_f16(const std::byte* at) {
+    uint16_t bits = 0;
+    std::memcpy(&bits, at, sizeof(bits));
+    return (bits & 0x7c00) != 0x7c00;  // all five exponent bits set: an infinity or a NaN
+}
+
 }  // namespace
 
 std::optional<GgmlType> ggml_type_from_id(int32_t id) {
@@ -219,6 +256,28 @@ void dequantize_ggml_blocks(GgmlType type, std::span<const std::byte> blocks,
     for (uint64_t i = 0; i < count; ++i) {
         decode(blocks.data() + i * layout.bytes, out.data() + i * layout.elements);
     }
+}
+
+int64_t first_block_with_non_finite_scale(GgmlType type, std::span<const std::byte> blocks) {
+    if (!is_quantized(type)) {
+        throw std::invalid_argument("first_block_with_non_finite_scale: " +
+                                    std::string(ggml_type_name(type)) + " is not a quantized type");
+    }
+    const GgmlBlockLayout layout = entry_of(type).layout;
+    if (blocks.size() % layout.bytes != 0) {
+        throw std::invalid_argument(
+            "first_block_with_non_finite_scale: " + std::to_string(blocks.size()) +
+            " bytes are not whole " + std::string(ggml_type_name(type)) + " blocks");
+    }
+    const ScaleOffsets offsets = scale_offsets_of(type);
+    const uint64_t count = blocks.size() / layout.bytes;
+    for (uint64_t i = 0; i < count; ++i) {
+        const std::byte* block = blocks.data() + i * layout.bytes;
+        const bool finite = finite_f16(block + offsets.d) &&
+                            (offsets.second < 0 || finite_f16(block + offsets.second));
+        if (!finite) return static_cast<int64_t>(i);
+    }
+    return -1;
 }
 
 }  // namespace earshot::checkpoint

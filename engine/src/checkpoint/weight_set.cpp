@@ -12,10 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
-#include <thread>
 
 #include "earshot/base/half_float.h"
-#include "earshot/base/piece_threads.h"
 #include "earshot/engine/checkpoint/errors.h"
 #include "earshot/engine/checkpoint/ggml_blocks.h"
 #include "earshot/engine/checkpoint/ggml_file.h"
@@ -134,44 +132,20 @@ void read_sharded_weights(const fs::path& index_path, WeightSet& set,
     }
 }
 
-// A quantized tensor's blocks decoded row by row ([rows, ne[0]] values) and narrowed to f16
-// bytes, on as many threads as the machine has (a large model holds a billion and a half values),
-// into memory that is not zeroed first. Each row's values do not depend on the threads. The
-// reader sized the data from the layout; a mismatch here is a broken invariant.
-std::span<const std::byte> dequantize_to_f16(const fs::path& file, const GgmlTensorInfo& tensor,
-                                             std::span<const std::byte> stored, WeightSet& set) {
+// Every row of a quantized tensor ([rows, ne[0]] values) must be whole blocks. The reader sized the
+// data from the layout; a mismatch here is a broken invariant of the file.
+void check_whole_rows(const fs::path& file, const GgmlTensorInfo& tensor,
+                      std::span<const std::byte> stored) {
     const GgmlBlockLayout layout = ggml_block_layout(tensor.ttype);
     const uint64_t row_values = static_cast<uint64_t>(tensor.ne.at(0));
     const uint64_t row_bytes = row_values / layout.elements * layout.bytes;
-    if (row_values % layout.elements != 0 || stored.size() % row_bytes != 0) {
+    if (row_values % layout.elements != 0 || row_bytes == 0 || stored.size() % row_bytes != 0) {
         throw CheckpointError(file, tensor.name,
                               std::to_string(stored.size()) + " bytes of " +
                                   std::string(ggml_type_name(tensor.ttype)) +
                                   " data do not hold whole rows of " + std::to_string(row_values) +
                                   " values");
     }
-    const uint64_t rows = stored.size() / row_bytes;
-    const std::size_t size_bytes = rows * row_values * sizeof(uint16_t);
-    const std::shared_ptr<std::byte[]> out =
-        std::make_shared_for_overwrite<std::byte[]>(size_bytes);
-    // Pieces of at least 256 Ki values, on as many threads as the machine has.
-    const uint64_t piece_rows = std::max<uint64_t>(1, (uint64_t{1} << 18) / row_values);
-    base::run_pieces((rows + piece_rows - 1) / piece_rows,
-                     std::max(1U, std::thread::hardware_concurrency()), [&](uint64_t piece) {
-                         thread_local std::vector<float> row;      // [ne[0]]
-                         thread_local std::vector<uint16_t> bits;  // the row narrowed
-                         row.resize(row_values);
-                         bits.resize(row_values);
-                         const uint64_t end = std::min(rows, (piece + 1) * piece_rows);
-                         for (uint64_t r = piece * piece_rows; r < end; ++r) {
-                             dequantize_ggml_blocks(tensor.ttype,
-                                                    stored.subspan(r * row_bytes, row_bytes), row);
-                             base::narrow_to_f16(row, bits);
-                             std::memcpy(out.get() + r * row_values * sizeof(uint16_t), bits.data(),
-                                         row_values * sizeof(uint16_t));
-                         }
-                     });
-    return set.own(out, size_bytes);
 }
 
 void read_ggml_weights(const fs::path& file, WeightSet& set) {
@@ -187,7 +161,10 @@ void read_ggml_weights(const fs::path& file, WeightSet& set) {
         weight.path = path.value_or(std::string());
         weight.source_name = tensor.name;
         weight.file = file;
-        weight.dtype = tensor.ttype == GgmlType::f32 ? WeightDType::f32 : WeightDType::f16;
+        weight.dtype = tensor.ttype == GgmlType::f32   ? WeightDType::f32
+                       : tensor.ttype == GgmlType::f16 ? WeightDType::f16
+                                                       : WeightDType::ggml_blocks;
+        weight.blocks = is_quantized(tensor.ttype) ? tensor.ttype : GgmlType::f32;
         weight.shape.assign(tensor.ne.rbegin(), tensor.ne.rend());  // ggml order is innermost first
         // whisper.cpp's converter stores the conv biases as [D, 1]; the program's are [D].
         if ((weight.path == "conv1_bias" || weight.path == "conv2_bias") &&
@@ -195,14 +172,8 @@ void read_ggml_weights(const fs::path& file, WeightSet& set) {
             weight.shape.pop_back();
         }
         const auto stored = mapped.bytes().subspan(tensor.data_offset_bytes, tensor.size_bytes);
-        if (is_quantized(tensor.ttype)) {
-            weight.bytes = dequantize_to_f16(file, tensor, stored, set);
-            if (!weight.path.empty()) {
-                set.note_dequantized(weight.path, std::string(ggml_type_name(tensor.ttype)));
-            }
-        } else {
-            weight.bytes = stored;
-        }
+        if (is_quantized(tensor.ttype)) check_whole_rows(file, tensor, stored);
+        weight.bytes = stored;
         set.add(std::move(weight));
     }
 }
@@ -241,16 +212,35 @@ std::string_view weight_dtype_name(WeightDType dtype) {
             return "f16";
         case WeightDType::bf16:
             return "bf16";
+        case WeightDType::ggml_blocks:
+            return "ggml blocks";
     }
     return "unknown";
 }
 
-std::size_t weight_dtype_size_bytes(WeightDType dtype) { return dtype == WeightDType::f32 ? 4 : 2; }
+std::size_t weight_dtype_size_bytes(WeightDType dtype) {
+    switch (dtype) {
+        case WeightDType::f32:
+            return 4;
+        case WeightDType::f16:
+        case WeightDType::bf16:
+            return 2;
+        case WeightDType::ggml_blocks:
+            break;
+    }
+    return 0;
+}
 
 uint64_t Weight::element_count() const {
     uint64_t count = 1;
     for (const int64_t dim : shape) count *= static_cast<uint64_t>(dim);
     return count;
+}
+
+uint64_t Weight::stored_bytes() const {
+    if (dtype != WeightDType::ggml_blocks) return element_count() * weight_dtype_size_bytes(dtype);
+    const GgmlBlockLayout layout = ggml_block_layout(blocks);
+    return element_count() / layout.elements * layout.bytes;
 }
 
 const Weight* WeightSet::find(std::string_view path) const {
@@ -277,13 +267,10 @@ void WeightSet::release_files() {
     files_.clear();
 }
 
-std::string_view WeightSet::dequantized_from(std::string_view path) const {
-    const auto found = dequantized_from_.find(path);
-    return found == dequantized_from_.end() ? std::string_view() : std::string_view(found->second);
-}
-
-void WeightSet::note_dequantized(std::string path, std::string ggml_type) {
-    dequantized_from_[std::move(path)] = std::move(ggml_type);
+std::string_view WeightSet::quantized_as(std::string_view path) const {
+    const Weight* weight = find(path);
+    if (weight == nullptr || weight->dtype != WeightDType::ggml_blocks) return {};
+    return ggml_type_name(weight->blocks);
 }
 
 std::span<const std::byte> WeightSet::own(std::shared_ptr<const std::byte[]> bytes,
@@ -340,7 +327,7 @@ WeightSet read_weights(const WhisperConfig& config) {
 
 void convert_to_f32(const Weight& w, std::span<float> out) {
     const uint64_t count = w.element_count();
-    if (out.size() != count || w.bytes.size() != count * weight_dtype_size_bytes(w.dtype)) {
+    if (out.size() != count || w.bytes.size() != w.stored_bytes()) {
         throw std::invalid_argument("convert_to_f32: " + w.path + " has " + std::to_string(count) +
                                     " elements in " + std::to_string(w.bytes.size()) +
                                     " bytes; the output holds " + std::to_string(out.size()));
@@ -360,6 +347,9 @@ void convert_to_f32(const Weight& w, std::span<float> out) {
             }
             return;
         }
+        case WeightDType::ggml_blocks:
+            dequantize_ggml_blocks(w.blocks, w.bytes, out);
+            return;
     }
 }
 

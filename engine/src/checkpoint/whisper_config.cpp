@@ -305,9 +305,9 @@ WhisperConfig read_ggml_path(const fs::path& source) {
     } else if (ggml_ftype == 1) {
         config.weight_dtype = "f16";
     } else if (const char* quantized = quantized_ftype_name(ggml_ftype)) {
-        // Quantized tensors are decoded to f16 when the weights are read (read_weights).
+        // Quantized tensors keep their blocks (read_weights); the program computes them as f16.
         config.weight_dtype = "f16";
-        config.dtype_source += std::string(" (mostly ") + quantized + ", dequantized to f16)";
+        config.dtype_source += std::string(" (mostly ") + quantized + ", kept in its blocks)";
     } else {
         throw CheckpointError(source, "ggml ftype " + std::to_string(hp.ftype) +
                                           " is not a file type Earshot knows (f32, f16, q4_0, "

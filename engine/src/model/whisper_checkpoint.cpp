@@ -90,10 +90,19 @@ int64_t first_all_ones_exponent(const std::byte* data, int64_t count, Bits mask)
     return -1;
 }
 
-// Index of the first NaN or infinity, or -1. Reads the exponent bits of each element.
+// Index of the first NaN or infinity, or -1. Reads the exponent bits of each element; of ggml
+// blocks, their scales (a non-finite scale makes its block's values so: the first value of the
+// block is named).
 int64_t first_non_finite(const checkpoint::Weight& weight) {
     const std::byte* data = weight.bytes.data();
     const auto count = static_cast<int64_t>(weight.element_count());
+    if (weight.dtype == checkpoint::WeightDType::ggml_blocks) {
+        const int64_t block =
+            checkpoint::first_block_with_non_finite_scale(weight.blocks, weight.bytes);
+        return block < 0 ? -1
+                         : block * static_cast<int64_t>(
+                                       checkpoint::ggml_block_layout(weight.blocks).elements);
+    }
     if (weight.dtype == checkpoint::WeightDType::f32) {
         return first_all_ones_exponent<uint32_t>(data, count, 0x7f800000U);
     }

@@ -1,5 +1,6 @@
-// The CPU backend as decoding's DecoderModel. A checkpoint whose decoder matrices are f16 decodes
-// with f16 caches (half the caches' memory; the values were computed from f16 weights anyway).
+// The CPU backend as decoding's DecoderModel. A checkpoint whose decoder matrices are f16 or
+// quantized blocks decodes with f16 caches (half the caches' memory; the values were computed from
+// weights of f16 precision or less anyway).
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
@@ -10,11 +11,12 @@ namespace earshot::runtime {
 
 namespace {
 
-// f16 when the decoder's first key projection (what the caches hold) is stored as f16.
+// f16 when the decoder's first key projection (what the caches hold) is stored as f16 or blocks.
 backend::CacheStorage cache_storage_for(const model::WhisperCheckpoint& checkpoint) {
     const checkpoint::Weight* keys =
         checkpoint.weights.find("decoder_layers.0.self_attn.k_proj.weight");
-    return keys != nullptr && keys->dtype == checkpoint::WeightDType::f16
+    return keys != nullptr && (keys->dtype == checkpoint::WeightDType::f16 ||
+                               keys->dtype == checkpoint::WeightDType::ggml_blocks)
                ? backend::CacheStorage::f16
                : backend::CacheStorage::f32;
 }

@@ -45,7 +45,7 @@ TEST(ModelsQuantize, WritesAQ8_0FileThatLoadsWithProgressOnStderr) {
     EXPECT_GT(*std::max_element(f.mel_filters.begin(), f.mel_filters.end()), 0.0f);
     EXPECT_EQ(line_count(result.err), f.tensors.size());  // one progress line per tensor
     const model::WhisperCheckpoint loaded = model::load_whisper_checkpoint(out);
-    EXPECT_EQ(loaded.weights.dequantized_from("decoder_layers.0.mlp.fc1.weight"), "q8_0");
+    EXPECT_EQ(loaded.weights.quantized_as("decoder_layers.0.mlp.fc1.weight"), "q8_0");
     for (const auto& entry : fs::directory_iterator(dir.path())) {
         EXPECT_EQ(entry.path(), out) << "left behind";
     }

@@ -2,6 +2,7 @@
 // (ggml-common.h): one block of each type with its bytes written out, and the expected floats.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -236,6 +237,40 @@ TEST(GgmlQuantBlocks, RefusesPartialBlocksAndPlainTypes) {
     out.resize(32);
     EXPECT_NO_THROW(dequantize_ggml_blocks(GgmlType::q8_0, bytes, out));
     EXPECT_THROW(dequantize_ggml_blocks(GgmlType::f16, bytes, out), std::invalid_argument);
+}
+
+// Every scale of every type is checked: three zero blocks, then an infinity or a NaN written into
+// one scale (d, m or dmin, at its ggml-common.h offset) of the third block.
+TEST(GgmlQuantBlocks, FirstBlockWithANonFiniteScale) {
+    struct Scale {
+        GgmlType type;
+        std::size_t offset;
+    };
+    const std::vector<Scale> scales = {
+        {GgmlType::q4_0, 0},  {GgmlType::q4_1, 0},   {GgmlType::q4_1, 2},   {GgmlType::q5_0, 0},
+        {GgmlType::q5_1, 0},  {GgmlType::q5_1, 2},   {GgmlType::q8_0, 0},   {GgmlType::q2_k, 80},
+        {GgmlType::q2_k, 82}, {GgmlType::q3_k, 108}, {GgmlType::q4_k, 0},   {GgmlType::q4_k, 2},
+        {GgmlType::q5_k, 0},  {GgmlType::q5_k, 2},   {GgmlType::q6_k, 208},
+    };
+    for (const Scale& scale : scales) {
+        const std::size_t bytes = ggml_block_layout(scale.type).bytes;
+        std::vector<std::byte> blocks(3 * bytes);
+        EXPECT_EQ(first_block_with_non_finite_scale(scale.type, blocks), -1);
+        for (const uint16_t bits : {uint16_t{0x7c00}, uint16_t{0xfe00}}) {  // +inf, a NaN
+            blocks[2 * bytes + scale.offset] = static_cast<std::byte>(bits & 0xff);
+            blocks[2 * bytes + scale.offset + 1] = static_cast<std::byte>(bits >> 8);
+            EXPECT_EQ(first_block_with_non_finite_scale(scale.type, blocks), 2)
+                << ggml_type_name(scale.type) << " offset " << scale.offset;
+            // The decoded values of that block are not finite either.
+            std::vector<float> values(3 * ggml_block_layout(scale.type).elements);
+            dequantize_ggml_blocks(scale.type, blocks, values);
+            EXPECT_FALSE(std::isfinite(values[values.size() - 1]));
+        }
+    }
+    EXPECT_THROW(first_block_with_non_finite_scale(GgmlType::q8_0, std::vector<std::byte>(33)),
+                 std::invalid_argument);
+    EXPECT_THROW(first_block_with_non_finite_scale(GgmlType::f16, std::vector<std::byte>(4)),
+                 std::invalid_argument);
 }
 
 }  // namespace

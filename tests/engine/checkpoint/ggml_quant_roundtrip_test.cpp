@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "checkpoint_files.h"
-#include "earshot/base/half_float.h"
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/checkpoint/errors.h"
@@ -94,26 +93,26 @@ TEST_P(GgmlQuantRoundTrip, LoaderDecodesTheQuantizerWithinTheFormatBound) {
 
     const checkpoint::WhisperConfig config = checkpoint::read_whisper_config(path);
     EXPECT_EQ(config.weight_dtype, "f16");
-    EXPECT_NE(config.dtype_source.find("dequantized to f16"), std::string::npos)
+    EXPECT_NE(config.dtype_source.find("kept in its blocks"), std::string::npos)
         << config.dtype_source;
     const checkpoint::WeightSet weights = checkpoint::read_weights(config);
     const checkpoint::Weight* w = weights.find("token_embedding");
     ASSERT_NE(w, nullptr);
-    EXPECT_EQ(w->dtype, checkpoint::WeightDType::f16);
-    EXPECT_EQ(weights.dequantized_from("token_embedding"), checkpoint::ggml_type_name(type));
+    EXPECT_EQ(w->dtype, checkpoint::WeightDType::ggml_blocks);
+    EXPECT_EQ(w->blocks, type);
+    EXPECT_EQ(weights.quantized_as("token_embedding"), checkpoint::ggml_type_name(type));
     EXPECT_EQ(w->shape, (std::vector<int64_t>{rows, cols}));
     std::vector<float> loaded(values.size());
     checkpoint::convert_to_f32(*w, loaded);
 
-    // The loader's values are the blocks' decoded values rounded to f16, exactly.
+    // The loader keeps the file's blocks, byte for byte; their decoded values are the weight's.
+    ASSERT_EQ(w->bytes.size(), tensor.data.size());
+    EXPECT_TRUE(std::equal(w->bytes.begin(), w->bytes.end(), tensor.data.begin()));
     std::vector<float> decoded(values.size());
     checkpoint::dequantize_ggml_blocks(type, tensor.data, decoded);
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        ASSERT_EQ(loaded[i], base::f16_to_f32(base::f32_to_f16(decoded[i]))) << i;
-    }
+    for (std::size_t i = 0; i < values.size(); ++i) ASSERT_EQ(loaded[i], decoded[i]) << i;
 
-    // Within the bound per block: bound x the block's largest |x|, plus the f16 rounding of the
-    // decoded value (half an ulp: 2^-11 relative).
+    // Within the bound per block: bound x the block's largest |x|.
     const double bound = test::ggml_quant_error_bound(type);
     double worst_ratio = 0.0;  // error / (bound x amax), over the blocks with amax > 0
     double max_error = 0.0;
@@ -125,8 +124,7 @@ TEST_P(GgmlQuantRoundTrip, LoaderDecodesTheQuantizerWithinTheFormatBound) {
         for (std::size_t i = start; i < start + layout.elements; ++i) {
             const double error =
                 std::fabs(static_cast<double>(loaded[i]) - static_cast<double>(values[i]));
-            const double allowed =
-                bound * amax + static_cast<double>(std::fabs(loaded[i])) / 2048.0 + 1e-7;
+            const double allowed = bound * amax + 1e-7;
             ASSERT_LE(error, allowed) << checkpoint::ggml_type_name(type) << " value " << i << ": "
                                       << values[i] << " -> " << loaded[i];
             max_error = std::max(max_error, error);
@@ -249,8 +247,10 @@ class GgmlQuantModel : public testing::TestWithParam<GgmlType> {};
 // The logits move with the weights' rounding: over this model the rms logit error divided by the
 // rms logit measured 2.3 (q2_k) to 4.2 (q4_0) times the format's per-value bound
 // (ggml_quant_error_bound, relative to a block's largest value): about the same factor for every
-// format, as expected when each is decoded right. The lower limit shows that the quantized values,
-// not a copy of the originals, are what runs.
+// format, as expected when each is decoded right. q8_0 measures 4.9: the CPU backend's integer
+// block dots round the activations to 8 bits too (as ggml does), which for q8_0 weights adds
+// about as much again (4.1 when the blocks were decoded to f16 at load). The lower limit shows that
+// the quantized values, not a copy of the originals, are what runs.
 constexpr double kLogitErrorPerBoundMax = 5.0;
 constexpr double kLogitErrorPerBoundMin = 1.0;
 
@@ -271,9 +271,9 @@ TEST_P(GgmlQuantModel, QuantizedTwinGivesLogitsCloseToTheF32Twin) {
     const model::WhisperCheckpoint f32 = model::load_whisper_checkpoint(dir.path() / "f32.bin");
     const model::WhisperCheckpoint q = model::load_whisper_checkpoint(dir.path() / "quantized.bin");
     EXPECT_EQ(q.binding.values.dims, f32.binding.values.dims);
-    EXPECT_EQ(q.weights.dequantized_from("decoder_layers.1.mlp.fc2.weight"),
+    EXPECT_EQ(q.weights.quantized_as("decoder_layers.1.mlp.fc2.weight"),
               checkpoint::ggml_type_name(type));
-    EXPECT_EQ(q.weights.dequantized_from("decoder_layers.1.mlp.fc2.bias"), "");
+    EXPECT_EQ(q.weights.quantized_as("decoder_layers.1.mlp.fc2.bias"), "");
 
     const std::vector<float> want = logits_of(hf);
     EXPECT_EQ(logits_of(f32), want);  // the f32 twin is the same model
@@ -305,6 +305,33 @@ TEST_P(GgmlQuantModel, QuantizedTwinGivesLogitsCloseToTheF32Twin) {
 
 INSTANTIATE_TEST_SUITE_P(EveryFormat, GgmlQuantModel, testing::ValuesIn(quantized_types),
                          type_param_name);
+
+// Blocks are checked at load as decoded values were: a block whose scale is an infinity is named by
+// its parameter and the flat index of its first value.
+TEST(GgmlQuantFile, ANonFiniteScaleIsRefusedAtLoad) {
+    const TempDir dir("earshot-ggml-quant-model");
+    write_random_checkpoint(dir.path() / "hf", model_options());
+    const model::WhisperCheckpoint hf = model::load_whisper_checkpoint(dir.path() / "hf");
+    GgmlContents q_twin = test::ggml_twin(hf.weights, hf.binding.config, GgmlType::q8_0);
+    bool corrupted = false;
+    for (auto& t : q_twin.tensors) {
+        if (t.name != "decoder.blocks.1.mlp.2.weight") continue;
+        t.data[3 * 34] = std::byte{0x00};  // d of block 3: f16 0x7c00, +infinity
+        t.data[3 * 34 + 1] = std::byte{0x7c};
+        corrupted = true;
+    }
+    ASSERT_TRUE(corrupted);
+    test::write_ggml_file(dir.path() / "bad.bin", q_twin);
+    try {
+        (void)model::load_whisper_checkpoint(dir.path() / "bad.bin");
+        ADD_FAILURE() << "expected a LoadError";
+    } catch (const model::LoadError& error) {
+        EXPECT_EQ(error.param_path(), "decoder_layers.1.mlp.fc2.weight");
+        EXPECT_NE(std::string(error.what()).find("non-finite value at flat index 96"),
+                  std::string::npos)
+            << error.what();
+    }
+}
 
 }  // namespace
 }  // namespace earshot

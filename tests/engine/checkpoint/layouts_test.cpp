@@ -139,7 +139,7 @@ TEST_P(CheckpointLayouts, BindsShowsItsGenericsAndRunsOneStep) {
     const model::WhisperCheckpoint q8 =
         model::load_whisper_checkpoint(dir.path() / "model-q8_0.bin");
     EXPECT_EQ(q8.binding.values.dims, binding.values.dims);
-    EXPECT_EQ(q8.weights.dequantized_from(last + ".encoder_attn.k_proj.weight"), "q8_0");
+    EXPECT_EQ(q8.weights.quantized_as(last + ".encoder_attn.k_proj.weight"), "q8_0");
     const std::vector<float> q8_logits = run_one_step(q8, layout);
     double scale = 0.0;
     for (const float v : hf_logits) scale = std::max(scale, std::fabs(static_cast<double>(v)));

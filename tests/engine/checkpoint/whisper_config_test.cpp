@@ -329,10 +329,10 @@ TEST(CheckpointConfigTest, GgmlFfnFromTensorQuantizedAsF16AndUnknownFtypeRejecte
     EXPECT_EQ(f32.weight_dtype, "f32");
     EXPECT_EQ(f32.dtype_source, "ggml ftype 0");
 
-    // Quantized tensors are decoded to f16 when the weights are read.
+    // Quantized tensors keep their blocks; the program computes them as f16 weights.
     const WhisperConfig q5 = read_whisper_config(write_ggml(dir.path() / "q5.bin", 2009, false));
     EXPECT_EQ(q5.weight_dtype, "f16");
-    EXPECT_EQ(q5.dtype_source, "ggml ftype 2009 (mostly q5_1, dequantized to f16)");
+    EXPECT_EQ(q5.dtype_source, "ggml ftype 2009 (mostly q5_1, kept in its blocks)");
 
     const fs::path unknown = write_ggml(dir.path() / "q.bin", 2006, false);  // ggml_ftype 6: none
     const std::string message = error_of([&] { read_whisper_config(unknown); });

@@ -127,7 +127,7 @@ TEST(GgmlQuantizeMicroModel, Q8_0KeepsTheTranscriptAndLogitsWithinTheBound) {
         model::load_whisper_checkpoint(quantized_micro(dir.path(), GgmlType::f32, nullptr));
     const model::WhisperCheckpoint q8 =
         model::load_whisper_checkpoint(quantized_micro(dir.path(), GgmlType::q8_0, nullptr));
-    EXPECT_EQ(q8.weights.dequantized_from("decoder_layers.1.mlp.fc2.weight"), "q8_0");
+    EXPECT_EQ(q8.weights.quantized_as("decoder_layers.1.mlp.fc2.weight"), "q8_0");
 
     const std::string want = transcript_of(f32);
     EXPECT_FALSE(want.empty());

@@ -116,6 +116,20 @@ CatalogEntry ggml_entry(std::string_view model, int64_t bytes, const char* sha1,
     return entry;
 }
 
+// The bytes of a size's weights quantized to `kind`: its parameters (safetensors_bytes over 4 bytes
+// a float32 parameter, 2 for the float16 large-v3 and turbo) times the bytes per value of the
+// kind's blocks (ggml-common.h: q8_0 34 bytes per 32 values, q5_1 24, q5_0 22, q4_1 20, q4_0 18).
+int64_t quantized_bytes(const Size& size, std::string_view kind) {
+    const std::string_view name = size.name;
+    const int64_t parameters = size.safetensors_bytes / (name.starts_with("large-v3") ? 2 : 4);
+    const int64_t block_bytes = kind == "q8_0"   ? 34
+                                : kind == "q5_1" ? 24
+                                : kind == "q5_0" ? 22
+                                : kind == "q4_1" ? 20
+                                                 : 18;
+    return parameters / 32 * block_bytes;
+}
+
 [[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
     throw CatalogError("catalog " + path.string() + ": " + what);
 }
@@ -157,10 +171,12 @@ std::vector<CatalogEntry> builtin_catalog() {
         for (const Size& s : kSizes) {
             if (size_name == s.name) size = &s;
         }
-        // Memory: Earshot decodes quantized weights to float16 when it reads them, so a
-        // quantized file needs what the float16 file of its size needs (only the download and
-        // the disk are smaller).
-        catalog.push_back(ggml_entry(base + "-" + q.kind, q.bytes, q.sha1, size->ggml_memory_bytes,
+        // Memory: Earshot keeps quantized weights in their blocks, so a quantized file needs its
+        // own bytes (the download's size, else estimated from the parameter count) plus the
+        // working memory the float16 file of its size needs beyond its weights.
+        const int64_t weights_bytes = q.bytes > 0 ? q.bytes : quantized_bytes(*size, q.kind);
+        catalog.push_back(ggml_entry(base + "-" + q.kind, q.bytes, q.sha1,
+                                     size->ggml_memory_bytes - size->ggml_bytes + weights_bytes,
                                      english ? "English" : size->languages));
     }
     return catalog;

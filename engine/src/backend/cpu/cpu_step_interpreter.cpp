@@ -12,6 +12,7 @@
 #include "backend/cpu/cpu_kernels.h"
 #include "backend/cpu/cpu_threads.h"
 #include "backend/cpu/cpu_whisper_impl.h"
+#include "backend/cpu/quant/block_linear.h"
 #include "earshot/base/half_float.h"
 
 namespace earshot::backend {
@@ -33,7 +34,7 @@ HostTensor CpuWhisper::Impl::run(const ExecutionPlan& plan,
     slot_data.assign(plan.slots.size(), nullptr);
     slot_states.assign(plan.slots.size(), nullptr);
     std::vector<void*>& ptr = slot_data;
-    half_slots = &ready.half;
+    param_forms = &ready.form;
     for (size_t s = 0; s < plan.slots.size(); ++s) {
         const Slot& slot = plan.slots[s];
         switch (slot.kind) {
@@ -180,12 +181,18 @@ void CpuWhisper::Impl::execute(const ExecutionPlan& plan, const PlanStep& step,
             const int64_t m = element_count(slot(0).shape) / k;
             const auto bias_input = linear_bias_input(step);
             const float* bias = bias_input ? in(*bias_input) : nullptr;
-            if ((*half_slots)[static_cast<size_t>(step.inputs[1])] != 0) {
-                const auto* w =
-                    static_cast<const uint16_t*>(ptr[static_cast<size_t>(step.inputs[1])]);
-                cpu::linear_f16(in(0), w, bias, out, m, k, n);
-            } else {
-                cpu::linear(in(0), in(1), bias, out, m, k, n);
+            const void* w = ptr[static_cast<size_t>(step.inputs[1])];
+            switch ((*param_forms)[static_cast<size_t>(step.inputs[1])]) {
+                case ParamForm::f16:
+                    cpu::linear_f16(in(0), static_cast<const uint16_t*>(w), bias, out, m, k, n);
+                    break;
+                case ParamForm::blocks:
+                    cpu::linear_blocks(in(0), *static_cast<const cpu::BlockMatrix*>(w), bias, out,
+                                       m, k, n);
+                    break;
+                case ParamForm::f32:
+                    cpu::linear(in(0), in(1), bias, out, m, k, n);
+                    break;
             }
             // Epilogues the plan folded in: the same arithmetic as the separate ops.
             if (linear_gelu_epilogue(step)) cpu::gelu_erf(out, out, m * n);
@@ -236,7 +243,15 @@ void CpuWhisper::Impl::execute(const ExecutionPlan& plan, const PlanStep& step,
         }
         case OpKind::embedding: {
             const auto& ts = slot(1).shape;  // [V, H]
-            if ((*half_slots)[static_cast<size_t>(step.inputs[1])] != 0) {
+            const ParamForm form = (*param_forms)[static_cast<size_t>(step.inputs[1])];
+            if (form == ParamForm::blocks) {
+                cpu::embedding_blocks(
+                    in_i32(0),
+                    *static_cast<const cpu::BlockMatrix*>(ptr[static_cast<size_t>(step.inputs[1])]),
+                    out, element_count(slot(0).shape));
+                return;
+            }
+            if (form == ParamForm::f16) {
                 cpu::embedding_f16(
                     in_i32(0),
                     static_cast<const uint16_t*>(ptr[static_cast<size_t>(step.inputs[1])]), out,

@@ -1,4 +1,5 @@
-// CpuWeights: every f16 matrix of a checkpoint copied into one anonymous region the backend owns,
+// CpuWeights: every f16 matrix and every matrix in quantized ggml blocks of a checkpoint copied, as
+// stored, into one anonymous region the backend owns,
 // so that no mapping of a model file outlives the load (a file truncated or replaced later cannot
 // fault this process). Each matrix's pages of the checkpoint's mapping are dropped from this
 // process once copied (MADV_DONTNEED on a read-only file mapping only unmaps them: the bytes stay
@@ -12,6 +13,8 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "cpu_gemv_f16.h"
@@ -19,12 +22,13 @@
 #include "earshot/base/piece_threads.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "quant/block_linear.h"
 
 namespace earshot::backend::cpu {
 
 namespace {
 
-constexpr size_t kAlignElements = 32;  // 64-byte aligned rows of every copied matrix
+constexpr size_t kAlignBytes = 64;  // every copied matrix starts on a cache line
 // The copy's unit of work, and how many bytes are copied before their file pages are dropped.
 constexpr size_t kPieceBytes = size_t{1} << 20;
 constexpr size_t kBatchBytes = size_t{64} << 20;
@@ -42,13 +46,14 @@ void copy_pieces(const std::vector<Piece>& pieces) {
         [&](uint64_t i) { std::memcpy(pieces[i].target, pieces[i].source, pieces[i].bytes); });
 }
 
-bool is_half_matrix(const checkpoint::Weight& weight) {
-    return weight.dtype == checkpoint::WeightDType::f16 && weight.shape.size() == 2;
+// Matrices kept as stored: f16, or quantized blocks.
+bool is_copied_matrix(const checkpoint::Weight& weight) {
+    return (weight.dtype == checkpoint::WeightDType::f16 ||
+            weight.dtype == checkpoint::WeightDType::ggml_blocks) &&
+           weight.shape.size() == 2;
 }
 
-size_t aligned_elements(uint64_t count) {
-    return (count + kAlignElements - 1) / kAlignElements * kAlignElements;
-}
+size_t aligned_bytes(size_t bytes) { return (bytes + kAlignBytes - 1) / kAlignBytes * kAlignBytes; }
 
 // Whether `bytes` lie in one of the checkpoint's mapped files (a weight decoded at load does not:
 // its pages are anonymous memory, which MADV_DONTNEED would zero).
@@ -75,24 +80,29 @@ void release_file_pages(std::span<const std::byte> bytes) {
 
 CpuWeights::CpuWeights(const model::WhisperCheckpoint& checkpoint) {
     std::vector<const checkpoint::Weight*> copied;
-    size_t copied_elements = 0;
+    size_t copied_bytes = 0;
     for (const auto& weight : checkpoint.weights.weights()) {
-        if (!is_half_matrix(weight)) {
+        if (!is_copied_matrix(weight)) {
             std::vector<float> values(static_cast<size_t>(weight.element_count()));
             checkpoint::convert_to_f32(weight, values);
             f32_.emplace(weight.path, std::move(values));
             continue;
         }
+        if (weight.bytes.size() != weight.stored_bytes()) {
+            throw std::logic_error("parameter " + weight.path + " holds " +
+                                   std::to_string(weight.bytes.size()) + " bytes, its type needs " +
+                                   std::to_string(weight.stored_bytes()));
+        }
         copied.push_back(&weight);
-        copied_elements += aligned_elements(weight.element_count());
+        copied_bytes += aligned_bytes(weight.bytes.size());
     }
     if (copied.empty()) return;
-    region_bytes_ = copied_elements * sizeof(uint16_t);
+    region_bytes_ = copied_bytes;
     void* region =
         mmap(nullptr, region_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (region == MAP_FAILED) throw std::bad_alloc();
     madvise(region, region_bytes_, MADV_HUGEPAGE);  // fewer faults and TLB misses
-    region_ = static_cast<uint16_t*>(region);
+    region_ = static_cast<std::byte*>(region);
     // Batches of matrices are copied in pieces by several threads (the kernel zeroes each
     // new page of the region as it is first written, and that runs on every core too); after each
     // batch its file pages are dropped, so at most one batch is resident twice.
@@ -114,16 +124,24 @@ CpuWeights::CpuWeights(const model::WhisperCheckpoint& checkpoint) {
     for (const checkpoint::Weight* weight : copied) {
         // At most max(kBatchBytes, the largest matrix) copied bytes still have their file pages.
         if (batch_bytes > 0 && batch_bytes + weight->bytes.size() > kBatchBytes) flush();
-        auto* target = reinterpret_cast<std::byte*>(region_ + offset);
+        std::byte* target = region_ + offset;
         for (size_t done = 0; done < weight->bytes.size(); done += kPieceBytes) {
             batch.push_back({target + done, weight->bytes.data() + done,
                              std::min(kPieceBytes, weight->bytes.size() - done)});
         }
         batch_weights.push_back(weight);
         batch_bytes += weight->bytes.size();
-        half_.emplace(weight->path,
-                      Half{region_ + offset, static_cast<int64_t>(weight->element_count())});
-        offset += aligned_elements(weight->element_count());
+        if (weight->dtype == checkpoint::WeightDType::f16) {
+            half_.emplace(weight->path, Half{reinterpret_cast<const uint16_t*>(target),
+                                             static_cast<int64_t>(weight->element_count())});
+        } else {
+            const int64_t rows = weight->shape[0];
+            blocks_.emplace(
+                weight->path,
+                BlockMatrix{weight->blocks, target, rows, weight->shape[1],
+                            rows > 0 ? static_cast<int64_t>(weight->bytes.size()) / rows : 0});
+        }
+        offset += aligned_bytes(weight->bytes.size());
     }
     flush();
 }
@@ -133,6 +151,7 @@ CpuWeights::~CpuWeights() { release(); }
 CpuWeights::CpuWeights(CpuWeights&& other) noexcept
     : f32_(std::move(other.f32_)),
       half_(std::move(other.half_)),
+      blocks_(std::move(other.blocks_)),
       region_(std::exchange(other.region_, nullptr)),
       region_bytes_(std::exchange(other.region_bytes_, 0)) {}
 
@@ -141,6 +160,7 @@ CpuWeights& CpuWeights::operator=(CpuWeights&& other) noexcept {
         release();
         f32_ = std::move(other.f32_);
         half_ = std::move(other.half_);
+        blocks_ = std::move(other.blocks_);
         region_ = std::exchange(other.region_, nullptr);
         region_bytes_ = std::exchange(other.region_bytes_, 0);
     }
@@ -154,11 +174,14 @@ void CpuWeights::release() noexcept {
 }
 
 bool CpuWeights::contains(const std::string& path) const {
-    return half_.contains(path) || f32_.contains(path);
+    return half_.contains(path) || blocks_.contains(path) || f32_.contains(path);
 }
 
 int64_t CpuWeights::element_count(const std::string& path) const {
     if (auto found = half_.find(path); found != half_.end()) return found->second.elements;
+    if (auto found = blocks_.find(path); found != blocks_.end()) {
+        return found->second.rows * found->second.row_values;
+    }
     if (auto found = f32_.find(path); found != f32_.end()) {
         return static_cast<int64_t>(found->second.size());
     }
@@ -170,8 +193,19 @@ const uint16_t* CpuWeights::half(const std::string& path) const {
     return found == half_.end() ? nullptr : found->second.data;
 }
 
+const BlockMatrix* CpuWeights::blocks(const std::string& path) const {
+    auto found = blocks_.find(path);
+    return found == blocks_.end() ? nullptr : &found->second;
+}
+
 const float* CpuWeights::f32(const std::string& path) {
     if (auto found = f32_.find(path); found != f32_.end()) return found->second.data();
+    if (auto matrix = blocks_.find(path); matrix != blocks_.end()) {
+        const BlockMatrix& m = matrix->second;
+        std::vector<float> values(static_cast<size_t>(m.rows * m.row_values));
+        decode_block_rows(m, 0, m.rows, values.data());
+        return f32_.emplace(path, std::move(values)).first->second.data();
+    }
     auto half = half_.find(path);
     if (half == half_.end()) return nullptr;
     std::vector<float> values(static_cast<size_t>(half->second.elements));

@@ -1,7 +1,8 @@
 // CpuWeights: the CPU backend's view of a checkpoint's parameters. Matrices stored as f16 stay
-// f16, copied into one region the backend owns (no mapping of a model file outlives the load);
-// everything else (biases, norms, conv kernels, f32 or bf16 matrices) is widened to f32. An f16
-// matrix read by an op other than a product or a lookup gets an f32 copy on first use.
+// f16 and matrices stored in quantized ggml blocks stay in their blocks, copied into one region the
+// backend owns (no mapping of a model file outlives the load); everything else (biases, norms,
+// conv kernels, f32 or bf16 matrices) is widened to f32. An f16 or block matrix read by an op
+// other than a product or a lookup gets an f32 copy on first use.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,8 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "backend/cpu/quant/block_matrix.h"
 
 namespace earshot::model {
 struct WhisperCheckpoint;
@@ -31,8 +34,13 @@ public:
     int64_t element_count(const std::string& path) const;
     // The f16 bits of a matrix kept as f16, or nullptr.
     const uint16_t* half(const std::string& path) const;
-    // The f32 values (widened on first use for an f16 matrix), or nullptr when absent.
+    // A matrix kept in quantized blocks, or nullptr. The address stays valid while this object
+    // lives (moves included).
+    const BlockMatrix* blocks(const std::string& path) const;
+    // The f32 values (decoded on first use for an f16 or block matrix), or nullptr when absent.
     const float* f32(const std::string& path);
+    // Bytes of the region holding the f16 and block matrices.
+    size_t region_bytes() const { return region_bytes_; }
 
 private:
     struct Half {
@@ -43,7 +51,8 @@ private:
 
     std::unordered_map<std::string, std::vector<float>> f32_;
     std::unordered_map<std::string, Half> half_;
-    uint16_t* region_ = nullptr;
+    std::unordered_map<std::string, BlockMatrix> blocks_;  // data in region_
+    std::byte* region_ = nullptr;
     size_t region_bytes_ = 0;
 };
 

@@ -1,4 +1,5 @@
-// CpuWhisper: the weights (f16 matrices stay f16, see cpu_weights.h) and one plan per (entry,
+// CpuWhisper: the weights (f16 matrices stay f16, quantized ones in their blocks, see
+// cpu_weights.h) and one plan per (entry,
 // binding), prepared once with its params resolved; the caches and the step interpreter that runs
 // a plan are CpuWhisper::Impl's other parts (cpu_whisper_impl.h).
 #include "earshot/engine/backend/cpu_whisper.h"
@@ -22,7 +23,7 @@ namespace {
 
 using program::shape_str;
 
-// Whether a step reads input `i` in a way an f16 matrix serves directly.
+// Whether a step reads input `i` in a way an f16 or block matrix serves directly.
 bool reads_half(const PlanStep& step, size_t i) {
     return i == 1 && (step.kind == OpKind::linear || step.kind == OpKind::embedding);
 }
@@ -39,7 +40,7 @@ const ExecutionPlan& CpuWhisper::Impl::plan_for(const std::string& entry,
 CpuWhisper::Impl::Prepared CpuWhisper::Impl::prepare(const ExecutionPlan& plan) {
     Prepared result;
     result.params.assign(plan.slots.size(), nullptr);
-    result.half.assign(plan.slots.size(), 0);
+    result.form.assign(plan.slots.size(), ParamForm::f32);
     std::vector<uint8_t> needs_f32(plan.slots.size(), 0);
     for (const PlanStep& step : plan.steps) {
         for (size_t i = 0; i < step.inputs.size(); ++i) {
@@ -68,10 +69,16 @@ CpuWhisper::Impl::Prepared CpuWhisper::Impl::prepare(const ExecutionPlan& plan) 
             throw std::runtime_error("parameter " + slot.path + " holds " + std::to_string(held) +
                                      " values, the plan expects " + shape_str(slot.shape));
         }
-        const uint16_t* half = needs_f32[s] != 0 ? nullptr : weights.half(slot.path);
-        result.half[s] = half != nullptr ? 1 : 0;
-        result.params[s] = half != nullptr ? static_cast<const void*>(half)
-                                           : static_cast<const void*>(weights.f32(slot.path));
+        const bool direct = needs_f32[s] == 0;
+        if (const uint16_t* half = direct ? weights.half(slot.path) : nullptr) {
+            result.form[s] = ParamForm::f16;
+            result.params[s] = half;
+        } else if (const cpu::BlockMatrix* blocks = direct ? weights.blocks(slot.path) : nullptr) {
+            result.form[s] = ParamForm::blocks;
+            result.params[s] = blocks;
+        } else {
+            result.params[s] = weights.f32(slot.path);
+        }
     }
     return result;
 }

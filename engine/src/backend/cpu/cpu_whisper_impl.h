@@ -38,10 +38,13 @@ struct CpuWhisper::Impl {
         void copy_row(int64_t from, cpu::CacheBuffer& into, int64_t to) const;
     };
 
-    // What a plan needs resolved once: param pointers, and which of them are f16 matrices.
+    // How a param slot's pointer reads: f32 values, f16 bits, or a cpu::BlockMatrix.
+    enum class ParamForm : uint8_t { f32, f16, blocks };
+
+    // What a plan needs resolved once: param pointers, and the form of each.
     struct Prepared {
         std::vector<const void*> params;  // per slot; null for other slots or absent params
-        std::vector<uint8_t> half;        // per slot: 1 when params[slot] is f16 bits
+        std::vector<ParamForm> form;      // per slot
         // States the plan writes, or reads other than as attention keys and values: a shared
         // audio cache gets its full rows before the plan runs.
         std::vector<std::string> unshared_states;
@@ -67,7 +70,8 @@ struct CpuWhisper::Impl {
     // Plan preparation (cpu_whisper.cpp).
     const ExecutionPlan& plan_for(const std::string& entry, const program::DimValues& extra);
     // Checks every param a plan reads against the planned shape (optional ones may be absent)
-    // and resolves it: f16 bits where every read is a product or a lookup, f32 otherwise.
+    // and resolves it: f16 bits or blocks where every read is a product or a lookup, f32
+    // otherwise.
     Prepared prepare(const ExecutionPlan& plan);
 
     // The caches (cpu_whisper_caches.cpp).
@@ -96,8 +100,8 @@ struct CpuWhisper::Impl {
                               bool shared) const;
     void execute(const ExecutionPlan& plan, const PlanStep& step, const std::vector<void*>& ptr);
 
-    const std::vector<uint8_t>* half_slots = nullptr;  // Prepared::half of the running plan
-    CrossAttentionRequest* cross_attention = nullptr;  // set while a prefill asks for weights
+    const std::vector<ParamForm>* param_forms = nullptr;  // Prepared::form of the running plan
+    CrossAttentionRequest* cross_attention = nullptr;     // set while a prefill asks for weights
 };
 
 }  // namespace earshot::backend

@@ -62,7 +62,7 @@ TEST(GgmlQuantOnCudaDevice, Q4KTwinRunsAsOnTheCpu) {
     test::write_ggml_file(dir.path() / "q4_k.bin", test::ggml_twin(hf.weights, hf.binding.config,
                                                                    checkpoint::GgmlType::q4_k));
     const model::WhisperCheckpoint q = model::load_whisper_checkpoint(dir.path() / "q4_k.bin");
-    ASSERT_EQ(q.weights.dequantized_from("encoder_layers.0.self_attn.q_proj.weight"), "q4_k");
+    ASSERT_EQ(q.weights.quantized_as("encoder_layers.0.self_attn.q_proj.weight"), "q4_k");
 
     backend::CpuWhisper cpu(q);
     backend::CudaWhisper cuda(q);

@@ -49,4 +49,9 @@ std::string supported_ggml_type_names();
 // n x elements values; std::invalid_argument otherwise, or for f32 / f16.
 void dequantize_ggml_blocks(GgmlType type, std::span<const std::byte> blocks, std::span<float> out);
 
+// The index of the first block of `blocks` (whole blocks of a quantized `type`) whose f16 scale d
+// (or min m, or k-quant dmin) is an infinity or a NaN, which makes its values non-finite; -1 when
+// every scale is finite. std::invalid_argument for f32 / f16 or a size that is not whole blocks.
+int64_t first_block_with_non_finite_scale(GgmlType type, std::span<const std::byte> blocks);
+
 }  // namespace earshot::checkpoint
