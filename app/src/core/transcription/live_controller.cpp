@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <utility>
 
+#include "core/dictation/dictation_editor.h"
 #include "earshot/audio/audio_device_error.h"
 #include "earshot/audio/capture.h"
 #include "earshot/audio/log_mel.h"
@@ -41,7 +43,9 @@ struct LiveController::Impl {
           on_update(std::move(sink)),
           mels(static_cast<int>(model_in.mels())),
           queue(mels, static_cast<size_t>(std::max(options.queue_seconds, 1.0) * kFramesPerSecond)),
-          front(mels, queue, options.vad) {}
+          front(mels, queue, options.vad) {
+        if (options.spoken_commands) editor.emplace(*options.spoken_commands);
+    }
 
     decoding::DecoderModel& model;
     const tokenizer::Tokenizer& tok;
@@ -52,6 +56,7 @@ struct LiveController::Impl {
     audio::MelFrontEnd front;
     std::unique_ptr<audio::Capture> capture;
     std::unique_ptr<audio::PacedFileSource> file;
+    std::optional<DictationEditor> editor;        // with spoken commands
     audio::PreRollCapture* microphone = nullptr;  // attached from start() to stop_source()
     std::atomic<uint64_t> microphone_samples{0};  // what the attached microphone delivered
     std::thread engine;
@@ -108,7 +113,22 @@ struct LiveController::Impl {
             }
         }
         live.update = std::move(update);
+        if (editor) apply_commands(live);
         if (on_update) on_update(live);
+    }
+
+    // The committed words through the spoken commands: the edit replaces the committed text.
+    void apply_commands(LiveUpdate& live) {
+        std::vector<DictatedWord> words;
+        words.reserve(live.update.committed_words.size());
+        for (const decoding::StreamWord& word : live.update.committed_words) {
+            words.push_back({word.text, word.start_s, word.end_s});
+        }
+        TextEdit edit = editor->commit(words, live.update.final);
+        live.update.committed_text = std::move(edit.text);
+        live.erased_chars = edit.erase_chars;
+        live.commands_applied = editor->commands_applied();
+        live.held_words = static_cast<int64_t>(editor->held_words());
     }
 
     void run_engine() {
