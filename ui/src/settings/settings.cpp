@@ -52,6 +52,9 @@ Settings Settings::load(QSettings& store) {
     const QString shortcut =
         store.value(QStringLiteral("global_shortcut"), s.globalShortcut).toString().trimmed();
     if (shortcut.isEmpty() || isGlobalShortcut(shortcut)) s.globalShortcut = shortcut;
+    s.spokenCommands = store.value(QStringLiteral("spoken_commands"), s.spokenCommands).toBool();
+    s.commandsFile = store.value(QStringLiteral("commands_file")).toString().trimmed();
+    s.vocabularyFile = store.value(QStringLiteral("vocabulary_file")).toString().trimmed();
     store.endGroup();
     return s;
 }
@@ -77,6 +80,9 @@ void Settings::save(QSettings& store) const {
     store.setValue(QStringLiteral("typing_method"), typingMethod);
     store.setValue(QStringLiteral("pre_roll_seconds"), preRollSeconds);
     store.setValue(QStringLiteral("global_shortcut"), globalShortcut);
+    store.setValue(QStringLiteral("spoken_commands"), spokenCommands);
+    store.setValue(QStringLiteral("commands_file"), commandsFile);
+    store.setValue(QStringLiteral("vocabulary_file"), vocabularyFile);
     store.endGroup();
 }
 

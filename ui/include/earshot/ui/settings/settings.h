@@ -30,6 +30,13 @@ struct Settings {
     // Live: a desktop-wide shortcut that starts and stops dictation (QKeySequence's portable
     // text, e.g. "Ctrl+Alt+D"; empty: none). Grabbed on X11.
     QString globalShortcut;
+    // Live: spoken commands ("new line", "comma", "scratch that") edit the dictated text; from
+    // `commandsFile` (phrase<TAB>action lines, as `earshot live --commands`), else the English
+    // table.
+    bool spokenCommands = true;
+    QString commandsFile;
+    // Dictation and files: words to prefer, one a line (as `--vocabulary`); empty: none.
+    QString vocabularyFile;
 
     static constexpr int kMinBeamSize = 1;
     static constexpr int kMaxBeamSize = 16;
