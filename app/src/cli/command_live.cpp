@@ -58,6 +58,7 @@ struct LiveRequest {
     std::string journal;
     std::string commands;
     bool no_commands = false;
+    bool no_guard = false;
     VocabularyRequest vocabulary;
     std::string backend = "auto";
 };
@@ -148,6 +149,7 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
     options.input = r.input;
     options.speed = r.speed;
     options.spoken_commands = commands;
+    options.guard_invented_words = !r.no_guard;
     TranscriptionChoice choice;
     choice.language = r.language;
     choice.task = r.task == "translate" ? decoding::Task::translate : decoding::Task::transcribe;
@@ -327,6 +329,9 @@ ExtraCommand add_live(CLI::App& root) {
                         "table (new line, comma, period, scratch that, ...)");
     command->add_flag("--no-commands", r.no_commands,
                       "Take every word as dictated text: no spoken commands this session");
+    command->add_flag("--no-guard", r.no_guard,
+                      "Commit what the decoder wrote even when it looks invented (a repetition "
+                      "loop, \"Thank you.\" over silence)");
     add_vocabulary_options(*command, r.vocabulary);
     add_backend_option(*command, r.backend);
     return {command, [request](std::ostream& out, std::ostream& err) {

@@ -44,6 +44,9 @@ struct LiveOptions {
     // Spoken commands ("new line", "scratch that", ...) applied to the committed text before
     // the front end sees it; null: the words as the decoder wrote them.
     std::shared_ptr<const CommandTable> spoken_commands;
+    // Words the decoder likely invented (core/dictation/invented_words_guard.h: a repetition
+    // loop, a known phrase over silence) are held back, never committed; off: all committed.
+    bool guard_invented_words = true;
 };
 
 // One update as the front end receives it (on the engine thread; copy it to hand it on).
@@ -62,6 +65,7 @@ struct LiveUpdate {
     size_t erased_chars = 0;
     int64_t commands_applied = 0;  // spoken commands so far in the session
     int64_t held_words = 0;        // committed words held back: they may begin a command
+    int64_t held_back_words = 0;   // words the invented-words guard did not commit, so far
 };
 
 struct LiveStats {
