@@ -63,15 +63,15 @@ QString DictationTarget::textToSend(const QString& sentSoFar, const QString& pie
 
 void DictationTarget::apply(const LiveTextUpdate& update) {
     if (!m_enabled || !m_sink) return;
-    // Code points taken back, as UTF-16 units of what was sent (never more than was sent).
+    // Code points taken back (never more than were sent), as UTF-16 units of what was sent.
     qsizetype units = 0;
-    for (int left = update.erasedChars; left > 0 && units < m_sent.size(); --left) {
+    int erased = 0;
+    for (; erased < update.erasedChars && units < m_sent.size(); ++erased) {
         ++units;
         if (units < m_sent.size() && m_sent[m_sent.size() - units].isLowSurrogate()) ++units;
     }
     const QString kept = m_sent.left(m_sent.size() - units);
     const QString text = textToSend(kept, update.committedText);
-    const auto erased = static_cast<int>(units == 0 ? 0 : update.erasedChars);
     if (text.isEmpty() && erased == 0) return;
     const QString error = m_sink(QString(erased, QChar(0x08)) + text);
     if (!error.isEmpty()) {
