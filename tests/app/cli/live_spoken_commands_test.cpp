@@ -111,6 +111,8 @@ TEST_F(LiveSpokenCommands, AFileTableEditsThePrintedAndJournaledText) {
     std::cout << "heard:" << heard << "\nshown: " << editor.text() << "\n";
     EXPECT_EQ(lines.back()["commands_applied"].get<int64_t>(), editor.commands_applied());
     EXPECT_EQ(lines.back()["held_words"].get<int64_t>(), 0);
+    // Real speech: the invented-words guard held nothing back.
+    EXPECT_EQ(lines.back()["held_back_words"].get<int64_t>(), 0);
 
     // The micro model heard the three phrases, and each did its work.
     EXPECT_NE(heard.find(" full stop"), std::string::npos) << heard;
