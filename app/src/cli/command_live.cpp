@@ -1,7 +1,8 @@
 // `earshot live --model PATH [--device NAME | --input FILE [--speed X]] [...]`: live dictation in
 // the terminal. Committed text is printed as it is committed, the tentative tail redrawn after
 // it; Ctrl-C hears what is still queued, commits it and prints the rest of the transcript.
-// --journal FILE appends each committed piece to FILE, on disk before it is shown.
+// --journal FILE appends each committed piece to FILE, on disk before it is shown. Spoken commands
+// ("new line", "scratch that"; --commands FILE, --no-commands) edit the text before either.
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -25,7 +26,10 @@
 #include "cli/model_argument.h"
 #include "cli/terminal/live_terminal.h"
 #include "cli/terminal/live_update_json.h"
+#include "cli/vocabulary_option.h"
+#include "core/dictation/spoken_command_table.h"
 #include "core/files/live_journal.h"
+#include "core/transcription/vocabulary_list.h"
 #include "earshot/app/commands.h"
 #include "earshot/core/live_controller.h"
 #include "earshot/core/loaded_model.h"
@@ -52,6 +56,10 @@ struct LiveRequest {
     bool no_vad = false;
     std::string updates_json;
     std::string journal;
+    std::string commands;
+    bool no_commands = false;
+    bool no_guard = false;
+    VocabularyRequest vocabulary;
     std::string backend = "auto";
 };
 
@@ -110,6 +118,19 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
     if (!r.input.empty() && !r.device.empty())
         return fail("--device and --input exclude each other");
     if (r.input.empty() && r.speed != 1.0) return fail("--speed needs --input");
+    if (r.no_commands && !r.commands.empty())
+        return fail("--commands and --no-commands exclude each other");
+    // Spoken commands: the file's table, else the English defaults, unless switched off.
+    std::shared_ptr<const CommandTable> commands;
+    try {
+        if (!r.commands.empty()) {
+            commands = std::make_shared<const CommandTable>(CommandTable::load(r.commands));
+        } else if (!r.no_commands) {
+            commands = std::make_shared<const CommandTable>(CommandTable::english_defaults());
+        }
+    } catch (const CommandFileError& e) {
+        return fail(e.what());
+    }
 
     const backend::BackendChoice backend = backend_choice(r.backend);
     std::unique_ptr<LoadedModel> loaded;
@@ -127,9 +148,16 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
     options.device = r.device;
     options.input = r.input;
     options.speed = r.speed;
+    options.spoken_commands = commands;
+    options.guard_invented_words = !r.no_guard;
     TranscriptionChoice choice;
     choice.language = r.language;
     choice.task = r.task == "translate" ? decoding::Task::translate : decoding::Task::transcribe;
+    try {
+        apply_vocabulary(r.vocabulary, choice);
+    } catch (const VocabularyFileError& e) {
+        return fail(e.what());
+    }
     decoding::StreamingOptions streaming;
     streaming.update_frames = std::max(1, r.step_ms / 10);
     streaming.pacing =
@@ -171,9 +199,10 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
         const std::lock_guard lock(output_mutex);
         // On disk (fsynced) before the terminal shows it: what the user saw committed survives a
         // kill of the process right after.
-        if (journal && journal_error.empty() && !update.update.committed_text.empty()) {
+        if (journal && journal_error.empty() &&
+            (!update.update.committed_text.empty() || update.erased_chars > 0)) {
             try {
-                journal->append(update.update.committed_text);
+                journal->append(update.update.committed_text, update.erased_chars);
             } catch (const LiveJournalError& e) {
                 journal_error = e.what();
                 err << "\nearshot live: " << journal_error << "; journaling stops\n";
@@ -293,6 +322,17 @@ ExtraCommand add_live(CLI::App& root) {
     command->add_option("--journal", r.journal,
                         "Append the committed text to this file as it is committed (written "
                         "to disk each time; a new session each run, earlier ones kept)");
+    command->add_option("--commands", r.commands,
+                        "Spoken commands from this file, one phrase<TAB>action a line (actions: "
+                        "insert:TEXT, newline, paragraph, delete-last-utterance, undo, "
+                        "capitalize-next, all-caps-on, all-caps-off); default: the English "
+                        "table (new line, comma, period, scratch that, ...)");
+    command->add_flag("--no-commands", r.no_commands,
+                      "Take every word as dictated text: no spoken commands this session");
+    command->add_flag("--no-guard", r.no_guard,
+                      "Commit what the decoder wrote even when it looks invented (a repetition "
+                      "loop, \"Thank you.\" over silence)");
+    add_vocabulary_options(*command, r.vocabulary);
     add_backend_option(*command, r.backend);
     return {command, [request](std::ostream& out, std::ostream& err) {
                 return run_live(*request, out, err);

@@ -20,9 +20,11 @@
 #include "cli/command_registry.h"
 #include "cli/model_argument.h"
 #include "cli/terminal/transcribe_progress.h"
+#include "cli/vocabulary_option.h"
 #include "core/files/atomic_file.h"
 #include "core/files/transcript_formats.h"
 #include "core/transcription/streaming_mel_source.h"
+#include "core/transcription/vocabulary_list.h"
 #include "earshot/app/commands.h"
 #include "earshot/audio/file_decoder.h"
 #include "earshot/audio/log_mel.h"
@@ -51,6 +53,7 @@ struct TranscribeRequest {
     int beam = 5;
     std::optional<double> temperature;
     std::string prompt;
+    VocabularyRequest vocabulary;
     bool no_timestamps = false;
     std::string formats = "txt,srt,vtt,json";
     bool word_timestamps = false;
@@ -220,6 +223,11 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
     choice.decoding.timestamps = !r.no_timestamps;
     choice.decoding.seed = r.seed;
     choice.word_timestamps = r.word_timestamps;
+    try {
+        apply_vocabulary(r.vocabulary, choice);
+    } catch (const VocabularyFileError& e) {
+        return fail(e.what());
+    }
     if (!r.output_dir.empty()) {
         session.output_dir = fs::path(r.output_dir);
         std::error_code error;
@@ -299,6 +307,7 @@ ExtraCommand add_transcribe(CLI::App& root) {
                      "..., 1.0)")
         ->check(CLI::Range(0.0, 10.0));
     command->add_option("--prompt", r.prompt, "Initial prompt (vocabulary, spelling, style)");
+    add_vocabulary_options(*command, r.vocabulary);
     command->add_flag("--no-timestamps", r.no_timestamps,
                       "Decode without timestamp tokens (one segment per window)");
     command->add_option("--format", r.formats, "Comma-separated: txt, srt, vtt, json")

@@ -161,8 +161,23 @@ QString FocusedWindowTyper::sendKeys(const QString& text) {
             portal->type(text);
             return {};
         }
-        return runHelper({QStringLiteral("--"), text},
-                         {QStringLiteral("type"), QStringLiteral("--"), text});
+        // Backspaces as keys (wtype -k; ydotool's Linux key code 14, KEY_BACKSPACE in
+        // linux/input-event-codes.h), then the text.
+        qsizetype erase = 0;
+        while (erase < text.size() && text[erase] == QChar(0x08)) ++erase;
+        if (erase > 0) {
+            QStringList wtypeKeys;
+            QStringList ydotoolKeys{QStringLiteral("key")};
+            for (qsizetype i = 0; i < erase; ++i) {
+                wtypeKeys << QStringLiteral("-k") << QStringLiteral("BackSpace");
+                ydotoolKeys << QStringLiteral("14:1") << QStringLiteral("14:0");
+            }
+            if (QString error = runHelper(wtypeKeys, ydotoolKeys); !error.isEmpty()) return error;
+        }
+        const QString rest = text.mid(erase);
+        if (rest.isEmpty()) return {};
+        return runHelper({QStringLiteral("--"), rest},
+                         {QStringLiteral("type"), QStringLiteral("--"), rest});
     }
     X11Keyboard* keyboard = nullptr;
     if (QString error = x11Keyboard(keyboard); !error.isEmpty()) return error;
@@ -218,6 +233,14 @@ void FocusedWindowTyper::pasteRead() {
 
 QString FocusedWindowTyper::send(const QString& text) {
     if (text.isEmpty()) return {};
+    // Leading backspaces (U+0008: spoken commands taking back typed text) are keys on every
+    // way: a paste cannot erase.
+    qsizetype erase = 0;
+    while (erase < text.size() && text[erase] == QChar(0x08)) ++erase;
+    if (erase > 0 && m_method != TypingMethod::keys) {
+        if (const QString error = sendKeys(text.left(erase)); !error.isEmpty()) return error;
+        return send(text.mid(erase));
+    }
     switch (m_method) {
         case TypingMethod::keys:
             return sendKeys(text);

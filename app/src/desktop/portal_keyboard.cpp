@@ -23,6 +23,7 @@ constexpr uint kPressed = 1;
 // X keysyms (X11/keysymdef.h): Return, Tab, and the Unicode range's offset.
 constexpr std::int32_t kKeysymReturn = 0xff0d;
 constexpr std::int32_t kKeysymTab = 0xff09;
+constexpr std::int32_t kKeysymBackSpace = 0xff08;
 constexpr std::int32_t kKeysymUnicode = 0x01000000;
 
 QString refusal(const PortalReply& reply, const QString& step) {
@@ -51,6 +52,8 @@ std::vector<std::int32_t> portal_keysyms(const QString& text) {
             keysyms.push_back(kKeysymReturn);
         } else if (c == U'\t') {
             keysyms.push_back(kKeysymTab);
+        } else if (c == U'\b') {
+            keysyms.push_back(kKeysymBackSpace);  // spoken commands taking back typed text
         } else if (c < 0x20 || (c >= 0x7f && c < 0xa0)) {
             continue;  // control characters have no key
         } else if (c < 0x100) {

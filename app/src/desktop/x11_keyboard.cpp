@@ -18,6 +18,7 @@ Display* as_display(void* display) { return static_cast<Display*>(display); }
 KeySym keysym_for(char32_t c) {
     if (c == U'\n') return XK_Return;
     if (c == U'\t') return XK_Tab;
+    if (c == U'\b') return XK_BackSpace;  // spoken commands taking back typed text
     if ((c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xff)) return static_cast<KeySym>(c);
     return static_cast<KeySym>(0x01000000U | c);
 }

@@ -197,10 +197,11 @@ void GuiController::applySettings(const ui::Settings& settings) {
 void GuiController::updateFilesOptions() {
     try {
         m_files->setOptions(files_options(m_settings, *m_model));
-    } catch (const TranscriptionSetupError& error) {
-        // The saved language or task is not for this model: files are refused with the sentence
-        // (as `earshot transcribe` refuses them) until the settings change; the status bar says
-        // it now.
+    } catch (const std::exception& error) {
+        // The saved language or task is not for this model, or the vocabulary file cannot be
+        // used (TranscriptionSetupError, VocabularyFileError): files are refused with the
+        // sentence (as `earshot transcribe` refuses them) until the settings change; the status
+        // bar says it now.
         const QString message = QString::fromStdString(error.what());
         m_files->setSetupError(message);
         m_window.statusBar()->showMessage(message, kStatusMessageMs);

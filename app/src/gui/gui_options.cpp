@@ -5,9 +5,12 @@
 
 #include <QObject>
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "core/dictation/spoken_command_table.h"
+#include "core/transcription/vocabulary_list.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 
 namespace earshot::app {
@@ -24,6 +27,10 @@ TranscriptionChoice transcription_choice(const ui::Settings& settings) {
                                                                : decoding::Task::transcribe;
     choice.language = settings.language.trimmed().toStdString();
     choice.decoding.beam_size = std::max(1, settings.beamSize);
+    // Throws VocabularyFileError: the front end shows it where Start or the file refused.
+    if (!settings.vocabularyFile.isEmpty()) {
+        choice.vocabulary = load_vocabulary(settings.vocabularyFile.toStdString());
+    }
     return choice;
 }
 
@@ -34,6 +41,13 @@ LiveOptions live_options(const ui::Settings& settings, const QString& device,
     options.streaming.decoding = decoding_options(transcription_choice(settings), tokenizer);
     options.streaming.update_frames = std::max(1, settings.updateIntervalMs / kMsPerFrame);
     options.vad.margin_db = settings.vadMarginDb;
+    // Throws CommandFileError (FILE:LINE: problem).
+    if (settings.spokenCommands) {
+        options.spoken_commands = std::make_shared<const CommandTable>(
+            settings.commandsFile.isEmpty()
+                ? CommandTable::english_defaults()
+                : CommandTable::load(settings.commandsFile.toStdString()));
+    }
     return options;
 }
 

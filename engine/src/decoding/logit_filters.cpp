@@ -126,6 +126,12 @@ void apply_timestamp_rules(std::span<float> logits, std::span<const int32_t> sam
 
 void apply_logit_filters(std::span<float> logits, std::span<const int32_t> sampled,
                          const LogitFilterSettings& settings) {
+    if (settings.boost != 0.0F) {
+        for (const int32_t id : settings.boosted) {
+            const auto at = static_cast<size_t>(id);
+            if (id >= 0 && at < logits.size()) logits[at] += settings.boost;
+        }
+    }
     if (settings.suppress_blank) suppress_blank(logits, sampled, settings.ids);
     suppress_tokens(logits, settings.suppress);
     if (settings.timestamps) {

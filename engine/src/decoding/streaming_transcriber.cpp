@@ -180,9 +180,11 @@ Continuation StreamingTranscriber::continue_from_committed(int64_t window_frames
                         static_cast<int>(options_.new_tokens_per_s * seconds(window_frames)));
     if (static_cast<int64_t>(setup.initial_tokens.size() + committed_.size()) + max_new >=
         model_.max_tokens()) {
-        // No room for prompt and committed tokens together: decode without the prompt.
-        setup = make_window_setup(tok_, options_.decoding, language_token_, {}, "",
-                                  model_.max_tokens());
+        // No room for prompt and committed tokens together: decode without the prompt (and
+        // without the vocabulary that opens it).
+        DecodingOptions unprompted = options_.decoding;
+        unprompted.vocabulary_tokens.clear();
+        setup = make_window_setup(tok_, unprompted, language_token_, {}, "", model_.max_tokens());
     }
     const size_t forced_begin = setup.initial_tokens.size();
     setup.initial_tokens.insert(setup.initial_tokens.end(), committed_.begin(), committed_.end());

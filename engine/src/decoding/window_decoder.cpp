@@ -26,10 +26,17 @@ WindowSetup make_window_setup(const tokenizer::Tokenizer& tok, const DecodingOpt
                                               : static_cast<int>(max_tokens / 2);  // openai's `or`
 
     auto& tokens = setup.initial_tokens;
-    if (!prompt.empty()) {
+    const std::vector<int32_t>& vocabulary = options.vocabulary_tokens;
+    if (!prompt.empty() || !vocabulary.empty()) {
+        // [<|startofprev|> vocabulary previous-text]: at most MaxTokens / 2 - 1 after the
+        // marker; the vocabulary is kept, the previous text loses its oldest tokens.
         const auto keep = static_cast<size_t>(std::max<int64_t>(max_tokens / 2 - 1, 0));
         tokens.push_back(sp.startofprev);
-        const size_t from = prompt.size() > keep ? prompt.size() - keep : 0;
+        const size_t listed = std::min(vocabulary.size(), keep);
+        tokens.insert(tokens.end(), vocabulary.begin(),
+                      vocabulary.begin() + static_cast<std::ptrdiff_t>(listed));
+        const size_t room = keep - listed;
+        const size_t from = prompt.size() > room ? prompt.size() - room : 0;
         tokens.insert(tokens.end(), prompt.begin() + static_cast<std::ptrdiff_t>(from),
                       prompt.end());
     }
@@ -62,6 +69,8 @@ WindowSetup make_window_setup(const tokenizer::Tokenizer& tok, const DecodingOpt
                    .no_timestamps = sp.notimestamps,
                    .timestamp_begin = sp.timestamp_begin};
     filters.suppress_blank = options.suppress_blank;
+    filters.boosted = options.vocabulary_first_tokens;
+    filters.boost = static_cast<float>(options.vocabulary_logit_bias);
     const std::vector<int32_t> always{sp.transcribe,  sp.translate, sp.sot,
                                       sp.startofprev, sp.startoflm, sp.nospeech};
     filters.suppress = suppress_token_set(options.suppress_tokens, tok.non_speech_tokens(), always);

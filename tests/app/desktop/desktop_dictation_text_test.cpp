@@ -82,3 +82,36 @@ TEST(DesktopDictationText, ASinkFailureIsReportedAndNotCountedAsSent) {
 }
 
 }  // namespace
+
+namespace {
+
+// Spoken commands: a line break stays, and text taken back ("scratch that") goes first as
+// backspaces (U+0008), which the typer presses as BackSpace.
+TEST(DesktopDictationText, LineBreaksStayAndScratchedTextGoesAsBackspaces) {
+    EXPECT_EQ(send(QStringLiteral("Dear team,"), QStringLiteral("\n\nThe report")),
+              QStringLiteral("\n\nThe report"));
+    EXPECT_EQ(send(QStringLiteral("Milk.\n"), QStringLiteral("Bread")), QStringLiteral("Bread"));
+    DictationTarget target;
+    QStringList sent;
+    target.setSink([&sent](const QString& text) {
+        sent << text;
+        return QString();
+    });
+    target.setEnabled(true);
+    LiveTextUpdate update;
+    update.committedText = QStringLiteral("Hello there.");
+    target.apply(update);
+    update.committedText = QStringLiteral(" How are you");
+    target.apply(update);
+    update.committedText = QString();
+    update.erasedChars = 12;  // " How are you"
+    target.apply(update);
+    update.committedText = QStringLiteral(" Bye.");
+    update.erasedChars = 0;
+    target.apply(update);
+    EXPECT_EQ(sent, (QStringList{QStringLiteral("Hello there."), QStringLiteral(" How are you"),
+                                 QString(12, QChar(0x08)), QStringLiteral(" Bye.")}));
+    EXPECT_EQ(target.sent(), QStringLiteral("Hello there. Bye."));
+}
+
+}  // namespace

@@ -116,10 +116,11 @@ protected:
                " EARSHOT_INSTANCE_SOCKET=" + shell_quote(m_dir / "sock") + " ";
     }
 
-    void startGui(const std::string& method) {
+    void startGui(const std::string& method, const std::string& extra_settings = "") {
         fs::create_directories(m_dir / "config" / "Earshot");
         std::ofstream(m_dir / "config" / "Earshot" / "Earshot.conf")
-            << "[settings]\ntype_into_focused_window=true\ntyping_method=" << method << "\n";
+            << "[settings]\ntype_into_focused_window=true\ntyping_method=" << method << "\n"
+            << extra_settings;
         const pid_t pid = ::fork();
         ASSERT_GE(pid, 0);
         if (pid == 0) {
@@ -170,17 +171,23 @@ protected:
     std::vector<pid_t> m_pids;
 
     // Dictates the sample with `method` and checks the field against the GUI's transcript.
-    void dictateIntoField(const std::string& method, int paste_delay_ms = 0);
+    // Returns the field's text.
+    std::string dictateIntoField(const std::string& method, int paste_delay_ms = 0,
+                                 const std::string& extra_settings = "");
 };
 
-void DesktopTyping::dictateIntoField(const std::string& method, int paste_delay_ms) {
-    ASSERT_NO_FATAL_FAILURE(startGui(method));
-    ASSERT_NO_FATAL_FAILURE(startField(paste_delay_ms));
+std::string DesktopTyping::dictateIntoField(const std::string& method, int paste_delay_ms,
+                                            const std::string& extra_settings) {
+    [&] { ASSERT_NO_FATAL_FAILURE(startGui(method, extra_settings)); }();
+    if (HasFatalFailure()) return {};
+    [&] { ASSERT_NO_FATAL_FAILURE(startField(paste_delay_ms)); }();
+    if (HasFatalFailure()) return {};
     const fs::path wav = fs::path(EARSHOT_TEST_GOLDEN_DIR) / ".." / ".." / "packaging" / "samples" /
                          "please-call-me-tomorrow.wav";
     const auto started =
         run_shell(env() + shell_quote(EARSHOT_EXE) + " start --input " + shell_quote(wav));
-    ASSERT_EQ(started.out, "listening\n") << started.err;
+    EXPECT_EQ(started.out, "listening\n") << started.err;
+    if (started.out != "listening\n") return {};
     // The paced 2.4 s recording ends the session by itself; the journal then holds everything
     // committed, and the field must hold the same.
     std::string committed;
@@ -194,6 +201,19 @@ void DesktopTyping::dictateIntoField(const std::string& method, int paste_delay_
     }
     EXPECT_NE(committed.find("tomorrow"), std::string::npos) << committed;
     EXPECT_EQ(field, committed);
+    return field;
+}
+
+// Spoken commands through the settings' commands file: "me" takes back the utterance before it
+// ("please call"), in the transcript and, with BackSpace keys, in the field it was typed into
+// (the micro model commits "please" alone first: it is typed, then erased with six BackSpaces).
+TEST_F(DesktopTyping, ScratchedWordsLeaveTheFieldAsTheTranscript) {
+    std::ofstream(m_dir / "commands.tsv") << "me\tdelete-last-utterance\n";
+    const std::string field =
+        dictateIntoField("keys", 0, "commands_file=" + (m_dir / "commands.tsv").string() + "\n");
+    EXPECT_EQ(field.find("please"), std::string::npos) << field;
+    EXPECT_EQ(field.find("call"), std::string::npos) << field;
+    EXPECT_NE(field.find("tomorrow"), std::string::npos) << field;
 }
 
 TEST_F(DesktopTyping, SimulatedKeysGiveTheFieldExactlyTheCommittedText) {

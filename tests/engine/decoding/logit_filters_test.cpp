@@ -166,6 +166,23 @@ TEST(DecodingFilters, SettingsSwitchTheFiltersInOrder) {
     EXPECT_EQ(allowed(plain), want);
 }
 
+// The vocabulary bias raises its tokens before the filters, and a suppressed one stays out.
+TEST(DecodingFilters, VocabularyBiasRaisesItsTokensButNotSuppressedOnes) {
+    LogitFilterSettings settings;
+    settings.ids = ids();
+    settings.suppress = {3};
+    settings.timestamps = false;
+    settings.suppress_blank = false;
+    settings.boosted = {3, 7, 12};
+    settings.boost = 1.5F;
+    auto row = zeros();
+    apply_logit_filters(row, std::vector<int32_t>{10}, settings);
+    EXPECT_EQ(row[3], -std::numeric_limits<float>::infinity());
+    EXPECT_FLOAT_EQ(row[7], 1.5F);
+    EXPECT_FLOAT_EQ(row[12], 1.5F);
+    EXPECT_FLOAT_EQ(row[8], 0.0F);
+}
+
 // Greedy decoding through the filters on a scripted model whose raw preferences break every
 // rule: it wants text first, a late first timestamp, a suppressed id, and unpaired timestamps.
 class FilteredGreedy : public ::testing::Test {

@@ -76,6 +76,32 @@ TEST(DecodingWindow, InitialTokensAndSuppressSet) {
     EXPECT_EQ(t.sot_index, 0U);
 }
 
+// A custom vocabulary opens the prompt and stays when the previous text is cut to fit; its first
+// tokens get the bias.
+TEST(DecodingWindow, VocabularyLeadsThePromptAndKeepsItsPlace) {
+    REQUIRE_TOKENIZER(tok, "gpt2.tiktoken");
+    DecodingOptions options;
+    options.vocabulary_tokens = {1000, 1001, 1002};
+    options.vocabulary_first_tokens = {1000, 1002};
+    options.vocabulary_logit_bias = 2.5;
+    std::vector<int32_t> prompt(300);
+    for (int32_t i = 0; i < 300; ++i) prompt[static_cast<size_t>(i)] = i;
+    const WindowSetup s = make_window_setup(*tok, options, -1, prompt, "", 448);
+    ASSERT_EQ(s.initial_tokens.size(), 1 + 223 + 1U);
+    EXPECT_EQ(s.initial_tokens[0], 50360);  // <|startofprev|> (English-only)
+    EXPECT_EQ(std::vector<int32_t>(s.initial_tokens.begin() + 1, s.initial_tokens.begin() + 4),
+              (std::vector<int32_t>{1000, 1001, 1002}));
+    EXPECT_EQ(s.initial_tokens[4], 80);  // the last 220 of 0..299
+    EXPECT_EQ(s.initial_tokens[223], 299);
+    EXPECT_EQ(s.initial_tokens[224], 50257);  // SOT
+    EXPECT_EQ(s.filters.boosted, (std::vector<int32_t>{1000, 1002}));
+    EXPECT_FLOAT_EQ(s.filters.boost, 2.5F);
+
+    // No previous text: the vocabulary alone after <|startofprev|>.
+    const WindowSetup alone = make_window_setup(*tok, options, -1, {}, "", 448);
+    EXPECT_EQ(alone.initial_tokens, (std::vector<int32_t>{50360, 1000, 1001, 1002, 50257}));
+}
+
 TEST(DecodingWindow, EnglishOnlySotSequence) {
     REQUIRE_TOKENIZER(tok, "gpt2.tiktoken");
     const DecodingOptions options;

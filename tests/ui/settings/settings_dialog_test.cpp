@@ -192,6 +192,43 @@ TEST(SettingsDialog, ShowsAndReadsBackEveryField) {
     EXPECT_EQ(dialog.beamBox()->value(), Settings::kMaxBeamSize);
 }
 
+// Spoken commands (on by default, a file that replaces the table) and the vocabulary file: kept,
+// shown and read back; the commands file is greyed while commands are off.
+TEST(SettingsDialog, SpokenCommandsAndVocabularyFiles) {
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString file = dir.filePath(QStringLiteral("earshot.ini"));
+    {
+        QSettings store(file, QSettings::IniFormat);
+        const Settings defaults = Settings::load(store);
+        EXPECT_TRUE(defaults.spokenCommands);
+        EXPECT_EQ(defaults.commandsFile, QString());
+        EXPECT_EQ(defaults.vocabularyFile, QString());
+        Settings changed;
+        changed.spokenCommands = false;
+        changed.commandsFile = QStringLiteral("/home/me/commands.tsv");
+        changed.vocabularyFile = QStringLiteral("/home/me/names.txt");
+        changed.save(store);
+    }
+    QSettings reopened(file, QSettings::IniFormat);
+    const Settings loaded = Settings::load(reopened);
+    EXPECT_FALSE(loaded.spokenCommands);
+    EXPECT_EQ(loaded.commandsFile, QStringLiteral("/home/me/commands.tsv"));
+    EXPECT_EQ(loaded.vocabularyFile, QStringLiteral("/home/me/names.txt"));
+
+    SettingsDialog dialog(loaded, englishAndFrench(), CudaAvailability{});
+    EXPECT_FALSE(dialog.spokenCommandsBox()->isChecked());
+    EXPECT_FALSE(dialog.commandsFileEdit()->isEnabled());
+    EXPECT_EQ(dialog.vocabularyFileEdit()->text(), QStringLiteral("/home/me/names.txt"));
+    QTest::mouseClick(dialog.spokenCommandsBox(), Qt::LeftButton);
+    EXPECT_TRUE(dialog.commandsFileEdit()->isEnabled());
+    dialog.vocabularyFileEdit()->setText(QStringLiteral("  /tmp/words.txt "));
+    const Settings edited = dialog.settings();
+    EXPECT_TRUE(edited.spokenCommands);
+    EXPECT_EQ(edited.commandsFile, QStringLiteral("/home/me/commands.tsv"));
+    EXPECT_EQ(edited.vocabularyFile, QStringLiteral("/tmp/words.txt"));
+}
+
 // The global shortcut field: Ctrl+Alt+D is recorded, and Enter then confirms the dialog instead
 // of being recorded as the shortcut; a bare key is refused with the reason (it would be taken
 // from every application: Enter started dictation everywhere); a function key alone is allowed.

@@ -179,11 +179,11 @@ void LivePanel::requestToggle() {
 }
 
 void LivePanel::applyUpdate(const LiveTextUpdate& update) {
-    m_transcript->applyText(update.committedText, update.tentativeText);
+    m_transcript->applyText(update.committedText, update.tentativeText, update.erasedChars);
     if (update.decoded || update.final || !update.tokens.isEmpty()) {
         m_tokens->applyUpdate(update);
     }
-    if (!update.committedText.isEmpty()) {
+    if (!update.committedText.isEmpty() || update.erasedChars > 0) {
         saveJournal();  // a crash right after this loses nothing that was committed
     }
 }

@@ -122,8 +122,10 @@ void TranscriptView::updatePlaceholder() {
     setPlaceholderText(m_modelNote.isEmpty() ? hint : hint + QStringLiteral("\n\n") + m_modelNote);
 }
 
-void TranscriptView::applyText(const QString& modelCommitted, const QString& modelTentative) {
+void TranscriptView::applyText(const QString& modelCommitted, const QString& modelTentative,
+                               int erasedChars) {
     repair();
+    if (erasedChars > 0) eraseCommittedTail(erasedChars);
     // Whisper's words come with their leading space. The first words of a session open a
     // paragraph of their own after earlier text, without that space (unless the user left the
     // line open with a space). Later words keep it, except after a space or a line break (text
@@ -222,6 +224,29 @@ void TranscriptView::clearTranscript() {
 }
 
 QString TranscriptView::committedText() const { return m_text.left(committedLength()); }
+
+void TranscriptView::eraseCommittedTail(int chars) {
+    // Code points to UTF-16 units: a surrogate pair is one character.
+    int units = 0;
+    const int end = committedLength();
+    for (int left = chars; left > 0 && units < end; --left) {
+        ++units;
+        if (units < end && m_text[end - units].isLowSurrogate() &&
+            m_text[end - units - 1].isHighSurrogate()) {
+            ++units;
+        }
+    }
+    if (units == 0) return;
+    m_programmatic = true;
+    QTextCursor cursor(document());
+    cursor.setPosition(end - units);
+    cursor.setPosition(end, QTextCursor::KeepAnchor);
+    cursor.removeSelectedText();
+    m_programmatic = false;
+    m_text.remove(end - units, units);
+    m_documentText = toPlainText();
+    Q_EMIT committedTextChanged();
+}
 
 QString TranscriptView::tentativeText() const { return m_text.right(m_tentativeLength); }
 

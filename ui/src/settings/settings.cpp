@@ -57,6 +57,9 @@ Settings Settings::load(QSettings& store) {
         mode == QStringLiteral("both")) {
         s.shortcutMode = mode;
     }
+    s.spokenCommands = store.value(QStringLiteral("spoken_commands"), s.spokenCommands).toBool();
+    s.commandsFile = store.value(QStringLiteral("commands_file")).toString().trimmed();
+    s.vocabularyFile = store.value(QStringLiteral("vocabulary_file")).toString().trimmed();
     store.endGroup();
     return s;
 }
@@ -83,6 +86,9 @@ void Settings::save(QSettings& store) const {
     store.setValue(QStringLiteral("pre_roll_seconds"), preRollSeconds);
     store.setValue(QStringLiteral("global_shortcut"), globalShortcut);
     store.setValue(QStringLiteral("shortcut_mode"), shortcutMode);
+    store.setValue(QStringLiteral("spoken_commands"), spokenCommands);
+    store.setValue(QStringLiteral("commands_file"), commandsFile);
+    store.setValue(QStringLiteral("vocabulary_file"), vocabularyFile);
     store.endGroup();
 }
 

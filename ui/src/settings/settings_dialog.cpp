@@ -9,6 +9,7 @@
 #include <QKeyEvent>
 #include <QKeySequenceEdit>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -198,6 +199,25 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
         tr("Hold to talk: dictation runs while the shortcut is held; when it is let go, what "
            "was said is still heard and committed. On desktops without a global shortcut, "
            "bind the key's press to `earshot start` and its release to `earshot stop`."));
+    m_spokenCommands = new QCheckBox(tr("Spoken &commands"), this);
+    m_spokenCommands->setObjectName(QStringLiteral("spokenCommandsBox"));
+    m_spokenCommands->setChecked(settings.spokenCommands);
+    m_spokenCommands->setToolTip(
+        tr("Dictation: \"new line\", \"comma\", \"period\", \"scratch that\", \"undo that\", "
+           "... edit the text instead of being written (earshot live --no-commands)"));
+    m_commandsFile = new QLineEdit(settings.commandsFile, this);
+    m_commandsFile->setObjectName(QStringLiteral("commandsFileEdit"));
+    m_commandsFile->setPlaceholderText(tr("The English table"));
+    m_commandsFile->setToolTip(
+        tr("A file of phrase<TAB>action lines that replaces the table (earshot live --commands)"));
+    connect(m_spokenCommands, &QCheckBox::toggled, m_commandsFile, &QLineEdit::setEnabled);
+    m_commandsFile->setEnabled(settings.spokenCommands);
+    m_vocabularyFile = new QLineEdit(settings.vocabularyFile, this);
+    m_vocabularyFile->setObjectName(QStringLiteral("vocabularyFileEdit"));
+    m_vocabularyFile->setPlaceholderText(tr("None"));
+    m_vocabularyFile->setToolTip(
+        tr("Dictation and files: a file of words to prefer (names, terms), one a line, given "
+           "to the decoder as its prompt (--vocabulary)"));
 
     auto* form = new QFormLayout;
     form->addRow(tr("&Language:"), m_language);
@@ -218,7 +238,10 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
     form->addRow(QString(), m_preRollNote);
     form->addRow(tr("Global &shortcut:"), m_shortcut);
     form->addRow(QString(), m_shortcutNote);
-    form->addRow(tr("Shortcut &acts:"), m_shortcutMode);
+    form->addRow(tr("Shortcut acttr("Shortcut &acts:")ion:"), m_shortcutMode);
+    form->addRow(tr("Commands:"), m_spokenCommands);
+    form->addRow(tr("Commands &file:"), m_commandsFile);
+    form->addRow(tr("V&ocabulary file:"), m_vocabularyFile);
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -318,6 +341,9 @@ Settings SettingsDialog::settings() const {
         keys.isEmpty() ? QString() : QKeySequence(keys[0]).toString(QKeySequence::PortableText);
     s.globalShortcut = isGlobalShortcut(shortcut) ? shortcut : QString();
     s.shortcutMode = m_shortcutMode->currentData().toString();
+    s.spokenCommands = m_spokenCommands->isChecked();
+    s.commandsFile = m_commandsFile->text().trimmed();
+    s.vocabularyFile = m_vocabularyFile->text().trimmed();
     return s;
 }
 

@@ -29,6 +29,8 @@ class Tokenizer;
 
 namespace earshot::app {
 
+class CommandTable;  // core/dictation/spoken_command_table.h
+
 struct LiveOptions {
     std::string device;           // capture device ("" = default input); unused with input
     std::filesystem::path input;  // when set, this file is the source, paced like a microphone
@@ -39,6 +41,12 @@ struct LiveOptions {
     // When set (and no input), this already open microphone is the source instead of `device`:
     // the session hears its kept pre-roll first. It must outlive the session; stop() detaches.
     audio::PreRollCapture* microphone = nullptr;
+    // Spoken commands ("new line", "scratch that", ...) applied to the committed text before
+    // the front end sees it; null: the words as the decoder wrote them.
+    std::shared_ptr<const CommandTable> spoken_commands;
+    // Words the decoder likely invented (core/dictation/invented_words_guard.h: a repetition
+    // loop, a known phrase over silence) are held back, never committed; off: all committed.
+    bool guard_invented_words = true;
 };
 
 // One update as the front end receives it (on the engine thread; copy it to hand it on).
@@ -51,6 +59,13 @@ struct LiveUpdate {
     uint64_t overrun_samples = 0;   // samples the capture ring dropped (audio thread late)
     float level_dbfs = -120.0F;     // the input level when published
     int64_t queued_frames = 0;      // frames waiting for the engine when published
+    // With spoken commands, update.committed_text is what to append after erasing this many
+    // characters (code points) of the text earlier updates committed ("scratch that");
+    // update.committed_words stay the decoder's words.
+    size_t erased_chars = 0;
+    int64_t commands_applied = 0;  // spoken commands so far in the session
+    int64_t held_words = 0;        // committed words held back: they may begin a command
+    int64_t held_back_words = 0;   // words the invented-words guard did not commit, so far
 };
 
 struct LiveStats {

@@ -20,6 +20,15 @@ class Tokenizer;
 
 namespace earshot::app {
 
+// How a custom vocabulary reaches the decoder.
+enum class VocabularyUse {
+    automatic,        // the model's way: bias for a checkpoint trained without previous-text
+                      //   prompts (generation_config condition_on_prev_tokens false), else prompt
+    prompt,           // the entries open every window's <|startofprev|> prompt
+    bias,             // their first tokens' logits are raised by vocabulary_logit_bias
+    prompt_and_bias,  // both
+};
+
 // What a user chose, from flags or from the settings dialog.
 struct TranscriptionChoice {
     std::string language = "auto";  // a code, an openai language name (any case) or "auto"
@@ -28,6 +37,14 @@ struct TranscriptionChoice {
     // language, task and the checkpoint's suppressed tokens are filled in by the setup.
     decoding::DecodingOptions decoding;
     bool word_timestamps = false;  // files: time every word (cross-attention alignment)
+    // Custom vocabulary (load_vocabulary): entries the decoder should prefer, never shown as
+    // text: in every window's <|startofprev|> prompt, or as a bias on their first tokens' logits
+    // at every step, or both (`vocabulary_use`).
+    std::vector<std::string> vocabulary;
+    VocabularyUse vocabulary_use = VocabularyUse::automatic;
+    double vocabulary_logit_bias = kVocabularyLogitBias;
+    // The bias when one is used, measured on the micro model (README, "Custom vocabulary").
+    static constexpr double kVocabularyLogitBias = 2.0;
 };
 
 // The choice does not fit the model: one sentence naming what and why. An invalid_argument, as
@@ -40,6 +57,8 @@ public:
 // `choice.decoding` with the language and task checked against `tokenizer`'s model (an
 // English-only checkpoint neither translates nor transcribes other languages; other codes need a
 // slot in the vocabulary). Throws TranscriptionSetupError with language_task_error's sentence.
+// With a custom vocabulary: its prompt and bias tokens (a list longer than the prompt's room,
+// MaxTokens / 2 - 1 = 223 tokens, is refused with TranscriptionSetupError).
 decoding::DecodingOptions decoding_options(const TranscriptionChoice& choice,
                                            const tokenizer::Tokenizer& tokenizer);
 

@@ -1,7 +1,10 @@
 // Terminal rendering of live updates.
 #include "cli/terminal/live_terminal.h"
 
+#include <algorithm>
 #include <ostream>
+
+#include "core/dictation/text_edit.h"
 
 namespace earshot::app {
 
@@ -54,20 +57,39 @@ void LiveTerminal::draw_line() {
 
 void LiveTerminal::show(const LiveUpdate& update) {
     std::string committed = update.update.committed_text;
+    // Spoken commands took back earlier text ("scratch that").
+    const std::size_t erased = std::min(update.erased_chars, columns_of(transcript_));
+    apply_text_edit(transcript_, {erased, ""});
     if (transcript_.empty()) committed = strip_leading_space(committed);
     transcript_ += committed;
     tentative_ = update.update.tentative_text;
     if (!redraw_) {
-        if (!committed.empty()) {
-            out_ << committed;
-            out_.flush();
-        }
+        // A stream of typing: a backspace takes back one character.
+        if (erased > 0) out_ << std::string(erased, '\b');
+        if (!committed.empty()) out_ << committed;
+        if (erased > 0 || !committed.empty()) out_.flush();
         return;
     }
-    // Whole words onto the line; a full line is ended and a new one begun.
+    if (erased > 0) {
+        const std::size_t on_line = std::min(erased, columns_of(line_));
+        apply_text_edit(line_, {on_line, ""});
+        if (erased > on_line) {
+            // Lines already ended are not redrawn: say what they lost.
+            out_ << kEraseLine << kDim << "[" << erased - on_line << " characters above taken back]"
+                 << kReset << "\n";
+        }
+    }
+    // Whole words onto the line; a full line is ended and a new one begun, as is a line break
+    // the text itself holds.
     std::size_t at = 0;
     while (at < committed.size()) {
-        std::size_t next = committed.find(' ', at + 1);
+        if (committed[at] == '\n') {
+            out_ << kEraseLine << line_ << "\n";
+            line_.clear();
+            ++at;
+            continue;
+        }
+        std::size_t next = committed.find_first_of(" \n", at + 1);
         if (next == std::string::npos) next = committed.size();
         std::string word = committed.substr(at, next - at);
         if (!line_.empty() && columns_of(line_) + columns_of(word) >= columns_) {

@@ -43,6 +43,12 @@ std::string live_update_json(const LiveUpdate& live) {
     j["overrun_samples"] = live.overrun_samples;
     j["level_dbfs"] = live.level_dbfs;
     j["queued_frames"] = live.queued_frames;
+    // Spoken commands: committed_text follows erasing erased_chars of the earlier text.
+    j["erased_chars"] = live.erased_chars;
+    j["commands_applied"] = live.commands_applied;
+    j["held_words"] = live.held_words;
+    // The invented-words guard: words not committed so far (loops, known phrases over silence).
+    j["held_back_words"] = live.held_back_words;
     // Invalid UTF-8 from a partial token is replaced, never thrown on.
     return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }

@@ -9,9 +9,12 @@
 #include <cstring>
 #include <ctime>
 
+#include "core/dictation/text_edit.h"
+
 namespace earshot::app {
 namespace {
 
+constexpr char kBackspace = '\b';
 constexpr std::string_view kSessionPrefix = "--- earshot live ";
 constexpr std::string_view kSessionSuffix = " ---";
 
@@ -70,6 +73,20 @@ bool session_line_stamp(std::string_view line, std::string_view& stamp) {
     return true;
 }
 
+// Each backspace takes back the character before it (spoken commands' erasures).
+std::string with_backspaces_applied(const std::string& text) {
+    if (text.find(kBackspace) == std::string::npos) return text;
+    std::string out;
+    for (const char c : text) {
+        if (c == kBackspace) {
+            apply_text_edit(out, {1, ""});
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
 std::string system_reason(int error_number) { return std::strerror(error_number); }
 
 }  // namespace
@@ -90,8 +107,8 @@ std::vector<LiveJournalSession> parse_live_journal(std::string_view bytes) {
     std::string stamp_of_open;
     auto close = [&](std::size_t text_end) {
         if (!open && text_end == text_begin) return;  // nothing before the first session line
-        sessions.push_back(
-            {stamp_of_open, valid_utf8(bytes.substr(text_begin, text_end - text_begin))});
+        sessions.push_back({stamp_of_open, with_backspaces_applied(valid_utf8(
+                                               bytes.substr(text_begin, text_end - text_begin)))});
     };
     for (std::size_t line_begin = 0; line_begin < bytes.size();) {
         const std::size_t newline = bytes.find('\n', line_begin);
@@ -160,9 +177,12 @@ void LiveJournal::write_all(std::string_view bytes) {
     }
 }
 
-void LiveJournal::append(std::string_view committed) {
-    if (committed.empty()) return;
-    write_all(committed);
+void LiveJournal::append(std::string_view committed, std::size_t erased_chars) {
+    if (committed.empty() && erased_chars == 0) return;
+    // One write: a crash keeps the erasure and its replacement together or neither.
+    std::string bytes(erased_chars, kBackspace);
+    bytes += committed;
+    write_all(bytes);
     if (::fsync(fd_) != 0) {
         throw LiveJournalError("cannot write journal " + path_.string() +
                                " to disk: " + system_reason(errno));

@@ -21,8 +21,10 @@ public:
 // Format (UTF-8 text): each run starts a session with a line of its own,
 //   --- earshot live 2026-12-01T07:15:00Z ---
 // followed by the committed text exactly as it was committed (the pieces concatenated, usually
-// each with its leading space). A file written by anything else is read as one session without a
-// start time; a session torn by a crash in the middle of a character loses only that character.
+// each with its leading space). A backspace (U+0008) takes back the character before it: spoken
+// commands ("scratch that") erase what was journaled, and the reader applies it. A file written by
+// anything else is read as one session without a start time; a session torn by a crash in the
+// middle of a character loses only that character.
 struct LiveJournalSession {
     std::string started_utc;  // "2026-12-01T07:15:00Z"; empty for text before any session line
     std::string text;         // the committed text, valid UTF-8
@@ -45,8 +47,9 @@ public:
     LiveJournal(const LiveJournal&) = delete;
     LiveJournal& operator=(const LiveJournal&) = delete;
 
-    // Appends `committed` and fsyncs the file. Throws LiveJournalError.
-    void append(std::string_view committed);
+    // Appends `erased_chars` backspaces and `committed`, and fsyncs the file. Throws
+    // LiveJournalError.
+    void append(std::string_view committed, std::size_t erased_chars = 0);
 
     const std::filesystem::path& path() const { return path_; }
     // The sessions the file held when it was opened (earlier runs).

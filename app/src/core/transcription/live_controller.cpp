@@ -3,11 +3,15 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <utility>
 
+#include "core/dictation/dictation_editor.h"
+#include "core/dictation/invented_words_guard.h"
 #include "earshot/audio/audio_device_error.h"
 #include "earshot/audio/capture.h"
 #include "earshot/audio/log_mel.h"
@@ -21,6 +25,8 @@ namespace earshot::app {
 namespace {
 
 constexpr double kFramesPerSecond = 100.0;  // 10 ms hop (reference §1.1)
+// The VAD decisions kept for the guard: 120 s, more than a window (Whisper's 30 s) back.
+constexpr size_t kSpeechHistoryFrames = 12000;
 // How long the engine thread sleeps when it has nothing to do.
 constexpr std::chrono::milliseconds kEnginePoll{5};
 
@@ -41,7 +47,10 @@ struct LiveController::Impl {
           on_update(std::move(sink)),
           mels(static_cast<int>(model_in.mels())),
           queue(mels, static_cast<size_t>(std::max(options.queue_seconds, 1.0) * kFramesPerSecond)),
-          front(mels, queue, options.vad) {}
+          front(mels, queue, options.vad) {
+        if (options.spoken_commands) editor.emplace(*options.spoken_commands);
+        if (options.guard_invented_words) guard.emplace(options.streaming.decoding.language);
+    }
 
     decoding::DecoderModel& model;
     const tokenizer::Tokenizer& tok;
@@ -52,6 +61,11 @@ struct LiveController::Impl {
     audio::MelFrontEnd front;
     std::unique_ptr<audio::Capture> capture;
     std::unique_ptr<audio::PacedFileSource> file;
+    std::optional<DictationEditor> editor;    // with spoken commands
+    std::optional<InventedWordsGuard> guard;  // unless switched off
+    // The VAD's decision for each frame the engine took, from stream frame speech_first_frame.
+    std::deque<uint8_t> speech_frames;
+    int64_t speech_first_frame = 0;
     audio::PreRollCapture* microphone = nullptr;  // attached from start() to stop_source()
     std::atomic<uint64_t> microphone_samples{0};  // what the attached microphone delivered
     std::thread engine;
@@ -108,7 +122,69 @@ struct LiveController::Impl {
             }
         }
         live.update = std::move(update);
+        if (guard) apply_guard(live);
+        if (editor) apply_commands(live);
         if (on_update) on_update(live);
+    }
+
+    // Share of [start_s, end_s) the VAD heard as speech (1 when none of it is remembered).
+    double speech_fraction(double start_s, double end_s) const {
+        const auto first = static_cast<int64_t>(start_s * kFramesPerSecond);
+        const auto last = std::max(first + 1, static_cast<int64_t>(end_s * kFramesPerSecond));
+        int64_t heard = 0;
+        int64_t speech = 0;
+        for (int64_t f = std::max(first, speech_first_frame); f < last; ++f) {
+            const auto at = static_cast<size_t>(f - speech_first_frame);
+            if (at >= speech_frames.size()) break;
+            ++heard;
+            speech += speech_frames[at];
+        }
+        return heard == 0 ? 1.0 : static_cast<double>(speech) / static_cast<double>(heard);
+    }
+
+    void remember_speech(bool speech) {
+        speech_frames.push_back(speech ? 1 : 0);
+        if (speech_frames.size() > kSpeechHistoryFrames) {
+            speech_frames.pop_front();
+            ++speech_first_frame;
+        }
+    }
+
+    // The committed words through the invented-words guard: held-back words leave the update.
+    void apply_guard(LiveUpdate& live) {
+        auto& committed = live.update.committed_words;
+        if (!committed.empty()) {
+            std::vector<GuardedWord> judged;
+            for (const decoding::StreamWord& word : committed) {
+                double least_sure = -1.0;
+                for (const decoding::StreamToken& token : word.tokens) {
+                    if (token.probability < 0.0) continue;
+                    least_sure = least_sure < 0.0 ? token.probability
+                                                  : std::min(least_sure, token.probability);
+                }
+                judged.push_back({word.text, speech_fraction(word.start_s, word.end_s), least_sure,
+                                  word.start_s, word.end_s});
+            }
+            if (guard->judge(judged).held_back_words > 0) {
+                committed.clear();
+                live.update.committed_text.clear();
+            }
+        }
+        live.held_back_words = guard->held_back_words();
+    }
+
+    // The committed words through the spoken commands: the edit replaces the committed text.
+    void apply_commands(LiveUpdate& live) {
+        std::vector<DictatedWord> words;
+        words.reserve(live.update.committed_words.size());
+        for (const decoding::StreamWord& word : live.update.committed_words) {
+            words.push_back({word.text, word.start_s, word.end_s});
+        }
+        TextEdit edit = editor->commit(words, live.update.final);
+        live.update.committed_text = std::move(edit.text);
+        live.erased_chars = edit.erase_chars;
+        live.commands_applied = editor->commands_applied();
+        live.held_words = static_cast<int64_t>(editor->held_words());
     }
 
     void run_engine() {
@@ -130,6 +206,7 @@ struct LiveController::Impl {
                 int64_t consumed = 0;
                 while (transcriber.room_frames() > 0 && queue.pop(frame, info)) {
                     transcriber.push_frame(frame, info.speech);
+                    remember_speech(info.speech);
                     ++consumed;
                 }
                 if (consumed > 0) {

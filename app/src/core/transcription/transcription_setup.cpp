@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/transcription/language_choice.h"
+#include "core/transcription/vocabulary_list.h"
 #include "earshot/engine/decoding/word_alignment.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 
@@ -18,6 +19,24 @@ decoding::DecodingOptions decoding_options(const TranscriptionChoice& choice,
     const std::string refused = language_task_error(tokenizer, language, choice.task);
     if (!refused.empty()) throw TranscriptionSetupError(refused);
     decoding.language = language == "auto" ? std::string() : language_code(language);
+    if (!choice.vocabulary.empty()) {
+        // automatic: the prompt until apply_vocabulary_use() knows the model.
+        const VocabularyUse use = choice.vocabulary_use;
+        decoding.vocabulary_tokens = vocabulary_prompt_tokens(choice.vocabulary, tokenizer);
+        // Whisper's prompt holds n_text_ctx / 2 - 1 tokens (reference §5.6).
+        constexpr size_t kPromptRoomTokens = 448 / 2 - 1;
+        if (decoding.vocabulary_tokens.size() > kPromptRoomTokens) {
+            throw TranscriptionSetupError(
+                "the vocabulary takes " + std::to_string(decoding.vocabulary_tokens.size()) +
+                " tokens; the decoder's prompt holds " + std::to_string(kPromptRoomTokens));
+        }
+        if (use == VocabularyUse::bias || use == VocabularyUse::prompt_and_bias) {
+            decoding.vocabulary_logit_bias = choice.vocabulary_logit_bias;
+            decoding.vocabulary_first_tokens =
+                vocabulary_first_tokens(choice.vocabulary, tokenizer);
+        }
+        if (use == VocabularyUse::bias) decoding.vocabulary_tokens.clear();
+    }
     return decoding;
 }
 
@@ -42,10 +61,22 @@ std::vector<backend::AttentionHead> alignment_heads(const LoadedModel& loaded) {
     return chosen;
 }
 
+void apply_vocabulary_use(const TranscriptionChoice& choice, const LoadedModel& loaded,
+                          decoding::DecodingOptions& decoding) {
+    if (choice.vocabulary.empty() || choice.vocabulary_use != VocabularyUse::automatic) return;
+    if (loaded.generation.condition_on_prev_tokens.value_or(true)) return;  // the prompt
+    // A checkpoint trained without previous-text prompts reads a prompt as noise (the micro
+    // model: README, "Custom vocabulary"): the bias instead.
+    decoding.vocabulary_tokens.clear();
+    decoding.vocabulary_logit_bias = choice.vocabulary_logit_bias;
+    decoding.vocabulary_first_tokens = vocabulary_first_tokens(choice.vocabulary, loaded.tokenizer);
+}
+
 decoding::TranscribeOptions file_transcription_options(const TranscriptionChoice& choice,
                                                        const LoadedModel& loaded) {
     decoding::TranscribeOptions options;
     options.decoding = decoding_options(choice, loaded.tokenizer);
+    apply_vocabulary_use(choice, loaded, options.decoding);
     apply_model_defaults(loaded, options);
     if (choice.word_timestamps) {
         if (!loaded.model->keeps_cross_attention()) {
@@ -64,6 +95,7 @@ decoding::StreamingOptions dictation_options(const TranscriptionChoice& choice,
                                              const LoadedModel& loaded,
                                              decoding::StreamingOptions streaming) {
     streaming.decoding = decoding_options(choice, loaded.tokenizer);
+    apply_vocabulary_use(choice, loaded, streaming.decoding);
     apply_model_defaults(loaded, streaming);
     return streaming;
 }

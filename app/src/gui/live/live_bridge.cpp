@@ -38,6 +38,7 @@ void append_tokens(const std::vector<decoding::StreamWord>& words, bool committe
 ui::LiveTextUpdate to_text_update(const LiveUpdate& update) {
     ui::LiveTextUpdate text;
     text.committedText = QString::fromStdString(update.update.committed_text);
+    text.erasedChars = static_cast<int>(update.erased_chars);
     text.tentativeText = QString::fromStdString(update.update.tentative_text);
     append_tokens(update.update.committed_words, true, text.tokens);
     append_tokens(update.update.tentative_words, false, text.tokens);

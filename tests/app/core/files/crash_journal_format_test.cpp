@@ -43,6 +43,28 @@ TEST(CrashJournalFormat, EachRunAppendsASessionAndKeepsTheEarlierOnes) {
     EXPECT_EQ(sessions[1].text, " ask not");
 }
 
+// Spoken commands take back journaled text: backspaces in the file, applied by the reader (a
+// whole character each, never past the session's start).
+TEST(CrashJournalFormat, BackspacesTakeBackJournaledCharacters) {
+    const TempDir dir("earshot-journal-erase");
+    const fs::path path = dir.path() / "journal.txt";
+    {
+        LiveJournal journal(path, "2026-12-01T07:00:00Z");
+        journal.append("Caf\xC3\xA9 open.");
+        journal.append(" Scratch me", 0);
+        journal.append("", 11);
+        journal.append(" Bye.", 0);
+    }
+    EXPECT_EQ(read_text(path),
+              "--- earshot live 2026-12-01T07:00:00Z ---\nCaf\xC3\xA9 open. Scratch me" +
+                  std::string(11, '\b') + " Bye.");
+    const auto sessions =
+        parse_live_journal(read_text(path) + "\n--- earshot live b ---\nx\b\b\bY");
+    ASSERT_EQ(sessions.size(), 2u);
+    EXPECT_EQ(sessions[0].text, "Caf\xC3\xA9 open. Bye.");
+    EXPECT_EQ(sessions[1].text, "Y");
+}
+
 TEST(CrashJournalFormat, ATornCharacterIsDroppedAndForeignTextKept) {
     const std::string torn =
         "notes\n--- earshot live 2026-12-01T07:10:00Z ---\n caf\xc3\xa9 caf\xc3";

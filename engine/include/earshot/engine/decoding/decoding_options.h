@@ -26,6 +26,14 @@ struct DecodingOptions {
     double logprob_threshold = -1.0;
     double no_speech_threshold = 0.6;
     uint64_t seed = 0;  // for the caller's std::mt19937_64
+    // A custom vocabulary (the words a user wants written as listed): its tokens open every
+    // window's <|startofprev|> prompt, before the previous text, and are kept when the prompt is
+    // cut to fit (the previous text loses its oldest tokens first). Never part of the output.
+    std::vector<int32_t> vocabulary_tokens;
+    // Added to the logits of `vocabulary_first_tokens` (each listed word's first token) at
+    // every step, before Whisper's filters; 0: no bias.
+    double vocabulary_logit_bias = 0.0;
+    std::vector<int32_t> vocabulary_first_tokens;  // sorted, unique
 };
 
 struct WindowResult {

@@ -24,6 +24,10 @@ struct LogitFilterSettings {
     bool timestamps = true;         // apply the timestamp rules
     // Last allowed first timestamp, as an index above timestamp_begin (50 = 1.00 s); none: any.
     std::optional<int32_t> max_initial_timestamp_index = 50;
+    // A custom vocabulary's bias: `boost` added to each of `boosted` before the filters run (a
+    // filtered token stays filtered).
+    std::vector<int32_t> boosted;
+    float boost = 0.0F;
 };
 
 // One timestamp token is 0.02 s (30 s / 1500 encoder positions, reference §4.2).
@@ -47,7 +51,7 @@ void apply_timestamp_rules(std::span<float> logits, std::span<const int32_t> sam
                            const FilterTokens& ids,
                            std::optional<int32_t> max_initial_timestamp_index);
 
-// The three in openai's order, as the settings switch them on.
+// The vocabulary bias, then the three in openai's order, as the settings switch them on.
 void apply_logit_filters(std::span<float> logits, std::span<const int32_t> sampled,
                          const LogitFilterSettings& settings);
 

@@ -29,12 +29,14 @@ public:
 
     // The text to send for a newly committed `piece` after `sentSoFar`: one space between words
     // (a piece that starts without Whisper's leading space continues the word before) and none
-    // before punctuation; the first word after a sentence end capitalised. Empty when the piece
-    // is only blanks.
+    // before punctuation; the first word after a sentence end capitalised. Line breaks (spoken
+    // "new line") are kept. Empty when the piece is only blanks.
     static QString textToSend(const QString& sentSoFar, const QString& piece);
 
 public Q_SLOTS:
-    // The committed part of a live update goes out; the tentative part never does.
+    // The committed part of a live update goes out; the tentative part never does. Characters
+    // spoken commands took back ("scratch that") go first as that many backspaces (U+0008),
+    // which the typer presses as BackSpace.
     void apply(const earshot::ui::LiveTextUpdate& update);
 
 Q_SIGNALS:

@@ -18,8 +18,11 @@ struct LiveToken {
 };
 
 struct LiveTextUpdate {
-    QString committedText;        // newly committed by this update: appended to the transcript
-    QString tentativeText;        // replaces the previous update's tentative text
+    QString committedText;  // newly committed by this update: appended to the transcript
+    QString tentativeText;  // replaces the previous update's tentative text
+    // Spoken commands ("scratch that") took back this many characters (code points) at the end
+    // of the committed text before committedText is appended.
+    int erasedChars = 0;
     QList<LiveToken> tokens;      // the tokens of both: the committed ones first
     double engineMs = 0.0;        // engine time of this update (listen + decode + policy)
     double delayMs = 0.0;         // publication time minus the end of the audio it heard

@@ -26,8 +26,9 @@ public:
     // the previous tentative text. An update never touches text before the tentative tail, so
     // the user's edits to committed text stay.
     // The first words of a session (beginSession()) start a new paragraph, without Whisper's
-    // leading space.
-    void applyText(const QString& committed, const QString& tentative);
+    // leading space. `erasedChars` (spoken commands: "scratch that") are first taken off the end
+    // of the committed text (code points, never past its start).
+    void applyText(const QString& committed, const QString& tentative, int erasedChars = 0);
     // Dictation starts: its first words open a paragraph of their own after any earlier text.
     void beginSession();
     // The empty transcript's hint: how to start, or (listening) that the words will come; then
@@ -77,6 +78,7 @@ private:
 
     int committedLength() const { return static_cast<int>(m_text.size()) - m_tentativeLength; }
     void keepCursorOutOfTail();
+    void eraseCommittedTail(int chars);
     EditStep committedEdit(int position, int removed, const QString& inserted) const;
     void recordEdit(const EditStep& step);
     void replaceCommitted(int position, int length, const QString& text);

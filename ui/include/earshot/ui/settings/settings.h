@@ -33,6 +33,13 @@ struct Settings {
     // What the shortcut's press and release do: "toggle" (each press starts or stops), "hold"
     // (push-to-talk: dictation runs while it is held) or "both" (a tap toggles, a hold talks).
     QString shortcutMode = QStringLiteral("toggle");
+    // Live: spoken commands ("new line", "comma", "scratch that") edit the dictated text; from
+    // `commandsFile` (phrase<TAB>action lines, as `earshot live --commands`), else the English
+    // table.
+    bool spokenCommands = true;
+    QString commandsFile;
+    // Dictation and files: words to prefer, one a line (as `--vocabulary`); empty: none.
+    QString vocabularyFile;
 
     static constexpr int kMinBeamSize = 1;
     static constexpr int kMaxBeamSize = 16;

@@ -15,6 +15,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QKeySequenceEdit;
 class QLabel;
+class QLineEdit;
 class QPushButton;
 class QSpinBox;
 
@@ -51,6 +52,9 @@ public:
     // Says whether the microphone stays open while idle, as the pre-roll box is set.
     QLabel* preRollNote() const { return m_preRollNote; }
     QKeySequenceEdit* shortcutEdit() const { return m_shortcut; }
+    QCheckBox* spokenCommandsBox() const { return m_spokenCommands; }
+    QLineEdit* commandsFileEdit() const { return m_commandsFile; }
+    QLineEdit* vocabularyFileEdit() const { return m_vocabularyFile; }
     // Why the last recorded shortcut was refused (hidden when none was).
     QLabel* shortcutNote() const { return m_shortcutNote; }
     QComboBox* shortcutModeBox() const { return m_shortcutMode; }
@@ -89,6 +93,9 @@ private:
     QKeySequenceEdit* m_shortcut = nullptr;
     QLabel* m_shortcutNote = nullptr;
     QComboBox* m_shortcutMode = nullptr;
+    QCheckBox* m_spokenCommands = nullptr;
+    QLineEdit* m_commandsFile = nullptr;
+    QLineEdit* m_vocabularyFile = nullptr;
 };
 
 }  // namespace earshot::ui
