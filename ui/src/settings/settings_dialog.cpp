@@ -238,7 +238,7 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
     form->addRow(QString(), m_preRollNote);
     form->addRow(tr("Global &shortcut:"), m_shortcut);
     form->addRow(QString(), m_shortcutNote);
-    form->addRow(tr("Shortcut acttr("Shortcut &acts:")ion:"), m_shortcutMode);
+    form->addRow(tr("Shortcut act&ion:"), m_shortcutMode);
     form->addRow(tr("Commands:"), m_spokenCommands);
     form->addRow(tr("Commands &file:"), m_commandsFile);
     form->addRow(tr("V&ocabulary file:"), m_vocabularyFile);
