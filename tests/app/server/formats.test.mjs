@@ -19,6 +19,10 @@ test('each response_format matches earshot transcribe', async (t) => {
   assert.equal(expected.json.text.trim(), kSentence);
 
   const server = await startServer(t);
+  // Headless: the serving process (earshot exec'd into earshot-server) holds no Qt library.
+  const maps = fs.readFileSync(`/proc/${server.child.pid}/maps`, 'utf8');
+  assert.match(maps, /earshot-server/);
+  assert.doesNotMatch(maps, /libQt6/);
   const client = new OpenAI({ baseURL: server.baseURL, apiKey: 'unused', maxRetries: 0 });
   const create = (extra) =>
     client.audio.transcriptions.create({ file: fs.createReadStream(wav), model: 'whisper-1', ...extra });
