@@ -21,8 +21,10 @@ JobQueue::JobQueue(int workers, std::size_t capacity, std::filesystem::path defa
 
 JobQueue::~JobQueue() { close_and_join(); }
 
-void JobQueue::load_default_model() {
-    for (auto& models : models_) models->get(default_model_);
+std::string JobQueue::load_default_model() {
+    std::string fallback;
+    for (auto& models : models_) fallback = models->get(default_model_).backend_fallback;
+    return fallback;
 }
 
 SubmitOutcome JobQueue::submit(std::shared_ptr<TranscriptionJob> job) {

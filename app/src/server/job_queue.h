@@ -8,6 +8,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -26,9 +27,10 @@ public:
     JobQueue(const JobQueue&) = delete;
     JobQueue& operator=(const JobQueue&) = delete;
 
-    // Loads the default model on every worker before the server listens. Throws what
+    // Loads the default model on every worker before the server listens; returns why `auto`
+    // runs on the CPU (LoadedModel::backend_fallback), empty when nothing fell back. Throws what
     // load_model throws.
-    void load_default_model();
+    std::string load_default_model();
 
     SubmitOutcome submit(std::shared_ptr<TranscriptionJob> job);
 

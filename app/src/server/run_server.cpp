@@ -99,7 +99,9 @@ int serve(const ServeOptions& o) {
         context.models = &models;
         JobQueue jobs(o.workers, static_cast<std::size_t>(o.queue), models.default_model().path,
                       settings);
-        jobs.load_default_model();
+        if (const std::string fallback = jobs.load_default_model(); !fallback.empty()) {
+            std::cerr << "earshot serve: " << fallback << "\n";
+        }
         context.jobs = &jobs;
         const UploadDir uploads;
         context.upload_dir = uploads.path();
