@@ -71,6 +71,10 @@ packages=(
     # app: model downloads from the Hugging Face hub (libcurl) and their SHA-256 / SHA-1 check
     libcurl4-openssl-dev
     libssl-dev
+    # app: the OpenAI-compatible HTTP server (Boost.Beast and Boost.Asio, header-only)
+    libboost-dev
+    # server tests: the official `openai` client on Node.js (tests/app/server/package.json)
+    nodejs
     # app: typing into the focused window on X11 (XTest)
     libx11-dev
     libxtst-dev
@@ -86,6 +90,12 @@ if [[ $train -eq 1 ]]; then
     packages+=(python3 python3-torch python3-numpy)
 fi
 
+# npm: Debian's package, unless a Node.js that bundles its own npm (NodeSource's, which conflicts
+# with Debian's npm) is installed already.
+if ! command -v npm >/dev/null 2>&1; then
+    packages+=(npm)
+fi
+
 missing=()
 for package in "${packages[@]}"; do
     status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
@@ -94,8 +104,20 @@ for package in "${packages[@]}"; do
     fi
 done
 
+# The server tests' Node.js packages, at the versions tests/app/server/package-lock.json pins.
+install_node_packages() {
+    local dir
+    dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/app/server"
+    if [[ -d "$dir/node_modules/openai" ]]; then
+        return
+    fi
+    echo "setup: npm ci in $dir"
+    (cd "$dir" && npm ci --no-audit --no-fund)
+}
+
 if [[ ${#missing[@]} -eq 0 ]]; then
     echo "setup: all ${#packages[@]} packages are installed"
+    install_node_packages
     exit 0
 fi
 
@@ -108,3 +130,4 @@ echo "setup: installing ${missing[*]}"
 "${sudo_cmd[@]}" apt-get update
 "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive \
     apt-get install -y --no-install-recommends "${missing[@]}"
+install_node_packages

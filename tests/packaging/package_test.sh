@@ -44,6 +44,7 @@ dpkg-deb -x "$deb" "$root"
 exe=$root/usr/bin/earshot
 model=$root/usr/share/earshot/models/micro
 [[ -x $exe ]] || fail "no usr/bin/earshot"
+[[ -x $root/usr/bin/earshot-server ]] || fail "no usr/bin/earshot-server (earshot serve runs it)"
 [[ -f $model/config.json && -f $model/model.safetensors ]] || fail "no micro model"
 for size in 16 32 48 64 128 256; do
     [[ -s $root/usr/share/icons/hicolor/${size}x${size}/apps/org.earshot.Earshot.png ]] ||

@@ -17,6 +17,7 @@ ExtraCommand add_debug_logits(CLI::App& root);     // command_debug_model.cpp
 ExtraCommand add_debug_tokens(CLI::App& root);     // command_debug_tokens.cpp
 ExtraCommand add_debug_plan(CLI::App& root);       // command_debug_plan.cpp
 ExtraCommand add_gui(CLI::App& root);              // gui_command.cpp
+ExtraCommand add_serve(CLI::App& root);            // command_serve.cpp
 
 const std::vector<CommandAdder>& extra_commands() {
     // One command a line, in `earshot --help` order.
@@ -25,6 +26,7 @@ const std::vector<CommandAdder>& extra_commands() {
         add_gui,
         add_transcribe,
         add_live,
+        add_serve,
         add_models,
         add_devices,
         add_gpus,

@@ -20,6 +20,7 @@
 #include "cli/command_registry.h"
 #include "cli/model_argument.h"
 #include "cli/terminal/transcribe_progress.h"
+#include "cli/transcribe_inputs.h"
 #include "cli/vocabulary_option.h"
 #include "core/files/atomic_file.h"
 #include "core/files/transcript_formats.h"
@@ -46,6 +47,9 @@ constexpr int kExitInterrupted = 130;   // Ctrl-C, as shells report SIGINT (128 
 
 struct TranscribeRequest {
     std::vector<std::string> inputs;
+    std::vector<std::string> manifests;
+    std::string shard;  // "K/N"; empty: every input
+    bool skip_done = false;
     std::string model;
     std::string vocab;
     std::string language = "auto";
@@ -140,6 +144,17 @@ std::vector<fs::path> output_bases(const std::vector<std::string>& inputs,
     return bases;
 }
 
+// Whether every output of `base` in `formats` is there (each is written whole or not at all).
+bool outputs_exist(const fs::path& base, const std::vector<TranscriptFormat>& formats) {
+    std::error_code error;
+    for (TranscriptFormat format : formats) {
+        fs::path target = base;
+        target += "." + std::string(transcript_format_name(format));
+        if (!fs::is_regular_file(target, error)) return false;
+    }
+    return true;
+}
+
 // Transcribes one input and writes its outputs as `base` plus each format's extension; throws on
 // any failure.
 void transcribe_file(Session& session, const fs::path& input, const fs::path& base,
@@ -203,6 +218,17 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
         return fail("--backend cuda: " + backend::cuda_unavailable_reason(e));
     }
     Session session;
+    std::vector<std::string> inputs = r.inputs;
+    Shard shard;
+    try {
+        for (const std::string& manifest : r.manifests) {
+            for (std::string& input : read_manifest(manifest)) inputs.push_back(std::move(input));
+        }
+        if (!r.shard.empty()) shard = parse_shard(r.shard);
+    } catch (const TranscribeInputsError& e) {
+        return fail(e.what());
+    }
+    if (inputs.empty()) return fail("no input files: name some, or give --manifest LIST");
     if (r.max_line_words > 0 && !r.word_timestamps) {
         return fail("--max-line-words needs --word-timestamps");
     }
@@ -258,12 +284,20 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
     if (!session.loaded->backend_fallback.empty()) {
         err << "earshot: " << session.loaded->backend_fallback << "\n";
     }
-    const std::vector<fs::path> bases = output_bases(r.inputs, session.output_dir);
+    // Output names are planned over the whole list, so that every shard names a file the same.
+    const std::vector<fs::path> bases = output_bases(inputs, session.output_dir);
     const InterruptGuard guard;
     int failed = 0;
-    for (size_t i = 0; i < r.inputs.size(); ++i) {
-        const std::string& input = r.inputs[i];
+    size_t taken = 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const std::string& input = inputs[i];
         if (interrupted().load()) break;
+        if (!in_shard(shard, i)) continue;
+        if (r.skip_done && outputs_exist(bases[i], session.formats)) {
+            out << "Skipped " << input << ": its outputs exist\n";
+            continue;
+        }
+        ++taken;
         try {
             transcribe_file(session, fs::path(input), bases[i], out, err);
         } catch (const std::exception& e) {
@@ -277,7 +311,7 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
     }
     if (interrupted().load()) return kExitInterrupted;
     if (failed == 0) return kExitOk;
-    return static_cast<size_t>(failed) == r.inputs.size() ? kExitBadInput : kExitSomeFileFailed;
+    return static_cast<size_t>(failed) == taken ? kExitBadInput : kExitSomeFileFailed;
 }
 
 }  // namespace
@@ -287,7 +321,15 @@ ExtraCommand add_transcribe(CLI::App& root) {
     TranscribeRequest& r = *request;
     CLI::App* command = root.add_subcommand(
         "transcribe", "Transcribe audio files to text and subtitles (TXT, SRT, VTT, JSON)");
-    command->add_option("files", r.inputs, "Audio files (anything FFmpeg reads)")->required();
+    command->add_option("files", r.inputs, "Audio files (anything FFmpeg reads)");
+    command->add_option("--manifest", r.manifests,
+                        "A list of files to transcribe, one path a line (# comments; relative "
+                        "paths from the list's folder); may be repeated");
+    command->add_option("--shard", r.shard,
+                        "K/N: only every N-th input from the K-th (0 <= K < N), to split a list "
+                        "across jobs (a Slurm array's task id as K)");
+    command->add_flag("--skip-done", r.skip_done,
+                      "Skip inputs whose outputs in every --format exist already");
     command->add_option("--model", r.model,
                         "Checkpoint (HF directory or ggml .bin) or a name from `earshot models "
                         "list`; default: the model chosen in the app, else the micro demo model");

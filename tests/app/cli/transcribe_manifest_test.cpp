@@ -1,0 +1,92 @@
+// `earshot transcribe --manifest LIST --shard K/N --skip-done` on the micro model: the shards
+// together transcribe every listed file once, each under the name the whole list gives it, and a
+// rerun with --skip-done transcribes nothing that is done.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "file_bytes.h"
+#include "micro_command.h"
+
+namespace earshot::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TranscribeManifest : public MicroModelCommand {
+protected:
+    // `sentence` said by espeak-ng into <audio>/<name>.wav.
+    void say(const std::string& name, const std::string& sentence) {
+        fs::create_directories(audio_);
+        const ProcessResult spoken =
+            run_shell("espeak-ng -v en-us -s 160 -w " + shell_quote((audio_ / name).string()) +
+                      ".wav " + shell_quote(sentence));
+        ASSERT_EQ(spoken.exit_code, 0) << spoken.err;
+    }
+
+    std::string text_of(const std::string& name) {
+        std::string text = read_file_text(dir_.path() / (name + ".txt"));
+        while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+        while (!text.empty() && text.front() == ' ') text.erase(0, 1);
+        return text;
+    }
+
+    fs::path audio_ = dir_.path() / "audio";
+};
+
+TEST_F(TranscribeManifest, ShardsTakeEveryFileOnceAndSkipDoneSkipsThem) {
+    say("one", "please call me tomorrow");
+    say("two", "see you tomorrow");
+    say("three", "please call me");
+    const fs::path manifest = audio_ / "list.txt";
+    std::ofstream(manifest) << "# three files, relative to the list\n\none.wav\n  two.wav  \n"
+                            << (audio_ / "three.wav").string() << "\n";
+
+    const std::string list = "--manifest " + shell_quote(manifest.string()) + " --format txt";
+    const ProcessResult first = transcribe({}, list + " --shard 0/2");
+    ASSERT_EQ(first.exit_code, 0) << first.err;
+    EXPECT_TRUE(fs::exists(dir_.path() / "one.txt"));
+    EXPECT_FALSE(fs::exists(dir_.path() / "two.txt"));
+    EXPECT_TRUE(fs::exists(dir_.path() / "three.txt"));
+    const ProcessResult second = transcribe({}, list + " --shard 1/2");
+    ASSERT_EQ(second.exit_code, 0) << second.err;
+    EXPECT_EQ(text_of("one"), "please call me tomorrow");
+    EXPECT_EQ(text_of("two"), "see you tomorrow");
+    EXPECT_EQ(text_of("three"), "please call me");
+
+    const auto written = fs::last_write_time(dir_.path() / "two.txt");
+    const ProcessResult again = transcribe({}, list + " --skip-done");
+    ASSERT_EQ(again.exit_code, 0) << again.err;
+    EXPECT_NE(again.out.find("Skipped " + (audio_ / "one.wav").string()), std::string::npos)
+        << again.out;
+    EXPECT_EQ(again.out.find("Wrote"), std::string::npos) << again.out;
+    EXPECT_EQ(fs::last_write_time(dir_.path() / "two.txt"), written);
+
+    // A format not written yet is not done.
+    const ProcessResult json = transcribe({}, "--manifest " + shell_quote(manifest.string()) +
+                                                  " --format txt,json --skip-done --shard 1/2");
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    EXPECT_TRUE(fs::exists(dir_.path() / "two.json"));
+    EXPECT_FALSE(fs::exists(dir_.path() / "one.json"));
+}
+
+TEST_F(TranscribeManifest, BadShardsAndManifestsAreRefused) {
+    for (const char* shard : {"2/2", "-1/2", "1", "a/b", "0/0", "1/2x"}) {
+        const ProcessResult result = run_earshot(std::string("transcribe x.wav --shard ") + shard);
+        EXPECT_EQ(result.exit_code, 2) << shard;
+        EXPECT_NE(result.err.find("expected K/N with 0 <= K < N"), std::string::npos) << result.err;
+    }
+    const ProcessResult missing = run_earshot("transcribe --manifest /nonexistent/list.txt");
+    EXPECT_EQ(missing.exit_code, 2);
+    EXPECT_NE(missing.err.find("cannot read the manifest /nonexistent/list.txt"), std::string::npos)
+        << missing.err;
+    const ProcessResult none = run_earshot("transcribe");
+    EXPECT_EQ(none.exit_code, 2);
+    EXPECT_NE(none.err.find("no input files"), std::string::npos) << none.err;
+}
+
+}  // namespace
+}  // namespace earshot::test
