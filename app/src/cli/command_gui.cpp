@@ -20,6 +20,9 @@ ExtraCommand add_gui(CLI::App& root) {
     command->add_option("--vocab", r.vocabulary,
                         "Vocabulary (.tiktoken, HF directory or ggml .bin); default: the model's");
     command->add_option("--transcribe", r.transcribe, "Audio files to queue on the Files page");
+    command->add_flag("--hidden", r.hidden,
+                      "Start in the tray, without the window (as the autostart entry does); "
+                      "the window shows when the desktop has no tray");
     command->add_option("--screenshot", r.screenshot,
                         "Render the window to this PNG and exit (after the queued files are done)");
     command

@@ -6,6 +6,7 @@
 #include "gui/gui_controller.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QLabel>
@@ -14,6 +15,7 @@
 #include <exception>
 #include <iostream>
 
+#include "desktop/autostart_entry.h"
 #include "desktop/x11_global_shortcut.h"
 #include "earshot/audio/input_device.h"
 #include "earshot/ui/files/files_panel.h"
@@ -49,6 +51,7 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
                   ? std::make_unique<QSettings>()
                   : std::make_unique<QSettings>(paths.settingsFile, QSettings::IniFormat);
     m_settings = ui::Settings::load(*m_store);
+    m_settings.startWithDesktop = autostart_entry_exists();
     m_window.setSettings(m_settings);
     m_window.setCudaAvailability(cuda_availability());
     showBackend();
@@ -120,6 +123,19 @@ void GuiController::updateIdleMicrophone() {
                        m_idleMicrophone && m_model != nullptr && !isLoadingModel());
 }
 
+void GuiController::applyStartWithDesktop() {
+    if (m_settings.startWithDesktop == autostart_entry_exists()) return;
+    const QString why = m_settings.startWithDesktop
+                            ? write_autostart_entry(QCoreApplication::applicationFilePath())
+                            : remove_autostart_entry();
+    if (!why.isEmpty()) {
+        const QString said = tr("Start with the desktop: %1").arg(why);
+        std::cerr << "earshot: " << said.toStdString() << "\n";
+        m_window.statusBar()->showMessage(said, kStatusMessageMs);
+        m_settings.startWithDesktop = autostart_entry_exists();  // what is true now
+    }
+}
+
 void GuiController::applyGlobalShortcut() {
     const ShortcutMode mode =
         parse_shortcut_mode(m_settings.shortcutMode.toStdString()).value_or(ShortcutMode::toggle);
@@ -174,6 +190,7 @@ void GuiController::applySettings(const ui::Settings& settings) {
     m_settings = settings;
     m_settings.save(*m_store);
     m_store->sync();
+    applyStartWithDesktop();
     m_window.setSettings(m_settings);
     applyGlobalShortcut();
     updateIdleMicrophone();

@@ -126,6 +126,7 @@ private:
     void fillDevices();
     void updateIdleMicrophone();
     void applyGlobalShortcut();
+    void applyStartWithDesktop();  // the autostart entry as the settings say
     void modelLoadFinished(const ModelLoadResult& result);
     void openNextInitialModel();  // the next of m_initialChoices, or settle
     void settleInitialModel();

@@ -232,7 +232,7 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
         InstanceServer instance(instance_socket_path(), [&](const InstanceRequest& r) {
             return answer_instance_request(controller, r);
         });
-        tray.showIfAvailable();
+        const bool inTray = tray.showIfAvailable();
         // A start arriving while the model still loads begins once it is there.
         if (const QString why = instance.listen(); !why.isEmpty()) {
             err << "earshot: " << why.toStdString()
@@ -243,7 +243,14 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
         } else if (request.view != "live") {
             show_view(window, request.view);
         }
-        window.show();
+        if (request.hidden && inTray) {
+            // The autostart entry's start: in the tray; its Show opens the window.
+        } else {
+            if (request.hidden) {
+                err << "earshot: the desktop has no system tray; showing the window\n";
+            }
+            window.show();
+        }
         return QApplication::exec();
     }
 

@@ -23,6 +23,7 @@ struct GuiRequest {
     std::string view = "live";            // live, files, model, inspector or graph:ENTRY
     std::vector<std::string> transcribe;  // queued on the Files page at start
     std::string backend;                  // auto, cpu or cuda for this run; empty: the setting
+    bool hidden = false;                  // start in the tray (the window shows when there is none)
 };
 
 // Whether `view` names a page: live, files, model, inspector, or graph:ENTRY (ENTRY not empty).

@@ -219,6 +219,13 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
         tr("Dictation and files: a file of words to prefer (names, terms), one a line, given "
            "to the decoder as its prompt (--vocabulary)"));
 
+    m_startWithDesktop = new QCheckBox(tr("Start with the &desktop, in the tray"), this);
+    m_startWithDesktop->setObjectName(QStringLiteral("startWithDesktopBox"));
+    m_startWithDesktop->setChecked(settings.startWithDesktop);
+    m_startWithDesktop->setToolTip(
+        tr("Adds Earshot to the desktop's autostart (~/.config/autostart/earshot.desktop, "
+           "`earshot gui --hidden`): it starts in the tray, ready for the shortcut."));
+
     auto* form = new QFormLayout;
     form->addRow(tr("&Language:"), m_language);
     form->addRow(QString(), m_languageNote);
@@ -239,6 +246,7 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
     form->addRow(tr("Global &shortcut:"), m_shortcut);
     form->addRow(QString(), m_shortcutNote);
     form->addRow(tr("Shortcut act&ion:"), m_shortcutMode);
+    form->addRow(tr("Login:"), m_startWithDesktop);
     form->addRow(tr("Commands:"), m_spokenCommands);
     form->addRow(tr("Commands &file:"), m_commandsFile);
     form->addRow(tr("V&ocabulary file:"), m_vocabularyFile);
@@ -341,6 +349,7 @@ Settings SettingsDialog::settings() const {
         keys.isEmpty() ? QString() : QKeySequence(keys[0]).toString(QKeySequence::PortableText);
     s.globalShortcut = isGlobalShortcut(shortcut) ? shortcut : QString();
     s.shortcutMode = m_shortcutMode->currentData().toString();
+    s.startWithDesktop = m_startWithDesktop->isChecked();
     s.spokenCommands = m_spokenCommands->isChecked();
     s.commandsFile = m_commandsFile->text().trimmed();
     s.vocabularyFile = m_vocabularyFile->text().trimmed();

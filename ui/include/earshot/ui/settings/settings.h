@@ -33,6 +33,9 @@ struct Settings {
     // What the shortcut's press and release do: "toggle" (each press starts or stops), "hold"
     // (push-to-talk: dictation runs while it is held) or "both" (a tap toggles, a hold talks).
     QString shortcutMode = QStringLiteral("toggle");
+    // Start Earshot in the tray when the user logs in (an XDG autostart entry). Not kept here:
+    // the app reads it from whether the entry exists, and writes or removes the entry.
+    bool startWithDesktop = false;
     // Live: spoken commands ("new line", "comma", "scratch that") edit the dictated text; from
     // `commandsFile` (phrase<TAB>action lines, as `earshot live --commands`), else the English
     // table.

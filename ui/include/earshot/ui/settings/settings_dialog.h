@@ -58,6 +58,7 @@ public:
     // Why the last recorded shortcut was refused (hidden when none was).
     QLabel* shortcutNote() const { return m_shortcutNote; }
     QComboBox* shortcutModeBox() const { return m_shortcutMode; }
+    QCheckBox* startWithDesktopBox() const { return m_startWithDesktop; }
     QLabel* backendNote() const { return m_backendNote; }
     // Why the typed language cannot be used (hidden when it can); OK stays disabled meanwhile.
     QLabel* languageNote() const { return m_languageNote; }
@@ -93,6 +94,7 @@ private:
     QKeySequenceEdit* m_shortcut = nullptr;
     QLabel* m_shortcutNote = nullptr;
     QComboBox* m_shortcutMode = nullptr;
+    QCheckBox* m_startWithDesktop = nullptr;
     QCheckBox* m_spokenCommands = nullptr;
     QLineEdit* m_commandsFile = nullptr;
     QLineEdit* m_vocabularyFile = nullptr;
