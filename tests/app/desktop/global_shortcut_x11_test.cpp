@@ -193,38 +193,53 @@ TEST_F(GlobalShortcutX11, KeysX11CannotGrabAndNoDisplayAreExplained) {
 
 // The real executable on the X server, with the shortcut in its settings and the virtual
 // microphone as its default input.
-class GlobalShortcutLiveDevice : public XvfbTest {};
+class GlobalShortcutLiveDevice : public XvfbTest {
+protected:
+    // Starts `earshot gui` on the micro model with Ctrl+Alt+D as its shortcut (and `settings`,
+    // lines of the settings group); returns the environment its commands need.
+    std::string startApp(const earshot::test::VirtualMic& mic, const std::string& settings) {
+        fs::create_directories(m_dir / "config" / "Earshot");
+        std::ofstream(m_dir / "config" / "Earshot" / "Earshot.conf")
+            << "[settings]\nglobal_shortcut=Ctrl+Alt+D\npre_roll_seconds=0.5\n"
+            << settings;
+        const std::string env =
+            mic.shell_environment() + "DISPLAY=" + m_display +
+            " QT_QPA_PLATFORM=xcb XDG_CONFIG_HOME=" + shell_quote(m_dir / "config") +
+            " XDG_DATA_HOME=" + shell_quote(m_dir / "data") +
+            " EARSHOT_INSTANCE_SOCKET=" + shell_quote(m_dir / "sock") + " ";
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            ::execl("/bin/sh", "sh", "-c",
+                    ("exec env " + env + shell_quote(EARSHOT_EXE) + " gui --model " +
+                     shell_quote(EARSHOT_MICRO_MODEL_DIR) + " >" + shell_quote(m_dir / "gui.log") +
+                     " 2>&1")
+                        .c_str(),
+                    static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        if (pid > 0) m_pids.push_back(pid);
+        return env;
+    }
+    // Whether the app answers `earshot status` with idle within 30 s.
+    bool waitUntilIdle(const std::string& env) {
+        for (int i = 0; i < 300; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            if (fs::exists(m_dir / "sock") &&
+                run_shell(env + shell_quote(EARSHOT_EXE) + " status").out == "idle\n") {
+                return true;
+            }
+        }
+        return false;
+    }
+};
 
 TEST_F(GlobalShortcutLiveDevice, ThePressedShortcutStartsAndStopsDictationInTheApp) {
     earshot::test::VirtualMic mic;
     ASSERT_TRUE(mic.available()) << mic.error();
-    fs::create_directories(m_dir / "config" / "Earshot");
-    std::ofstream(m_dir / "config" / "Earshot" / "Earshot.conf")
-        << "[settings]\nglobal_shortcut=Ctrl+Alt+D\npre_roll_seconds=0.5\n";
-    const std::string env =
-        mic.shell_environment() + "DISPLAY=" + m_display +
-        " QT_QPA_PLATFORM=xcb XDG_CONFIG_HOME=" + shell_quote(m_dir / "config") +
-        " XDG_DATA_HOME=" + shell_quote(m_dir / "data") +
-        " EARSHOT_INSTANCE_SOCKET=" + shell_quote(m_dir / "sock") + " ";
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-        ::execl(
-            "/bin/sh", "sh", "-c",
-            ("exec env " + env + shell_quote(EARSHOT_EXE) + " gui --model " +
-             shell_quote(EARSHOT_MICRO_MODEL_DIR) + " >" + shell_quote(m_dir / "gui.log") + " 2>&1")
-                .c_str(),
-            static_cast<char*>(nullptr));
-        ::_exit(127);
-    }
-    m_pids.push_back(pid);
+    const std::string env = startApp(mic, "");
     auto status = [&] { return run_shell(env + shell_quote(EARSHOT_EXE) + " status").out; };
-    std::string now;
-    for (int i = 0; i < 300 && now != "idle\n"; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        if (fs::exists(m_dir / "sock")) now = status();
-    }
-    ASSERT_EQ(now, "idle\n") << "the GUI never answered";
+    ASSERT_TRUE(waitUntilIdle(env)) << "the GUI never answered";
+    std::string now = "idle\n";
 
     press("ctrl+alt+d");
     for (int i = 0; i < 50 && now != "listening\n"; ++i) {
@@ -249,26 +264,7 @@ TEST_F(GlobalShortcutLiveDevice, HoldToTalkDictatesWhileHeldAndKeepsTheLastWord)
     const fs::path speech = fs::path(EARSHOT_TEST_GOLDEN_DIR) / ".." / ".." / "packaging" /
                             "samples" / "please-call-me-tomorrow.wav";
     ASSERT_TRUE(fs::exists(speech)) << speech;
-    fs::create_directories(m_dir / "config" / "Earshot");
-    std::ofstream(m_dir / "config" / "Earshot" / "Earshot.conf")
-        << "[settings]\nglobal_shortcut=Ctrl+Alt+D\nshortcut_mode=hold\npre_roll_seconds=0.5\n";
-    const std::string env =
-        mic.shell_environment() + "DISPLAY=" + m_display +
-        " QT_QPA_PLATFORM=xcb XDG_CONFIG_HOME=" + shell_quote(m_dir / "config") +
-        " XDG_DATA_HOME=" + shell_quote(m_dir / "data") +
-        " EARSHOT_INSTANCE_SOCKET=" + shell_quote(m_dir / "sock") + " ";
-    const pid_t pid = ::fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-        ::execl(
-            "/bin/sh", "sh", "-c",
-            ("exec env " + env + shell_quote(EARSHOT_EXE) + " gui --model " +
-             shell_quote(EARSHOT_MICRO_MODEL_DIR) + " >" + shell_quote(m_dir / "gui.log") + " 2>&1")
-                .c_str(),
-            static_cast<char*>(nullptr));
-        ::_exit(127);
-    }
-    m_pids.push_back(pid);
+    const std::string env = startApp(mic, "shortcut_mode=hold\n");
     auto status = [&] { return run_shell(env + shell_quote(EARSHOT_EXE) + " status").out; };
     auto journal = [&] {
         std::string text;
@@ -281,12 +277,8 @@ TEST_F(GlobalShortcutLiveDevice, HoldToTalkDictatesWhileHeldAndKeepsTheLastWord)
         }
         return text;
     };
-    std::string now;
-    for (int i = 0; i < 300 && now != "idle\n"; ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        if (fs::exists(m_dir / "sock")) now = status();
-    }
-    ASSERT_EQ(now, "idle\n") << "the GUI never answered";
+    ASSERT_TRUE(waitUntilIdle(env));
+    std::string now = "idle\n";
 
     using Clock = std::chrono::steady_clock;
     const auto ms = [](Clock::duration d) {
