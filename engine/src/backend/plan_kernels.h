@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cuda/cuda_step_fusions.h"
 #include "earshot/engine/backend/plan.h"
 #include "earshot/engine/backend/plan_listing.h"
 
@@ -72,8 +73,14 @@ bool cuda_fused_attention_enabled();
 std::vector<PlanKernel> cpu_step_kernels(const ExecutionPlan& plan, const PlanStep& step,
                                          StoredAs matrices, StoredAs caches);
 
-// The CUDA module: the kernels CudaDeviceModel::execute launches for `step`.
-std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, const PlanStep& step,
+// The CUDA module's step fusions as the module decides them (cuda/cuda_step_fusions.h), with
+// EARSHOT_CUDA_OLD_KERNELS read as the module reads it: empty when nothing is fused.
+std::vector<cuda::StepFusion> cuda_step_fusions(const ExecutionPlan& plan);
+
+// The CUDA module: the kernels CudaDeviceModel::execute launches for step `index` (none for a
+// step a fused GEMV computes; the whole group's fused GEMV for the group's first linear).
+std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t index,
+                                          const std::vector<cuda::StepFusion>& fusions,
                                           bool fused_attention);
 
 }  // namespace earshot::backend

@@ -121,13 +121,17 @@ PlanListing list_plan(const model::WhisperBinding& binding, const PlanListingReq
     }
     listing.cache_dtype = stored_name(caches);
     const bool fused = cuda_fused_attention_enabled();
-    for (const PlanStep& step : plan.steps) {
+    const std::vector<cuda::StepFusion> fusions = request.backend == PlanBackend::cuda
+                                                      ? cuda_step_fusions(plan)
+                                                      : std::vector<cuda::StepFusion>();
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+        const PlanStep& step = plan.steps[s];
         if (step.alias) {
             ++listing.views;
             continue;
         }
         std::vector<PlanKernel> kernels = request.backend == PlanBackend::cuda
-                                              ? cuda_step_kernels(plan, step, fused)
+                                              ? cuda_step_kernels(plan, s, fusions, fused)
                                               : cpu_step_kernels(plan, step, matrices, caches);
         for (PlanKernel& k : kernels) listing.kernels.push_back(std::move(k));
     }

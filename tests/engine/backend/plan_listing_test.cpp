@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <regex>
 
 #include "earshot/engine/checkpoint/whisper_config.h"
@@ -65,14 +67,42 @@ const PlanKernel& find(const PlanListing& l, const std::string& kernel, const st
     throw std::runtime_error("no " + kernel + " in " + scope);
 }
 
-// A decoder step's layer on CUDA: three layer norms, eight GEMVs (k, v, q, out; cross q, cross
-// out; fc1, fc2: biases, GELU and residuals in them), two cache writes, two one-query attentions.
-constexpr int kCudaStepKernelsPerLayer = 15;
+// A decoder step's layer on CUDA: q, k and v as one fused GEMV with their LayerNorm and both
+// cache writes; the self-attention; out_proj (+ residual); the cross q with its LayerNorm; the
+// cross-attention; its out_proj; fc1 with its LayerNorm (+ GELU); fc2 (+ residual).
+constexpr int kCudaStepKernelsPerLayer = 8;
+// Launched separately (EARSHOT_CUDA_OLD_KERNELS=fusion, or rows past the GEMV's): three layer
+// norms, eight GEMVs (k, v, q, out; cross q, cross out; fc1, fc2: biases, GELU and residuals in
+// them), two cache writes, two one-query attentions.
+constexpr int kCudaSeparateStepKernelsPerLayer = 15;
 // Besides the layers: the token embedding, the position rows, their sum, the mask's iota and
 // `<= pos` (computed once for every layer), the last position taken, the final norm, the head.
+// The final norm stays alone on CUDA too: the logits reuse its input's bytes in the arena, which
+// the fused GEMV's blocks would still be reading (cuda_step_fusions_test.cpp).
 constexpr int kStepKernelsOutsideLayers = 8;
 
-TEST(PlanListing, MicroStepOnCudaIsFifteenKernelsPerDecoderLayer) {
+// EARSHOT_CUDA_OLD_KERNELS set for one scope.
+class OldKernelsVariable {
+public:
+    explicit OldKernelsVariable(const char* value) {
+        if (const char* old = std::getenv("EARSHOT_CUDA_OLD_KERNELS")) before_ = old;
+        setenv("EARSHOT_CUDA_OLD_KERNELS", value, 1);
+    }
+    ~OldKernelsVariable() {
+        if (before_) {
+            setenv("EARSHOT_CUDA_OLD_KERNELS", before_->c_str(), 1);
+        } else {
+            unsetenv("EARSHOT_CUDA_OLD_KERNELS");
+        }
+    }
+    OldKernelsVariable(const OldKernelsVariable&) = delete;
+    OldKernelsVariable& operator=(const OldKernelsVariable&) = delete;
+
+private:
+    std::optional<std::string> before_;
+};
+
+TEST(PlanListing, MicroStepOnCudaIsEightKernelsPerDecoderLayer) {
     const PlanListing l = listing(micro(), "step", PlanBackend::cuda);
     ASSERT_EQ(micro().values.dims.at("DecoderLayers"), 2);
     EXPECT_EQ(l.kernels.size(), 2 * kCudaStepKernelsPerLayer + kStepKernelsOutsideLayers);
@@ -80,10 +110,22 @@ TEST(PlanListing, MicroStepOnCudaIsFifteenKernelsPerDecoderLayer) {
     EXPECT_EQ(count_in_scope(l, "decoder_layers[1]."), kCudaStepKernelsPerLayer);
     EXPECT_EQ(count_in_scope(l, "decoder_layers[0]."), kCudaStepKernelsPerLayer + 2);
     EXPECT_EQ(count_kernels(l, "attend_split_keys_f16"), 4);
-    EXPECT_EQ(count_kernels(l, "write_at_f16"), 4);
+    EXPECT_EQ(count_kernels(l, "gemv_f16_fused+layer_norm x3+cache_write"), 2);
+    EXPECT_EQ(count_kernels(l, "gemv_f16_fused+layer_norm"), 2);  // the cross q's
+    EXPECT_EQ(count_kernels(l, "gemv_f16_fused+layer_norm+gelu"), 2);
+    EXPECT_EQ(count_kernels(l, "write_at_f16"), 0);
+    EXPECT_EQ(count_kernels(l, "layer_norm"), 1);  // the final norm
     EXPECT_EQ(l.cache_dtype, "f16");
     // Split and merged heads of one position are views: nothing runs for them.
     EXPECT_GT(l.views, 0);
+}
+
+TEST(PlanListing, OldFusionListsEveryLayerNormLinearAndCacheWriteAlone) {
+    const OldKernelsVariable old("fusion");
+    const PlanListing l = listing(micro(), "step", PlanBackend::cuda);
+    EXPECT_EQ(l.kernels.size(), 2 * kCudaSeparateStepKernelsPerLayer + kStepKernelsOutsideLayers);
+    EXPECT_EQ(count_kernels(l, "write_at_f16"), 4);
+    EXPECT_EQ(count_kernels(l, "layer_norm"), 2 * 3 + 1);
 }
 
 TEST(PlanListing, LargeV3FromAConfigAloneCountsEveryEntry) {
@@ -92,13 +134,15 @@ TEST(PlanListing, LargeV3FromAConfigAloneCountsEveryEntry) {
     const PlanListing step = listing(lv3, "step", PlanBackend::cuda);
     EXPECT_EQ(step.kernels.size(), 32 * kCudaStepKernelsPerLayer + kStepKernelsOutsideLayers);
     EXPECT_EQ(count_in_scope(step, "decoder_layers[31]."), kCudaStepKernelsPerLayer);
-    // A beam of 5 still fits the GEMV; 9 rows take cuBLAS: to_half, the GEMM and finish_linear
-    // for the 7 linears with a bias or an epilogue, no finish for the keys (no bias) and the head.
+    // A beam of 5 still fits the GEMV and its fusions; 9 rows take cuBLAS, unfused: to_half, the
+    // GEMM and finish_linear for the 7 linears with a bias or an epilogue, no finish for the keys
+    // (no bias) and the head.
     EXPECT_EQ(listing(lv3, "step", PlanBackend::cuda, 5).kernels.size(), step.kernels.size());
     EXPECT_EQ(listing(lv3, "step", PlanBackend::cuda, 9).kernels.size(),
-              step.kernels.size() + 32 * (7 * 2 + 1) + 1);
+              32 * (kCudaSeparateStepKernelsPerLayer + 7 * 2 + 1) + kStepKernelsOutsideLayers + 1);
     // The CPU runs one op per step of the same plan.
-    EXPECT_EQ(listing(lv3, "step", PlanBackend::cpu).kernels.size(), step.kernels.size());
+    EXPECT_EQ(listing(lv3, "step", PlanBackend::cpu).kernels.size(),
+              32 * kCudaSeparateStepKernelsPerLayer + kStepKernelsOutsideLayers);
 
     // The encoder on CUDA per layer: norm, q/k/v through cuBLAS (8, the keys without finish),
     // heads split (3), fused attention after q/k/v to f16 (4), heads merged, out (3), norm, fc1
@@ -120,12 +164,14 @@ TEST(PlanListing, LargeV3FromAConfigAloneCountsEveryEntry) {
 TEST(PlanListing, BytesAndFlopsOfOneKernelAreTheHandCounts) {
     const PlanListing step = listing(large_v3(), "step", PlanBackend::cuda);
     // fc1 of layer 3: x [1, 1, 1280] f32, w [5120, 1280] f16, bias [5120] f32 -> [1, 1, 5120].
-    const PlanKernel& fc1 = find(step, "gemv_f16_columns+gelu", "decoder_layers[3].mlp.fc1");
-    EXPECT_EQ(fc1.read_bytes, 1280 * 4 + 5120 * 1280 * 2 + 5120 * 4);
+    // Its LayerNorm folded in: also the norm's weight and bias [1280] f32.
+    const PlanKernel& fc1 =
+        find(step, "gemv_f16_fused+layer_norm+gelu", "decoder_layers[3].mlp.fc1");
+    EXPECT_EQ(fc1.read_bytes, 1280 * 4 + 2 * 1280 * 4 + 5120 * 1280 * 2 + 5120 * 4);
     EXPECT_EQ(fc1.written_bytes, 5120 * 4);
     EXPECT_EQ(fc1.flops, 2 * 1280 * 5120);
-    ASSERT_EQ(fc1.inputs.size(), 3u);
-    EXPECT_EQ(fc1.inputs[1].str(), "f16[5120, 1280]");
+    ASSERT_EQ(fc1.inputs.size(), 5u);
+    EXPECT_EQ(fc1.inputs[3].str(), "f16[5120, 1280]");
     // The cross attention of one query over the f16 audio caches [1, 20, 1500, 64]: 24 spans of
     // 64 keys per head write partial results [20, 24, 64 + 2] f32 that each head's last block
     // reads back and merges into [1, 20, 1, 64].
@@ -134,11 +180,14 @@ TEST(PlanListing, BytesAndFlopsOfOneKernelAreTheHandCounts) {
     EXPECT_EQ(cross.read_bytes, 1280 * 4 + 2 * 20 * 1500 * 64 * 2 + 20 * 24 * 66 * 4);
     EXPECT_EQ(cross.written_bytes, 20 * 24 * 66 * 4 + 1280 * 4);
     EXPECT_EQ(cross.flops, 4 * 20 * 1500 * 64);
-    // The keys' projection has no bias: it reads x and w only.
-    const PlanKernel& keys = find(step, "gemv_f16_columns", "decoder_layers[3].self_attn.k_proj");
-    EXPECT_EQ(keys.read_bytes, 1280 * 4 + 1280 * 1280 * 2);
-    // The new position's keys written into the cache: [1, 20, 1, 64] as f16.
-    EXPECT_EQ(find(step, "write_at_f16", "decoder_layers[3].step").written_bytes, 1280 * 2);
+    // q, k and v in one launch named after the last (q): x and the norm's weight and
+    // bias once, three weights, the biases of q and v (the keys have none); q written as f32, the
+    // new position's keys and values into the caches as f16 ([1, 20, 1, 64] each).
+    const PlanKernel& qkv = find(step, "gemv_f16_fused+layer_norm x3+cache_write",
+                                 "decoder_layers[3].self_attn.q_proj");
+    EXPECT_EQ(qkv.read_bytes, 1280 * 4 + 2 * 1280 * 4 + 3 * 1280 * 1280 * 2 + 2 * 1280 * 4);
+    EXPECT_EQ(qkv.written_bytes, 1280 * 4 + 2 * 1280 * 2);
+    EXPECT_EQ(qkv.flops, 3 * 2 * 1280 * 1280);
     // The embedding reads the token's row, not the table.
     EXPECT_EQ(find(step, "embedding_f16", "").read_bytes, 4 + 1280 * 2);
 }
@@ -170,7 +219,7 @@ TEST(PlanListing, TotalsAddUpAndTheLastLineIsTheTotal) {
     EXPECT_NEAR(static_cast<double>(l.read_bytes()), weights + caches, 0.01 * (weights + caches));
     const std::string total = earshot::backend::plan_total_line(l);
     EXPECT_TRUE(std::regex_match(
-        total, std::regex(R"(TOTAL: 488 kernels, \d+\.\d\d MiB read, \d+\.\d\d MiB written, )"
+        total, std::regex(R"(TOTAL: 264 kernels, \d+\.\d\d MiB read, \d+\.\d\d MiB written, )"
                           R"(\d+\.\d\d\d GFLOP)")))
         << total;
     const std::string text = earshot::backend::plan_listing_text(l);

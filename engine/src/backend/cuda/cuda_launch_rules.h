@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "backend/cuda/fused_gemv.h"
+
 namespace earshot::backend::cuda {
 
 // The decoder caches are f16 on the device (half the memory and the bytes a step reads).
@@ -55,14 +57,17 @@ inline bool fused_attention_enabled() {
     return fused == nullptr || std::string_view(fused) != "0";
 }
 
-// EARSHOT_CUDA_OLD_KERNELS: a comma-separated list of `attention`, `gemv` or `all` that runs a
-// decoder step's one-query attention and few-row linears on the kernels the split-key attention
-// and the multi-column GEMV replaced (issue 30), so that one process can compare old and new.
+// EARSHOT_CUDA_OLD_KERNELS: a comma-separated list of `attention`, `gemv`, `fusion` or `all` that
+// runs a decoder step's one-query attention and few-row linears on the kernels the split-key
+// attention and the multi-column GEMV replaced, and (`fusion`) its LayerNorms, linears and cache
+// writes as separate launches instead of the fused GEMV (issue 30), so that one process can
+// compare old and new.
 // Unset or empty: the new kernels. Any other name throws std::invalid_argument (a typo would
 // otherwise compare new with new).
 struct OldKernels {
     bool attention = false;  // attend_one_query: one block per (batch, head)
     bool gemv = false;       // gemv_f16: one column per warp, x re-read for each
+    bool fusion = false;     // no fused GEMV: layer_norm, each linear and write_at launched alone
 };
 
 inline OldKernels old_kernels_from(std::string_view list) {
@@ -73,13 +78,14 @@ inline OldKernels old_kernels_from(std::string_view list) {
         const size_t end = comma == std::string_view::npos ? list.size() : comma;
         const std::string_view name = list.substr(begin, end - begin);
         const bool all = name == "all";
-        if (!all && !name.empty() && name != "attention" && name != "gemv") {
-            throw std::invalid_argument("EARSHOT_CUDA_OLD_KERNELS=" + std::string(list) +
-                                        " names `" + std::string(name) +
-                                        "`; it takes attention, gemv or all, comma-separated");
+        if (!all && !name.empty() && name != "attention" && name != "gemv" && name != "fusion") {
+            throw std::invalid_argument(
+                "EARSHOT_CUDA_OLD_KERNELS=" + std::string(list) + " names `" + std::string(name) +
+                "`; it takes attention, gemv, fusion or all, comma-separated");
         }
         old.attention = old.attention || all || name == "attention";
         old.gemv = old.gemv || all || name == "gemv";
+        old.fusion = old.fusion || all || name == "fusion";
         begin = end + 1;
     }
     return old;
@@ -129,6 +135,13 @@ enum class GemvKernel {
 
 constexpr GemvKernel gemv_kernel(int64_t k, OldKernels old) {
     return !old.gemv && k % 8 == 0 ? GemvKernel::columns : GemvKernel::per_column;
+}
+
+// Whether the fused GEMV (fused_gemv.h) takes x [m, k]: the GEMV's rows, 16-byte rows, and x in
+// shared memory within the limit.
+constexpr bool fused_gemv_fits(int64_t m, int64_t k) {
+    return m >= 1 && m <= kMaxGemvRows && k >= 8 && k % 8 == 0 &&
+           fused_gemv_shared_bytes(m, k) <= kSharedBytesLimit;
 }
 
 // How a linear [m, k] x [n, k]^T runs.

@@ -2,9 +2,11 @@
 // them: the same launch rules (cuda_launch_rules.h) decide a linear's GEMV or GEMM and an
 // attention's path, and parameters are read as device_module.h says (f16 GEMM operands).
 #include <stdexcept>
+#include <string>
 
 #include "backend/plan_kernels.h"
 #include "cuda_launch_rules.h"
+#include "cuda_step_fusions.h"
 #include "device_module.h"
 
 namespace earshot::backend {
@@ -23,9 +25,76 @@ int64_t count(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
-std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, const PlanStep& step,
+std::vector<cuda::StepFusion> cuda_step_fusions(const ExecutionPlan& plan) {
+    const cuda::OldKernels old = cuda::old_kernels_enabled();
+    if (old.fusion || old.gemv) return {};
+    return cuda::plan_step_fusions(plan);
+}
+
+namespace {
+
+// The fused GEMV a group's first linear launches (cuda_step_fusions.h).
+PlanKernel fused_gemv_kernel(const ExecutionPlan& plan, const cuda::StepFusion& fusion) {
+    auto in = [&](int64_t t, size_t i) -> const Slot& {
+        return plan.slots[static_cast<size_t>(plan.steps[static_cast<size_t>(t)].inputs.at(i))];
+    };
+    const int64_t source = fusion.layer_norm >= 0 ? fusion.layer_norm : fusion.linears[0].step;
+    const auto& xs = in(source, 0).shape;  // [.., K]
+    const int64_t k = xs.back();
+    const int64_t m = count(xs) / k;
+    std::string name = "gemv_f16_fused";
+    if (fusion.layer_norm >= 0) name += "+layer_norm";
+    if (fusion.linears.size() > 1) name += " x" + std::to_string(fusion.linears.size());
+    bool caches = false;
+    for (const cuda::FusedLinearStep& l : fusion.linears) {
+        const PlanStep& step = plan.steps[static_cast<size_t>(l.step)];
+        if (linear_gelu_epilogue(step)) name += "+gelu";
+        if (linear_residual_input(step)) name += "+residual";
+        caches = caches || l.cache_write >= 0;
+    }
+    if (caches) name += "+cache_write";
+    // Named after the step that launches it, the group's last linear.
+    KernelDescription gemv(name, plan.steps[static_cast<size_t>(fusion.linears.back().step)]);
+    gemv.read("f32", xs);
+    if (fusion.layer_norm >= 0)
+        gemv.read("f32", in(fusion.layer_norm, 1).shape)
+            .read("f32", in(fusion.layer_norm, 2).shape);
+    int64_t flops = 0;
+    for (const cuda::FusedLinearStep& l : fusion.linears) {
+        const PlanStep& step = plan.steps[static_cast<size_t>(l.step)];
+        const auto& ws = in(l.step, 1).shape;  // [N, K]
+        gemv.read("f16", ws);
+        if (const auto bias = linear_bias_input(step);
+            bias && in(l.step, *bias).kind != SlotKind::none) {
+            gemv.read("f32", in(l.step, *bias).shape);
+        }
+        if (const auto residual = linear_residual_input(step))
+            gemv.read("f32", in(l.step, *residual).shape);
+        if (l.cache_write >= 0) {
+            // One position of each row and head of the f16 cache.
+            gemv.write_part("f16", in(l.cache_write, 0).shape, m * ws[0] * 2);
+        } else {
+            gemv.write("f32", plan.slots[static_cast<size_t>(step.output)].shape);
+        }
+        flops += 2 * m * k * ws[0];
+    }
+    return gemv.flops(flops).done();
+}
+
+}  // namespace
+
+std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t index,
+                                          const std::vector<cuda::StepFusion>& fusions,
                                           bool fused_attention) {
+    const PlanStep& step = plan.steps.at(index);
     if (step.alias) return {};  // a view: nothing runs
+    if (!fusions.empty()) {
+        const cuda::StepFusion& fusion = fusions.at(index);
+        if (fusion.role == cuda::StepFusion::Role::skipped) return {};
+        if (fusion.role == cuda::StepFusion::Role::fused_gemv) {
+            return {fused_gemv_kernel(plan, fusion)};
+        }
+    }
     auto in = [&](size_t i) -> const Slot& {
         return plan.slots[static_cast<size_t>(step.inputs.at(i))];
     };

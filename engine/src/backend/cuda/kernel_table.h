@@ -5,10 +5,12 @@
 
 #include <cstdint>
 
+#include "backend/cuda/fused_gemv.h"
+
 namespace earshot::backend::cuda {
 
 // Bumped whenever the table changes.
-inline constexpr int kKernelTableVersion = 3;
+inline constexpr int kKernelTableVersion = 4;
 // extern "C" const KernelTable* earshot_cuda_kernel_table(int version): nullptr on a mismatch.
 inline constexpr const char* kKernelTableEntryName = "earshot_cuda_kernel_table";
 
@@ -87,6 +89,9 @@ struct KernelTable {
     bool (*attend_split_keys_f16)(const float* q, const uint16_t* k, const uint16_t* v,
                                   const uint8_t* mask, float* y, float* partials, unsigned* done,
                                   int64_t bh, int64_t k_len, int64_t dh, float scale);
+    // Version 4: the fused GEMV (LayerNorm, up to three linears, cache writes at *pos); false
+    // when it refuses the arguments (then nothing ran).
+    bool (*gemv_f16_fused)(const FusedGemv& args);
 };
 
 }  // namespace earshot::backend::cuda

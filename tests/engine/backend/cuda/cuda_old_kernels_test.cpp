@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "backend/cuda/cuda_launch_rules.h"
 #include "backend_test_data.h"
@@ -35,6 +36,9 @@ TEST(CudaOldKernels, TheListNamesAttentionGemvOrAll) {
     const OldKernels attention = old_kernels_from("attention");
     EXPECT_TRUE(attention.attention && !attention.gemv);
     const OldKernels gemv = old_kernels_from("gemv,");
+    EXPECT_TRUE(old_kernels_from("fusion").fusion);
+    EXPECT_FALSE(old_kernels_from("gemv,attention").fusion);
+    EXPECT_TRUE(old_kernels_from("all").fusion);
     EXPECT_TRUE(!gemv.attention && gemv.gemv);
     EXPECT_TRUE(both(old_kernels_from("gemv,attention")));
     EXPECT_TRUE(both(old_kernels_from("all")));
@@ -123,6 +127,50 @@ TEST(OldAndNewStepKernelsOnCudaDevice, StepsGiveTheSameLogits) {
         EXPECT_LE(error, 1e-5) << "step at position " << pos;
     }
     std::printf("new step kernels against the old ones: worst relative error %.3g\n", worst);
+}
+
+// The same checkpoint on two CUDA models, one launching every LayerNorm, linear and cache write
+// alone (EARSHOT_CUDA_OLD_KERNELS=fusion): the fused GEMVs compute the same LayerNorms and sums
+// in the same order and round the cache values the same way, so listen, prefill, every step and
+// a beam of three rows give the same logits bit for bit.
+std::vector<float> values(const HostTensor& tensor) {
+    const auto v = tensor.f32_values();
+    return {v.begin(), v.end()};
+}
+
+TEST(FusedAndSeparateStepKernelsOnCudaDevice, StepsAndBeamRowsGiveTheSameLogits) {
+    EARSHOT_NEEDS_CUDA_DEVICE();
+    earshot::test::TempDir dir("earshot-cuda-fusion");
+    earshot::model::RandomCheckpointOptions o{
+        .mels = 80, .d = 64, .heads = 4, .enc_layers = 1, .dec_layers = 2, .vocab = 300};
+    o.frames = 60;
+    o.max_tokens = 10;
+    o.dtype = "f16";
+    o.seed = 43;
+    earshot::model::write_random_checkpoint(dir.path(), o);
+    const auto checkpoint = earshot::model::load_whisper_checkpoint(dir.path());
+    std::optional<CudaWhisper> separate;
+    {
+        const OldKernelsVariable old("fusion");
+        separate.emplace(checkpoint, 1);
+    }
+    CudaWhisper fused(checkpoint, 1);
+    const HostTensor mel = test_mel(1, o.mels, o.frames, 4);
+    EXPECT_EQ(values(fused.listen(mel)), values(separate->listen(mel)));
+    const auto tokens = random_tokens(1, o.max_tokens, o.vocab, 9);
+    constexpr int64_t kPrefill = 3;
+    EXPECT_EQ(values(fused.prefill(token_tensor(tokens, 0, kPrefill))),
+              values(separate->prefill(token_tensor(tokens, 0, kPrefill))));
+    // Three beam rows from the one prefilled row, then steps of three tokens.
+    fused.expand_batch(3);
+    separate->expand_batch(3);
+    const auto beam = random_tokens(3, o.max_tokens, o.vocab, 10);
+    for (int64_t pos = kPrefill; pos < o.max_tokens; ++pos) {
+        const HostTensor token = token_tensor(beam, pos, pos + 1);
+        const auto at = static_cast<int32_t>(pos);
+        EXPECT_EQ(values(fused.step(token, at)), values(separate->step(token, at)))
+            << "step at position " << pos;
+    }
 }
 
 }  // namespace

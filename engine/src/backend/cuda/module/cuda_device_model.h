@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda_launch_rules.h"
+#include "backend/cuda/cuda_step_fusions.h"
 #include "backend/cuda/device_module.h"
 #include "device_buffer.h"
 
@@ -52,7 +53,8 @@ private:
         std::vector<int64_t> input_offsets;  // by input index; -1 for scalars
         int64_t pos_offset = 0;
         std::vector<std::vector<const void*>> params;  // [step][input], null when no param
-        std::vector<cudaEvent_t> events;               // steps + 1, made when first profiled
+        std::vector<StepFusion> fusions;  // [step] (cuda_step_fusions.h); empty: none fused
+        std::vector<cudaEvent_t> events;  // steps + 1, made when first profiled
         int64_t runs = 0;
         bool graphable = true;               // false once a capture failed
         cudaGraphExec_t graph = nullptr;     // the steps captured, from the second run on
@@ -96,6 +98,8 @@ private:
     void abandon_capture(cudaGraph_t graph);
     void execute(const Prepared& prepared, size_t index, const std::vector<void*>& ptr,
                  std::byte* scratch);
+    // The fused GEMV that step `index` launches for its group (StepFusion::Role::fused_gemv).
+    void fused_gemv(const Prepared& prepared, size_t index, const std::vector<void*>& ptr);
     void attention(const ExecutionPlan& plan, const PlanStep& step, const std::vector<void*>& ptr,
                    std::byte* scratch);
     // y [m, n] f32 = x [m, k] f16 * w^T (w [n, k] f16)

@@ -85,6 +85,9 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
             prepared.params[s][i] = buffer.get();
         }
     }
+    // A decoder step's LayerNorms, linears and cache writes as fused GEMVs, unless
+    // EARSHOT_CUDA_OLD_KERNELS asks for the separate launches (or the old GEMV).
+    if (!old_kernels_.fusion && !old_kernels_.gemv) prepared.fusions = plan_step_fusions(plan);
     int64_t top = align_up(plan.arena_bytes);
     prepared.scratch_offset = top;
     top += scratch;

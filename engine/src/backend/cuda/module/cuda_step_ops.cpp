@@ -132,6 +132,14 @@ void CudaDeviceModel::execute(const Prepared& prepared, size_t index, const std:
     const ExecutionPlan& plan = *prepared.plan;
     const PlanStep& step = plan.steps[index];
     if (step.alias) return;  // a view: its bytes are its input's
+    if (!prepared.fusions.empty()) {
+        const StepFusion& fusion = prepared.fusions[index];
+        if (fusion.role == StepFusion::Role::skipped) return;  // done by a fused GEMV before
+        if (fusion.role == StepFusion::Role::fused_gemv) {
+            fused_gemv(prepared, index, ptr);
+            return;
+        }
+    }
     auto slot = [&](size_t i) -> const Slot& {
         return plan.slots[static_cast<size_t>(step.inputs.at(i))];
     };

@@ -160,6 +160,9 @@ KernelTable make_table() {
         return k::attend_one_query_split_keys(q, kk, v, mask, y, partials, done, bh, k_len, dh,
                                               scale, kDefaultStream);
     };
+    t.gemv_f16_fused = [](const FusedGemv& args) {
+        return k::gemv_f16_fused(args, kDefaultStream);
+    };
     return t;
 }
 

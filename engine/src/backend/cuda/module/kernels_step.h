@@ -3,6 +3,7 @@
 // stay for EARSHOT_CUDA_OLD_KERNELS, so that one process can compare old and new.
 #pragma once
 
+#include "backend/cuda/fused_gemv.h"
 #include "kernels.h"
 
 namespace earshot::backend::cuda::kernels {
@@ -13,6 +14,13 @@ namespace earshot::backend::cuda::kernels {
 // when k % 8 != 0 or x or w is not 16-byte aligned.
 void gemv_f16_columns(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m,
                       int64_t k, int64_t n, const Epilogue& epilogue, cudaStream_t stream);
+
+// The fused GEMV (backend/cuda/fused_gemv.h, kernels_gemv_fused.cu): x [m, k] read once into
+// shared memory, its LayerNorm applied there when given, then up to three linears of it (f32
+// outputs, or f16 columns written into a decoder cache at *pos). False when fused_gemv_fits
+// (cuda_launch_rules.h) refuses m and k, a weight is not 16-byte aligned, or a cache output is
+// incomplete; then nothing is launched.
+bool gemv_f16_fused(const FusedGemv& args, cudaStream_t stream);
 
 // One query split over the keys (kernels_attend_split_keys.cu), one launch: blocks of
 // (batch-head, 64 keys) write partial softmax results into `partials` (split_keys_partial_floats

@@ -1,0 +1,44 @@
+// Which plan steps the CUDA module runs as one fused GEMV (fused_gemv.h): a LayerNorm on the GEMV
+// path together with the (up to three) linears that read its output, each linear's write into a
+// decoder cache at `pos` folded in where its only use is that write. A decoder layer's step then
+// launches 8 kernels instead of 15: q, k and v with their LayerNorm and cache writes as one, the
+// self-attention, its out_proj, the cross q with its LayerNorm, the cross-attention, its
+// out_proj, fc1 with its LayerNorm, fc2. Plain C++ over the plan: the module (prepare) and
+// `earshot debug plan` (cuda_plan_kernels.cpp) decide from this one function.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "earshot/engine/backend/plan.h"
+
+namespace earshot::backend::cuda {
+
+// A linear of a fused GEMV, and the write_at step whose cache write it does (-1: it writes its
+// own output).
+struct FusedLinearStep {
+    int64_t step = -1;
+    int64_t cache_write = -1;
+};
+
+struct StepFusion {
+    enum class Role {
+        alone,       // launched as execute() always has
+        fused_gemv,  // the last linear of a group: launches the fused GEMV for all of it
+        skipped,     // computed by the group's fused GEMV (a LayerNorm, an earlier linear, a
+                     // cache write)
+    };
+    Role role = Role::alone;
+    int64_t layer_norm = -1;               // fused_gemv: the LayerNorm step folded in
+    std::vector<FusedLinearStep> linears;  // fused_gemv: in plan order, this step last
+};
+
+// One entry per plan step. `materialized`: slots whose values must exist after their step (a
+// tapped value, an entry's result); no fusion skips writing them. Checks everything a fusion
+// relies on (the LayerNorm input intact until the launch, no step in between touching a moved
+// output or a cache, shapes that the fused GEMV takes) and leaves a step alone otherwise.
+std::vector<StepFusion> plan_step_fusions(const ExecutionPlan& plan,
+                                          std::span<const int32_t> materialized = {});
+
+}  // namespace earshot::backend::cuda
