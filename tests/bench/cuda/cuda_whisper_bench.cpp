@@ -121,7 +121,8 @@ fs::path checkpoint_dir(const Shape& shape) {
 }
 
 // Which kernels a decoder step runs: the current ones, or those EARSHOT_CUDA_OLD_KERNELS=all
-// brings back (one-query attention with one block per head, one GEMV column per warp).
+// brings back (one-query attention with one block per head, one GEMV column per warp, every
+// LayerNorm, linear and cache write launched alone instead of the fused GEMVs).
 enum class StepKernels { current, old };
 
 // EARSHOT_CUDA_OLD_KERNELS=all for its lifetime when `kernels` is old (the module reads it when a
