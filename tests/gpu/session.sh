@@ -34,10 +34,10 @@ esac
 
 # Phase limits, in seconds. Their sum stays within 520 s, leaving the rest of the 600 s command
 # to unpacking, the self-test, the table and the tarball:
-#   probe 15 + suites (10 + 55 + 30 + 40 + 30 + 20 = 185) + sanitizers (40 + 30 + 40 + 25 + 25 =
-#   160) + benchmarks (30 + 100 = 130) + ncu 30 = 520
+#   probe 15 + suites (20 + 55 + 30 + 40 + 30 + 20 = 195) + sanitizers (40 + 30 + 40 + 25 + 25 =
+#   160) + benchmarks (30 + 90 = 120) + ncu 30 = 520
 limit_probe=15
-limit_suite_kernels=10
+limit_suite_kernels=20
 limit_suite_parity=55
 limit_suite_wide=30
 limit_suite_micro=40
@@ -49,7 +49,7 @@ limit_racecheck_encode=40
 limit_initcheck_steps=25
 limit_synccheck_encode=25
 limit_bench_base=30
-limit_bench_large_v3=100
+limit_bench_large_v3=90
 limit_ncu_step=30
 limit_total=$((limit_probe + limit_suite_kernels + limit_suite_parity + limit_suite_wide +
     limit_suite_micro + limit_suite_cross_attention + limit_suite_ggml_quant +
@@ -178,8 +178,10 @@ suite() {
     run_phase "$name" "$limit" "$tests" --gtest_filter="$filter" \
         --gtest_output="json:$logs/$name.json"
 }
-# Each kernel alone first: a wrong kernel is named here before the whole models show it.
-suite suite_kernels "$limit_suite_kernels" 'KernelsOnCudaDevice.*'
+# Each kernel alone first (the step's split-key attention, multi-column and fused GEMVs too, and
+# old against new kernels and fused against separate launches on one model): a wrong kernel is
+# named here before the whole models show it.
+suite suite_kernels "$limit_suite_kernels" '*KernelsOnCudaDevice.*:FusedGemvOnCudaDevice.*'
 suite suite_parity "$limit_suite_parity" '*BackendParityOnCudaDevice.*'
 # large-v3's width (D 1280, 20 heads, 1500 audio positions, 51866 tokens) against the CPU.
 suite suite_wide "$limit_suite_wide" '*WideParityOnCudaDevice.*'
