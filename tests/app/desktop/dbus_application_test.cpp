@@ -230,6 +230,22 @@ TEST_F(DbusApplicationProcess, ActionsDriveDictationAndEachCommitIsSignalled) {
     EXPECT_TRUE(waitForState("idle", 30000)) << state();
     EXPECT_EQ(call(action("StopDictation", "[]")).exit_code, 0);
     EXPECT_EQ(call("org.freedesktop.Application.Activate {}").out, "()\n");
+
+    // Open queues the file on the Files page: its result is kept under the data root.
+    const ProcessResult opened =
+        call("org.freedesktop.Application.Open \"['file://" + m_wav.string() + "']\" {}");
+    ASSERT_EQ(opened.exit_code, 0) << opened.err;
+    EXPECT_EQ(opened.out, "()\n");
+    const fs::path results = m_dir.path() / "data" / "earshot" / "file-results";
+    std::string result;
+    for (int i = 0; i < 600 && result.empty(); ++i) {
+        std::error_code none;
+        for (const auto& entry : fs::directory_iterator(results, none)) {
+            if (entry.path().extension() == ".json") result = read_text(entry.path());
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    EXPECT_NE(result.find("doctor"), std::string::npos) << result.substr(0, 400);
 }
 
 TEST_F(DbusApplicationProcess, BadCallsGetOneClearError) {
