@@ -50,6 +50,8 @@ public:
 
     bool available() const { return m_error.empty(); }
     const std::string& error() const { return m_error; }
+    // The bus's address, for other processes (DBUS_SESSION_BUS_ADDRESS).
+    const QString& address() const { return m_address; }
 
     // A new connection of this process to the bus (each has its own unique name).
     QDBusConnection connect() {
@@ -120,6 +122,18 @@ public:
     void answer(const QString& member, uint code) { m_codes[member] = code; }
     // What Start grants (RemoteDesktop's devices bitmask; 1 is the keyboard).
     void grantDevices(uint devices) { m_devices = devices; }
+    // RemoteDesktop persistence: a Start after a SelectDevices with persist_mode 2 returns a new
+    // restore token ("restore-1", "restore-2", ...), each good for one later SelectDevices.
+    // `refuseUnknown`: a SelectDevices with a token this portal did not issue (or one already
+    // used) answers 2, as a portal that rejects an expired token; else such a token is ignored
+    // and the user asked, as xdg-desktop-portal does.
+    void issueRestoreTokens(bool refuseUnknown) {
+        m_issueTokens = true;
+        m_refuseUnknownTokens = refuseUnknown;
+    }
+    // How many RemoteDesktop sessions started without a valid restore token: each would have
+    // shown the user the desktop's dialog.
+    int dialogsShown() const { return m_dialogs; }
 
     const std::vector<PortalCall>& calls() const { return m_calls; }
     std::vector<PortalCall> callsTo(const QString& member) const {
@@ -173,6 +187,21 @@ public:
                                     .arg(QLatin1String(kPath), sender,
                                          options.value(QStringLiteral("handle_token")).toString());
         QVariantMap results;
+        uint code = m_codes.value(member, 0u);
+        const bool remoteDesktop = message.interface() == QLatin1String(kRemoteDesktop);
+        if (remoteDesktop && member == QLatin1String("SelectDevices")) {
+            const QString token = options.value(QStringLiteral("restore_token")).toString();
+            m_restored = !token.isEmpty() && m_validTokens.removeOne(token);  // single use
+            if (!token.isEmpty() && !m_restored && m_refuseUnknownTokens) code = 2;
+            m_persist = options.value(QStringLiteral("persist_mode")).toUInt();
+        } else if (remoteDesktop && member == QLatin1String("Start") && code == 0) {
+            if (!m_restored) ++m_dialogs;
+            if (m_issueTokens && m_persist == 2) {
+                const QString token = QStringLiteral("restore-%1").arg(++m_tokensIssued);
+                m_validTokens << token;
+                results.insert(QStringLiteral("restore_token"), token);
+            }
+        }
         if (member == QLatin1String("CreateSession")) {
             const QString session =
                 QStringLiteral("%1/session/%2/%3")
@@ -186,7 +215,7 @@ public:
         connection.send(message.createReply(QVariant::fromValue(QDBusObjectPath(request))));
         QDBusMessage response = QDBusMessage::createSignal(
             request, QStringLiteral("org.freedesktop.portal.Request"), QStringLiteral("Response"));
-        response << m_codes.value(member, 0u) << results;
+        response << code << results;
         connection.send(response);
         return true;
     }
@@ -198,6 +227,13 @@ private:
     QMap<QString, uint> m_codes;
     QMap<QString, QString> m_sessions;
     uint m_devices = 1;
+    bool m_issueTokens = false;
+    bool m_refuseUnknownTokens = false;
+    bool m_restored = false;
+    uint m_persist = 0;
+    int m_tokensIssued = 0;
+    int m_dialogs = 0;
+    QStringList m_validTokens;
 };
 
 }  // namespace earshot::test

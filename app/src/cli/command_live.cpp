@@ -120,13 +120,15 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
     if (r.input.empty() && r.speed != 1.0) return fail("--speed needs --input");
     if (r.no_commands && !r.commands.empty())
         return fail("--commands and --no-commands exclude each other");
-    // Spoken commands: the file's table, else the English defaults, unless switched off.
+    // Spoken commands: the file's table, else the language's built-in one, unless switched off.
     std::shared_ptr<const CommandTable> commands;
     try {
         if (!r.commands.empty()) {
             commands = std::make_shared<const CommandTable>(CommandTable::load(r.commands));
         } else if (!r.no_commands) {
-            commands = std::make_shared<const CommandTable>(CommandTable::english_defaults());
+            // The built-in table of the dictation language (English for auto).
+            commands = std::make_shared<const CommandTable>(
+                CommandTable::defaults_for_language(r.language));
         }
     } catch (const CommandFileError& e) {
         return fail(e.what());

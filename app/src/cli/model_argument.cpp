@@ -4,6 +4,7 @@
 #include <QSettings>
 #include <system_error>
 
+#include "core/files/data_root.h"
 #include "core/models/model_catalog.h"
 #include "core/models/model_store.h"
 #include "earshot/ui/model/model_summary.h"
@@ -36,7 +37,7 @@ ModelArgument resolve_model_argument(const std::string& model, const std::string
         return argument;
     }
     // The model the app was last told to use (GuiController stores it under "model").
-    QSettings store(QStringLiteral("Earshot"), QStringLiteral("Earshot"));
+    QSettings store(QString::fromStdString(settings_file().string()), QSettings::IniFormat);
     const ui::ModelChoice chosen = ui::ModelChoice::load(store);
     if (!chosen.modelPath.isEmpty() && fs::exists(chosen.modelPath.toStdString(), error)) {
         argument.model = chosen.modelPath.toStdString();

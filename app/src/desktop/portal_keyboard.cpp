@@ -5,8 +5,13 @@
 
 #include <QDBusMessage>
 #include <QDBusObjectPath>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
 #include <utility>
 
+#include "core/files/data_root.h"
 #include "desktop/portal_request.h"
 
 namespace earshot::app {
@@ -17,6 +22,8 @@ constexpr char kRemoteDesktop[] = "org.freedesktop.portal.RemoteDesktop";
 constexpr char kSession[] = "org.freedesktop.portal.Session";
 // SelectDevices' `types` and Start's `devices` bitmask: 1 keyboard, 2 pointer, 4 touchscreen.
 constexpr uint kKeyboardDevice = 1;
+// SelectDevices' `persist_mode` (RemoteDesktop version 2): 2, until the user revokes it.
+constexpr uint kPersistUntilRevoked = 2;
 // NotifyKeyboardKeysym's `state`.
 constexpr uint kReleased = 0;
 constexpr uint kPressed = 1;
@@ -65,13 +72,42 @@ std::vector<std::int32_t> portal_keysyms(const QString& text) {
     return keysyms;
 }
 
-PortalKeyboard::PortalKeyboard(const QDBusConnection& bus, QObject* parent)
-    : QObject(parent), m_bus(bus) {}
+QString portal_restore_token_path() {
+    return QString::fromStdString((config_root() / "remote-desktop-restore-token").string());
+}
 
-PortalKeyboard::~PortalKeyboard() {
+PortalKeyboard::PortalKeyboard(const QDBusConnection& bus, QObject* parent, QString tokenFile)
+    : QObject(parent),
+      m_bus(bus),
+      m_tokenFile(tokenFile.isEmpty() ? portal_restore_token_path() : std::move(tokenFile)) {}
+
+PortalKeyboard::~PortalKeyboard() { closeSession(); }
+
+void PortalKeyboard::closeSession() {
     if (m_session.isEmpty()) return;
     m_bus.send(QDBusMessage::createMethodCall(QLatin1String(kPortalService), m_session,
                                               QLatin1String(kSession), QStringLiteral("Close")));
+    m_session.clear();
+}
+
+QString PortalKeyboard::readToken() const {
+    QFile file(m_tokenFile);
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QString::fromUtf8(file.read(4096)).trimmed();
+}
+
+// The token grants typing without asking: readable by the user only, written whole.
+void PortalKeyboard::keepToken(const QString& token) {
+    if (token.isEmpty()) {
+        QFile::remove(m_tokenFile);
+        return;
+    }
+    QDir().mkpath(QFileInfo(m_tokenFile).absolutePath());
+    QSaveFile file(m_tokenFile);
+    if (!file.open(QIODevice::WriteOnly)) return;  // the desktop asks again next time
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    file.write(token.toUtf8() + '\n');
+    file.commit();
 }
 
 void PortalKeyboard::type(const QString& text) {
@@ -104,21 +140,29 @@ void PortalKeyboard::start() {
             if (m_session.isEmpty()) {
                 return fail(tr("The desktop's remote-desktop portal gave no session"));
             }
-            const QVariantMap devices{{QStringLiteral("types"), kKeyboardDevice}};
+            QVariantMap devices{{QStringLiteral("types"), kKeyboardDevice},
+                                {QStringLiteral("persist_mode"), kPersistUntilRevoked}};
+            const QString token = readToken();
+            m_tokenSent = !token.isEmpty();
+            if (m_tokenSent) devices.insert(QStringLiteral("restore_token"), token);
             PortalRequest::call(
                 m_bus, iface, QStringLiteral("SelectDevices"),
                 {QVariant::fromValue(QDBusObjectPath(m_session)), devices}, 1, this,
                 [this, iface](const PortalReply& selected) {
                     if (!selected.ok()) {
-                        return fail(refusal(selected, QStringLiteral("SelectDevices")));
+                        return failOrAskAgain(selected, QStringLiteral("SelectDevices"));
                     }
                     PortalRequest::call(
                         m_bus, iface, QStringLiteral("Start"),
                         {QVariant::fromValue(QDBusObjectPath(m_session)), QString(), QVariantMap()},
                         2, this, [this](const PortalReply& started) {
                             if (!started.ok()) {
-                                return fail(refusal(started, QStringLiteral("Start")));
+                                return failOrAskAgain(started, QStringLiteral("Start"));
                             }
+                            // A token is good for one session: the next one gets this new one
+                            // (none when the desktop does not persist sessions).
+                            keepToken(
+                                started.results.value(QStringLiteral("restore_token")).toString());
                             const uint granted =
                                 started.results.value(QStringLiteral("devices")).toUInt();
                             if ((granted & kKeyboardDevice) == 0) {
@@ -132,6 +176,17 @@ void PortalKeyboard::start() {
                         });
                 });
         });
+}
+
+void PortalKeyboard::failOrAskAgain(const PortalReply& reply, const QString& step) {
+    if (m_tokenSent) keepToken(QString());  // it did not restore the session
+    // The user cancelling the dialog is an answer; an expired or refused token is not.
+    if (m_tokenSent && reply.response != 1) {
+        closeSession();
+        start();
+        return;
+    }
+    fail(refusal(reply, step));
 }
 
 void PortalKeyboard::fail(const QString& why) {

@@ -15,6 +15,7 @@
 #include <exception>
 #include <iostream>
 
+#include "core/files/data_root.h"
 #include "desktop/autostart_entry.h"
 #include "desktop/x11_global_shortcut.h"
 #include "earshot/audio/input_device.h"
@@ -22,7 +23,6 @@
 #include "earshot/ui/files/files_queue.h"
 #include "earshot/ui/inspector/inspector_widget.h"
 #include "earshot/ui/live/live_panel.h"
-#include "earshot/ui/live/transcript_journal.h"
 #include "earshot/ui/main_window.h"
 #include "gui/cuda_availability.h"
 #include "gui/files/files_history.h"
@@ -47,9 +47,10 @@ decoding::TranscribeOptions files_options(const ui::Settings& settings, const Lo
 
 GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObject* parent)
     : QObject(parent), m_window(window) {
-    m_store = paths.settingsFile.isEmpty()
-                  ? std::make_unique<QSettings>()
-                  : std::make_unique<QSettings>(paths.settingsFile, QSettings::IniFormat);
+    m_store = std::make_unique<QSettings>(paths.settingsFile.isEmpty()
+                                              ? QString::fromStdString(settings_file().string())
+                                              : paths.settingsFile,
+                                          QSettings::IniFormat);
     m_settings = ui::Settings::load(*m_store);
     m_settings.startWithDesktop = autostart_entry_exists();
     m_window.setSettings(m_settings);
@@ -77,7 +78,9 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
 
     if (paths.journal) {
         const QString journal =
-            paths.journalFile.isEmpty() ? ui::TranscriptJournal::defaultPath() : paths.journalFile;
+            paths.journalFile.isEmpty()
+                ? QString::fromStdString((data_root() / "session-transcript.txt").string())
+                : paths.journalFile;
         m_window.livePanel()->attachJournal(journal);
         m_history = std::make_unique<FilesHistory>(paths.filesHistoryDir.isEmpty()
                                                        ? QFileInfo(journal).absolutePath() +

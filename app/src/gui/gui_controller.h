@@ -34,8 +34,8 @@ class ModelLoader;
 struct ModelLoadResult;
 
 struct GuiPaths {
-    QString settingsFile;  // an INI file; empty: the platform's QSettings for Earshot
-    QString journalFile;   // the session transcript; empty: TranscriptJournal::defaultPath()
+    QString settingsFile;  // an INI file; empty: settings_file() ($XDG_CONFIG_HOME/earshot)
+    QString journalFile;   // the session transcript; empty: data_root()/session-transcript.txt
     bool journal = true;   // false: no journal is read or written (screenshots)
     // Use the audio devices: fill the input picker from PortAudio at start, and keep the
     // microphone open while idle when the pre-roll setting asks for it.

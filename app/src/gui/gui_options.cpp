@@ -41,11 +41,12 @@ LiveOptions live_options(const ui::Settings& settings, const QString& device,
     options.streaming.decoding = decoding_options(transcription_choice(settings), tokenizer);
     options.streaming.update_frames = std::max(1, settings.updateIntervalMs / kMsPerFrame);
     options.vad.margin_db = settings.vadMarginDb;
+    options.guard_invented_words = settings.guardInventedWords;
     // Throws CommandFileError (FILE:LINE: problem).
     if (settings.spokenCommands) {
         options.spoken_commands = std::make_shared<const CommandTable>(
             settings.commandsFile.isEmpty()
-                ? CommandTable::english_defaults()
+                ? CommandTable::defaults_for_language(settings.language.toStdString())
                 : CommandTable::load(settings.commandsFile.toStdString()));
     }
     return options;

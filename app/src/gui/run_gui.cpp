@@ -15,6 +15,7 @@
 #include <memory>
 #include <ostream>
 
+#include "desktop/dbus_application.h"
 #include "desktop/focused_window_typer.h"
 #include "desktop/instance_requests.h"
 #include "desktop/portal_global_shortcut.h"
@@ -237,6 +238,17 @@ int run_gui_request(const GuiRequest& request, std::ostream& err) {
         if (const QString why = instance.listen(); !why.isEmpty()) {
             err << "earshot: " << why.toStdString()
                 << "; earshot toggle will not reach this window\n";
+        }
+        // The same requests on the session bus (org.freedesktop.Application), and the committed
+        // text as a signal.
+        std::unique_ptr<DbusApplication> dbus;
+        if (session_bus_configured()) {
+            dbus = std::make_unique<DbusApplication>(QDBusConnection::sessionBus());
+            connect_dbus_application(*dbus, window, controller);
+            if (const QString why = dbus->registerOnBus(); !why.isEmpty()) {
+                err << "earshot: " << why.toStdString()
+                    << "; its D-Bus interface will not reach this window\n";
+            }
         }
         if (!files.isEmpty()) {
             window.showPage(ui::MainWindow::Page::files);

@@ -312,8 +312,8 @@ TEST_F(ModelsCommand, WithoutModelUsesTheAppsChoiceElseTheMicroModel) {
         << r.err;
     EXPECT_EQ(r.exit_code, 0) << r.err;
 
-    fs::create_directories(config_ / "Earshot");
-    std::ofstream(config_ / "Earshot" / "Earshot.conf")
+    fs::create_directories(config_ / "earshot");
+    std::ofstream(config_ / "earshot" / "earshot.conf")
         << "[model]\npath=" << micro_model_dir().string() << "\nvocabulary=\n";
     r = earshot(args, server_.url());
     EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -117,8 +117,8 @@ protected:
     }
 
     void startGui(const std::string& method, const std::string& extra_settings = "") {
-        fs::create_directories(m_dir / "config" / "Earshot");
-        std::ofstream(m_dir / "config" / "Earshot" / "Earshot.conf")
+        fs::create_directories(m_dir / "config" / "earshot");
+        std::ofstream(m_dir / "config" / "earshot" / "earshot.conf")
             << "[settings]\ntype_into_focused_window=true\ntyping_method=" << method << "\n"
             << extra_settings;
         const pid_t pid = ::fork();

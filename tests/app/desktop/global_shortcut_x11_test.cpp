@@ -198,8 +198,8 @@ protected:
     // Starts `earshot gui` on the micro model with Ctrl+Alt+D as its shortcut (and `settings`,
     // lines of the settings group); returns the environment its commands need.
     std::string startApp(const earshot::test::VirtualMic& mic, const std::string& settings) {
-        fs::create_directories(m_dir / "config" / "Earshot");
-        std::ofstream(m_dir / "config" / "Earshot" / "Earshot.conf")
+        fs::create_directories(m_dir / "config" / "earshot");
+        std::ofstream(m_dir / "config" / "earshot" / "earshot.conf")
             << "[settings]\nglobal_shortcut=Ctrl+Alt+D\npre_roll_seconds=0.5\n"
             << settings;
         const std::string env =

@@ -98,7 +98,13 @@ protected:
         return text.str();
     }
 
+    // The remote-desktop restore token: <XDG_CONFIG_HOME>/earshot/remote-desktop-restore-token.
+    fs::path token_file() const {
+        return m_dir.path() / "config" / "earshot" / "remote-desktop-restore-token";
+    }
+
     TempDir m_dir{"earshot-portal-typing"};
+    ScopedEnv m_config{"XDG_CONFIG_HOME", (m_dir.path() / "config").string()};
     ScopedEnv m_wayland{"WAYLAND_DISPLAY", "wayland-earshot-test"};
     std::unique_ptr<ScopedEnv> m_path;
     PrivateBus m_bus;
@@ -219,6 +225,106 @@ TEST_F(PortalTyping, ADesktopWithoutTheKeyboardGrantedFallsBackToo) {
               QStringLiteral("The desktop's remote-desktop portal did not grant the keyboard; "
                              "typing with wtype instead"));
     EXPECT_EQ(typed(), "-- Yes\n");
+}
+
+// SelectDevices' options in the order the sessions asked.
+std::vector<QVariantMap> device_options(const FakePortal& portal) {
+    std::vector<QVariantMap> options;
+    for (const PortalCall& call : portal.callsTo(QStringLiteral("SelectDevices"))) {
+        options.push_back(earshot::test::portal_map(call.arguments.value(1)));
+    }
+    return options;
+}
+
+std::string file_text(const fs::path& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Typing in two sessions (two runs of the app): the first asks for persistence and keeps the
+// token the portal returns; the second hands it back, and the desktop shows its dialog once.
+TEST_F(PortalTyping, TheNextSessionSendsTheRestoreTokenSoTheDesktopAsksOnce) {
+    FakePortal portal(m_bus.connect());
+    ASSERT_TRUE(portal.serving());
+    portal.issueRestoreTokens(false);
+    const auto keyEvents = [&] {
+        return portal.callsTo(QStringLiteral("NotifyKeyboardKeysym")).size();
+    };
+    {
+        FocusedWindowTyper typer;
+        typer.setPortalBus(m_client);
+        EXPECT_EQ(typer.send(QStringLiteral("One")), QString());
+        ASSERT_TRUE(spin_until([&] { return keyEvents() == 6; }, 5000)) << keyEvents();
+    }
+    ASSERT_EQ(device_options(portal).size(), 1u);
+    EXPECT_EQ(device_options(portal)[0].value(QStringLiteral("persist_mode")).toUInt(), 2u);
+    EXPECT_FALSE(device_options(portal)[0].contains(QStringLiteral("restore_token")));
+    EXPECT_EQ(file_text(token_file()), "restore-1\n");
+    EXPECT_EQ(fs::status(token_file()).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write);
+    {
+        FocusedWindowTyper typer;
+        typer.setPortalBus(m_client);
+        EXPECT_EQ(typer.send(QStringLiteral("Two")), QString());
+        ASSERT_TRUE(spin_until([&] { return keyEvents() == 12; }, 5000)) << keyEvents();
+    }
+    ASSERT_EQ(device_options(portal).size(), 2u);
+    EXPECT_EQ(device_options(portal)[1].value(QStringLiteral("restore_token")).toString(),
+              QStringLiteral("restore-1"));
+    EXPECT_EQ(device_options(portal)[1].value(QStringLiteral("persist_mode")).toUInt(), 2u);
+    EXPECT_EQ(portal.callsTo(QStringLiteral("CreateSession")).size(), 2u);
+    EXPECT_EQ(portal.dialogsShown(), 1);
+    // A token is good once: the second session's replaces it.
+    EXPECT_EQ(file_text(token_file()), "restore-2\n");
+    EXPECT_EQ(typed(), "");
+}
+
+// A stored token the desktop refuses (expired, revoked): it is dropped, the session is asked for
+// again without it (the desktop asks the user), and the text is typed through the portal.
+TEST_F(PortalTyping, ARefusedRestoreTokenIsDroppedAndTheDesktopAsksAgain) {
+    FakePortal portal(m_bus.connect());
+    ASSERT_TRUE(portal.serving());
+    portal.issueRestoreTokens(true);
+    fs::create_directories(token_file().parent_path());
+    std::ofstream(token_file()) << "restore-expired\n";
+    FocusedWindowTyper typer;
+    typer.setPortalBus(m_client);
+    QSignalSpy failures(&typer, &FocusedWindowTyper::sendFailed);
+
+    EXPECT_EQ(typer.send(QStringLiteral("Hi")), QString());
+    ASSERT_TRUE(spin_until(
+        [&] { return portal.callsTo(QStringLiteral("NotifyKeyboardKeysym")).size() == 4; }, 5000));
+    const std::vector<QVariantMap> options = device_options(portal);
+    ASSERT_EQ(options.size(), 2u);
+    EXPECT_EQ(options[0].value(QStringLiteral("restore_token")).toString(),
+              QStringLiteral("restore-expired"));
+    EXPECT_FALSE(options[1].contains(QStringLiteral("restore_token")));
+    EXPECT_EQ(options[1].value(QStringLiteral("persist_mode")).toUInt(), 2u);
+    EXPECT_EQ(portal.callsTo(QStringLiteral("CreateSession")).size(), 2u);
+    EXPECT_EQ(portal.dialogsShown(), 1);
+    EXPECT_EQ(file_text(token_file()), "restore-1\n");
+    EXPECT_EQ(failures.count(), 0);
+    EXPECT_EQ(typed(), "");
+}
+
+// The user cancelling the dialog is an answer even with a token: no second dialog.
+TEST_F(PortalTyping, ACancelledDialogWithATokenIsNotAskedAgain) {
+    FakePortal portal(m_bus.connect());
+    ASSERT_TRUE(portal.serving());
+    portal.issueRestoreTokens(false);
+    portal.answer(QStringLiteral("Start"), 1);
+    fs::create_directories(token_file().parent_path());
+    std::ofstream(token_file()) << "restore-old\n";
+    FocusedWindowTyper typer;
+    typer.setPortalBus(m_client);
+    QSignalSpy failures(&typer, &FocusedWindowTyper::sendFailed);
+    EXPECT_EQ(typer.send(QStringLiteral("No")), QString());
+    ASSERT_TRUE(spin_until([&] { return failures.count() > 0; }, 5000));
+    EXPECT_EQ(portal.callsTo(QStringLiteral("CreateSession")).size(), 1u);
+    EXPECT_EQ(typed(), "-- No\n");
+    EXPECT_FALSE(fs::exists(token_file()));  // it restored nothing
 }
 
 TEST_F(PortalTyping, WithoutAPortalOnTheBusWtypeTypesAtOnce) {

@@ -47,7 +47,7 @@ public:
         }
         return run_shell(env + " " + shell_quote(EARSHOT_EXE) + " " + args);
     }
-    // The journal (<XDG_DATA_HOME>/<organization>/<application>/session-transcript.txt).
+    // The journal (<XDG_DATA_HOME>/earshot/session-transcript.txt).
     fs::path journal() const {
         if (!fs::exists(root_ / "data")) return {};
         for (const auto& entry : fs::recursive_directory_iterator(root_ / "data")) {

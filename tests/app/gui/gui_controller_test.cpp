@@ -209,6 +209,11 @@ TEST(GuiOptions, SettingsBecomeLiveAndFileOptions) {
     EXPECT_EQ(live.streaming.decoding.language, "de");
     EXPECT_EQ(live.streaming.decoding.task, decoding::Task::translate);
     EXPECT_DOUBLE_EQ(live.vad.margin_db, 7.5);
+    // The guard is on by default; the Settings switch turns it off as --no-guard does.
+    EXPECT_TRUE(live.guard_invented_words);
+    settings.guardInventedWords = false;
+    EXPECT_FALSE(app::live_options(settings, QString(), tok).guard_invented_words);
+    settings.guardInventedWords = true;
     const decoding::TranscribeOptions files = app::transcribe_options(settings, tok);
     EXPECT_EQ(files.decoding.beam_size, 3);
     EXPECT_EQ(files.decoding.language, "de");

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QAbstractButton>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
@@ -11,6 +12,7 @@
 #include <QKeySequenceEdit>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMap>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
@@ -202,10 +204,12 @@ TEST(SettingsDialog, SpokenCommandsAndVocabularyFiles) {
         QSettings store(file, QSettings::IniFormat);
         const Settings defaults = Settings::load(store);
         EXPECT_TRUE(defaults.spokenCommands);
+        EXPECT_TRUE(defaults.guardInventedWords);
         EXPECT_EQ(defaults.commandsFile, QString());
         EXPECT_EQ(defaults.vocabularyFile, QString());
         Settings changed;
         changed.spokenCommands = false;
+        changed.guardInventedWords = false;
         changed.commandsFile = QStringLiteral("/home/me/commands.tsv");
         changed.vocabularyFile = QStringLiteral("/home/me/names.txt");
         changed.save(store);
@@ -213,20 +217,51 @@ TEST(SettingsDialog, SpokenCommandsAndVocabularyFiles) {
     QSettings reopened(file, QSettings::IniFormat);
     const Settings loaded = Settings::load(reopened);
     EXPECT_FALSE(loaded.spokenCommands);
+    EXPECT_FALSE(loaded.guardInventedWords);
     EXPECT_EQ(loaded.commandsFile, QStringLiteral("/home/me/commands.tsv"));
     EXPECT_EQ(loaded.vocabularyFile, QStringLiteral("/home/me/names.txt"));
 
     SettingsDialog dialog(loaded, englishAndFrench(), CudaAvailability{});
     EXPECT_FALSE(dialog.spokenCommandsBox()->isChecked());
+    EXPECT_FALSE(dialog.guardBox()->isChecked());
     EXPECT_FALSE(dialog.commandsFileEdit()->isEnabled());
     EXPECT_EQ(dialog.vocabularyFileEdit()->text(), QStringLiteral("/home/me/names.txt"));
     QTest::mouseClick(dialog.spokenCommandsBox(), Qt::LeftButton);
     EXPECT_TRUE(dialog.commandsFileEdit()->isEnabled());
+    QTest::mouseClick(dialog.guardBox(), Qt::LeftButton);
     dialog.vocabularyFileEdit()->setText(QStringLiteral("  /tmp/words.txt "));
     const Settings edited = dialog.settings();
     EXPECT_TRUE(edited.spokenCommands);
+    EXPECT_TRUE(edited.guardInventedWords);
     EXPECT_EQ(edited.commandsFile, QStringLiteral("/home/me/commands.tsv"));
     EXPECT_EQ(edited.vocabularyFile, QStringLiteral("/tmp/words.txt"));
+}
+
+// Every access key (the letter after '&' in a label, a box or a button) is used once, so Alt+key
+// reaches one field.
+TEST(SettingsDialog, NoMnemonicIsUsedTwice) {
+    SettingsDialog dialog(Settings{}, englishAndFrench(), CudaAvailability{});
+    QStringList texts;
+    for (const QLabel* label : dialog.findChildren<QLabel*>()) texts << label->text();
+    for (const QAbstractButton* button : dialog.findChildren<QAbstractButton*>()) {
+        texts << button->text();
+    }
+    QMap<QChar, QString> seen;
+    int keys = 0;
+    for (const QString& text : texts) {
+        const qsizetype at = QString(text)
+                                 .replace(QStringLiteral("&&"), QStringLiteral("__"))
+                                 .indexOf(QLatin1Char('&'));
+        if (at < 0 || at + 1 >= text.size()) continue;
+        const QChar key = text.at(at + 1).toLower();
+        EXPECT_FALSE(seen.contains(key))
+            << "Alt+" << QString(key).toStdString() << ": \"" << seen.value(key).toStdString()
+            << "\" and \"" << text.toStdString() << "\"";
+        seen.insert(key, text);
+        ++keys;
+    }
+    EXPECT_GE(keys, 16);  // the fields' labels and boxes, the guard's among them
+    EXPECT_EQ(seen.value(QLatin1Char('h')), dialog.guardBox()->text());
 }
 
 // The global shortcut field: Ctrl+Alt+D is recorded, and Enter then confirms the dialog instead

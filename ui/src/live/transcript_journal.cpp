@@ -11,16 +11,10 @@
 #include <QFileInfo>
 #include <QObject>
 #include <QSaveFile>
-#include <QStandardPaths>
 
 namespace earshot::ui {
 
 TranscriptJournal::TranscriptJournal(QString filePath) : m_path(std::move(filePath)) {}
-
-QString TranscriptJournal::defaultPath() {
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
-           QStringLiteral("/session-transcript.txt");
-}
 
 QString TranscriptJournal::load() const {
     QFile file(m_path);

@@ -58,6 +58,8 @@ Settings Settings::load(QSettings& store) {
         s.shortcutMode = mode;
     }
     s.spokenCommands = store.value(QStringLiteral("spoken_commands"), s.spokenCommands).toBool();
+    s.guardInventedWords =
+        store.value(QStringLiteral("guard_invented_words"), s.guardInventedWords).toBool();
     s.commandsFile = store.value(QStringLiteral("commands_file")).toString().trimmed();
     s.vocabularyFile = store.value(QStringLiteral("vocabulary_file")).toString().trimmed();
     store.endGroup();
@@ -87,6 +89,7 @@ void Settings::save(QSettings& store) const {
     store.setValue(QStringLiteral("global_shortcut"), globalShortcut);
     store.setValue(QStringLiteral("shortcut_mode"), shortcutMode);
     store.setValue(QStringLiteral("spoken_commands"), spokenCommands);
+    store.setValue(QStringLiteral("guard_invented_words"), guardInventedWords);
     store.setValue(QStringLiteral("commands_file"), commandsFile);
     store.setValue(QStringLiteral("vocabulary_file"), vocabularyFile);
     store.endGroup();

@@ -207,11 +207,18 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
            "... edit the text instead of being written (earshot live --no-commands)"));
     m_commandsFile = new QLineEdit(settings.commandsFile, this);
     m_commandsFile->setObjectName(QStringLiteral("commandsFileEdit"));
-    m_commandsFile->setPlaceholderText(tr("The English table"));
+    m_commandsFile->setPlaceholderText(tr("The built-in table of the language"));
     m_commandsFile->setToolTip(
         tr("A file of phrase<TAB>action lines that replaces the table (earshot live --commands)"));
     connect(m_spokenCommands, &QCheckBox::toggled, m_commandsFile, &QLineEdit::setEnabled);
     m_commandsFile->setEnabled(settings.spokenCommands);
+    m_guard = new QCheckBox(tr("&Hold back words the model may have invented"), this);
+    m_guard->setObjectName(QStringLiteral("guardBox"));
+    m_guard->setChecked(settings.guardInventedWords);
+    m_guard->setToolTip(
+        tr("Dictation: words over silence, phrases Whisper writes on noise (\"Thanks for "
+           "watching!\") and repetition loops are shown as doubtful and not typed (earshot live "
+           "--no-guard turns this off)"));
     m_vocabularyFile = new QLineEdit(settings.vocabularyFile, this);
     m_vocabularyFile->setObjectName(QStringLiteral("vocabularyFileEdit"));
     m_vocabularyFile->setPlaceholderText(tr("None"));
@@ -249,6 +256,7 @@ SettingsDialog::SettingsDialog(const Settings& settings, const LanguageList& lan
     form->addRow(tr("Login:"), m_startWithDesktop);
     form->addRow(tr("Commands:"), m_spokenCommands);
     form->addRow(tr("Commands &file:"), m_commandsFile);
+    form->addRow(tr("Guard:"), m_guard);
     form->addRow(tr("V&ocabulary file:"), m_vocabularyFile);
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -351,6 +359,7 @@ Settings SettingsDialog::settings() const {
     s.shortcutMode = m_shortcutMode->currentData().toString();
     s.startWithDesktop = m_startWithDesktop->isChecked();
     s.spokenCommands = m_spokenCommands->isChecked();
+    s.guardInventedWords = m_guard->isChecked();
     s.commandsFile = m_commandsFile->text().trimmed();
     s.vocabularyFile = m_vocabularyFile->text().trimmed();
     return s;

@@ -16,14 +16,10 @@ constexpr std::string_view kClosing = ".,?!:;)]}%";
 constexpr std::string_view kSentenceEnd = ".?!";
 constexpr std::string_view kOpening = "([{";
 
-// Words after which a command phrase reads as a noun of the sentence ("a comma").
-constexpr std::array<std::string_view, 20> kDeterminers = {
-    "a",   "an",  "the",   "this", "that", "these", "those", "my", "your", "his",
-    "her", "our", "their", "its",  "one",  "every", "each",  "no", "any",  "another"};
-
-bool is_determiner(const std::string& word) {
-    return std::find(kDeterminers.begin(), kDeterminers.end(), word) != kDeterminers.end();
-}
+// German quotation marks (the German table's): the opening one joins the next word, the closing
+// one the word before.
+constexpr std::string_view kLowOpeningQuote = "\u201e";
+constexpr std::string_view kClosingQuote = "\u201c";
 
 bool ends_sentence(const std::string& text) {
     size_t end = text.find_last_not_of("\"')");
@@ -98,7 +94,7 @@ TextEdit DictationEditor::commit(std::span<const DictatedWord> words, bool final
 
 bool DictationEditor::is_command_here(const std::vector<DictatedWord>& words, size_t at,
                                       const std::string& previous_word) const {
-    if (!is_determiner(previous_word)) return true;
+    if (!table_.is_determiner(previous_word)) return true;
     // "a comma": a noun, unless the speaker stopped before it.
     return previous_end_s_ >= 0.0 &&
            words[at].start_s - previous_end_s_ >= options_.command_pause_s;
@@ -140,7 +136,8 @@ void DictationEditor::emit_word(const DictatedWord& word) {
 void DictationEditor::insert(const std::string& inserted) {
     State& s = state_;
     const bool quote = inserted == "\"";
-    const bool closing_quote = quote && std::count(s.text.begin(), s.text.end(), '"') % 2 == 1;
+    const bool closing_quote = (quote && std::count(s.text.begin(), s.text.end(), '"') % 2 == 1) ||
+                               inserted == kClosingQuote;
     if (closing_quote || kClosing.find(inserted.front()) != std::string_view::npos) {
         strip_trailing_blanks(s.text);
         // The command's punctuation replaces what the model wrote there itself ("Hello," comma).
@@ -159,7 +156,8 @@ void DictationEditor::insert(const std::string& inserted) {
     }
     const bool joined = s.text.empty() || s.text.back() == '\n' || s.glue_next;
     s.text += (joined ? "" : " ") + inserted;
-    s.glue_next = quote || kOpening.find(inserted.back()) != std::string_view::npos;
+    s.glue_next = quote || inserted == kLowOpeningQuote ||
+                  kOpening.find(inserted.back()) != std::string_view::npos;
 }
 
 void DictationEditor::apply(const SpokenCommand& command) {

@@ -81,7 +81,48 @@ std::vector<std::string> phrase_words(std::string_view phrase) {
     return words;
 }
 
-CommandTable::CommandTable(std::vector<SpokenCommand> commands) : commands_(std::move(commands)) {}
+namespace {
+
+using PhraseTable = std::span<const std::pair<std::string_view, std::string_view>>;
+
+std::vector<SpokenCommand> built_in(PhraseTable table) {
+    std::vector<SpokenCommand> commands;
+    for (const auto& [phrase, action] : table) {
+        std::string why;
+        commands.push_back({phrase_words(phrase), parse_command_action(action, why)});
+    }
+    return commands;
+}
+
+std::vector<std::string> words_of(std::span<const std::string_view> words) {
+    return {words.begin(), words.end()};
+}
+
+// Words after which a command phrase reads as a noun of the sentence ("a comma", "den Punkt",
+// "un point").
+constexpr std::string_view kEnglishDeterminers[] = {
+    "a",   "an",  "the",   "this", "that", "these", "those", "my", "your", "his",
+    "her", "our", "their", "its",  "one",  "every", "each",  "no", "any",  "another"};
+constexpr std::string_view kGermanDeterminers[] = {
+    "der",   "die",   "das",   "den",    "dem",   "des",    "ein",    "eine",
+    "einen", "einem", "einer", "eines",  "kein",  "keine",  "mein",   "meine",
+    "dein",  "deine", "sein",  "seine",  "ihr",   "ihre",   "unser",  "unsere",
+    "jeder", "jede",  "jedes", "dieser", "diese", "dieses", "diesen", "diesem"};
+constexpr std::string_view kFrenchDeterminers[] = {
+    "le",  "la",    "les",   "un",    "une",  "des",   "du",     "au",    "aux",   "ce",
+    "cet", "cette", "ces",   "mon",   "ma",   "mes",   "ton",    "ta",    "tes",   "son",
+    "sa",  "ses",   "notre", "votre", "leur", "leurs", "chaque", "aucun", "aucune"};
+
+}  // namespace
+
+CommandTable::CommandTable(std::vector<SpokenCommand> commands,
+                           std::vector<std::string> determiners)
+    : commands_(std::move(commands)),
+      determiners_(determiners.empty() ? words_of(kEnglishDeterminers) : std::move(determiners)) {}
+
+bool CommandTable::is_determiner(std::string_view word) const {
+    return std::find(determiners_.begin(), determiners_.end(), word) != determiners_.end();
+}
 
 CommandTable CommandTable::english_defaults() {
     const std::pair<std::string_view, std::string_view> table[] = {
@@ -103,12 +144,61 @@ CommandTable CommandTable::english_defaults() {
         {"all caps", "all-caps-on"},
         {"end caps", "all-caps-off"},
     };
-    std::vector<SpokenCommand> commands;
-    for (const auto& [phrase, action] : table) {
-        std::string why;
-        commands.push_back({phrase_words(phrase), parse_command_action(action, why)});
-    }
-    return CommandTable(std::move(commands));
+    return CommandTable(built_in(table), words_of(kEnglishDeterminers));
+}
+
+CommandTable CommandTable::german_defaults() {
+    const std::pair<std::string_view, std::string_view> table[] = {
+        {"neue zeile", "newline"},
+        {"neuer absatz", "paragraph"},
+        {"komma", "insert:,"},
+        {"punkt", "insert:."},
+        {"fragezeichen", "insert:?"},
+        {"ausrufezeichen", "insert:!"},
+        {"doppelpunkt", "insert::"},
+        {"semikolon", "insert:;"},
+        {"anführungszeichen auf", "insert:\u201e"},
+        {"anführungszeichen zu", "insert:\u201c"},
+        {"streich das", "delete-last-utterance"},
+        {"lösch das", "delete-last-utterance"},
+        {"rückgängig", "undo"},
+        {"großbuchstabe", "capitalize-next"},
+        {"alles groß", "all-caps-on"},
+        {"ende groß", "all-caps-off"},
+    };
+    return CommandTable(built_in(table), words_of(kGermanDeterminers));
+}
+
+CommandTable CommandTable::french_defaults() {
+    const std::pair<std::string_view, std::string_view> table[] = {
+        {"à la ligne", "newline"},
+        {"nouvelle ligne", "newline"},
+        {"nouveau paragraphe", "paragraph"},
+        {"virgule", "insert:,"},
+        {"point final", "insert:."},
+        {"point d'interrogation", "insert:?"},
+        {"point d'exclamation", "insert:!"},
+        {"point d\u2019interrogation", "insert:?"},  // Whisper writes either apostrophe
+        {"point d\u2019exclamation", "insert:!"},
+        {"deux-points", "insert::"},
+        {"deux points", "insert::"},
+        {"point-virgule", "insert:;"},
+        {"point virgule", "insert:;"},
+        {"ouvrez les guillemets", "insert:\u00ab"},
+        {"fermez les guillemets", "insert:\u00bb"},
+        {"efface ça", "delete-last-utterance"},
+        {"annule ça", "undo"},
+        {"majuscule", "capitalize-next"},
+        {"tout en majuscules", "all-caps-on"},
+        {"fin des majuscules", "all-caps-off"},
+    };
+    return CommandTable(built_in(table), words_of(kFrenchDeterminers));
+}
+
+CommandTable CommandTable::defaults_for_language(std::string_view language) {
+    if (language == "de") return german_defaults();
+    if (language == "fr") return french_defaults();
+    return english_defaults();
 }
 
 CommandTable CommandTable::parse(std::string_view text, const std::string& source) {

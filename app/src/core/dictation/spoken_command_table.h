@@ -50,17 +50,34 @@ std::vector<std::string> phrase_words(std::string_view phrase);
 class CommandTable {
 public:
     CommandTable() = default;
-    explicit CommandTable(std::vector<SpokenCommand> commands);
+    // `determiners`: words after which a phrase reads as a noun of the sentence ("a comma");
+    // empty: the English ones.
+    explicit CommandTable(std::vector<SpokenCommand> commands,
+                          std::vector<std::string> determiners = {});
 
     // new line, new paragraph, comma, period, full stop, question mark, exclamation mark / point,
     // colon, semicolon, open quote, close quote, scratch that, undo that, cap, all caps, end caps.
     static CommandTable english_defaults();
+    // neue Zeile, neuer Absatz, Komma, Punkt, Fragezeichen, Ausrufezeichen, Doppelpunkt,
+    // Semikolon, Anführungszeichen auf / zu, streich das, rückgängig, Großbuchstabe, alles groß,
+    // Ende groß; with German determiners.
+    static CommandTable german_defaults();
+    // à la ligne / nouvelle ligne, nouveau paragraphe, virgule, point final, point
+    // d'interrogation, point d'exclamation, deux-points, point-virgule, ouvrez / fermez les
+    // guillemets, efface ça, annule ça, majuscule, tout en majuscules, fin des majuscules; with
+    // French determiners.
+    static CommandTable french_defaults();
+    // The built-in table for the dictation language: "de" German, "fr" French, anything else
+    // (English, "auto", other languages) English.
+    static CommandTable defaults_for_language(std::string_view language);
     // One `phrase<TAB>action` per line; empty lines and lines starting with '#' are skipped.
     // `source` names the text in errors. Throws CommandFileError ("source:line: problem").
     static CommandTable parse(std::string_view text, const std::string& source);
     static CommandTable load(const std::filesystem::path& path);
 
     const std::vector<SpokenCommand>& commands() const { return commands_; }
+    // Whether `word` (normalized, lower case) is one of the table's determiners.
+    bool is_determiner(std::string_view word) const;
     // The longest command whose phrase is words[0, n); null when none.
     const SpokenCommand* match(std::span<const std::string> words) const;
     // Some command's phrase is longer than `words` and starts with all of them: the words may
@@ -69,6 +86,7 @@ public:
 
 private:
     std::vector<SpokenCommand> commands_;
+    std::vector<std::string> determiners_;
 };
 
 }  // namespace earshot::app

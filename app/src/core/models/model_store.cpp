@@ -6,18 +6,13 @@
 #include <cstdlib>
 #include <system_error>
 
+#include "core/files/data_root.h"
+
 namespace earshot::app {
 
 namespace fs = std::filesystem;
 
-fs::path models_dir() {
-    const char* data = std::getenv("XDG_DATA_HOME");
-    if (data != nullptr && *data == '/') return fs::path(data) / "earshot" / "models";
-    const char* home = std::getenv("HOME");
-    const fs::path base =
-        home != nullptr && *home != 0 ? fs::path(home) : fs::temp_directory_path();
-    return base / ".local" / "share" / "earshot" / "models";
-}
+fs::path models_dir() { return data_root() / "models"; }
 
 fs::path model_folder(const fs::path& models, const CatalogEntry& entry) {
     return models / entry.name;

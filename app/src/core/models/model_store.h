@@ -11,8 +11,7 @@
 
 namespace earshot::app {
 
-// $XDG_DATA_HOME/earshot/models, else ~/.local/share/earshot/models (the XDG default; the same
-// folder as QStandardPaths::AppDataLocation's "models" for the app).
+// <data_root()>/models: $XDG_DATA_HOME/earshot/models, else ~/.local/share/earshot/models.
 std::filesystem::path models_dir();
 
 // The model's folder in `models`: <models>/<name>.

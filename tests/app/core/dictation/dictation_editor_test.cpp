@@ -137,6 +137,40 @@ TEST(DictationEditor, AFileTableReplacesTheDefaults) {
     EXPECT_EQ(dictate({" milk comma bread"}, table), "milk comma bread");
 }
 
+// The German and French tables, chosen by the dictation language; their determiners keep a
+// phrase used as a noun ("den Punkt", "une virgule") as words.
+TEST(DictationEditor, GermanAndFrenchTablesFollowTheLanguage) {
+    const CommandTable german = CommandTable::defaults_for_language("de");
+    EXPECT_EQ(dictate({" Hallo Komma wie geht es dir Fragezeichen"}, german),
+              "Hallo, wie geht es dir?");
+    EXPECT_EQ(dictate({" Ich brauche Milch Punkt neue Zeile Brot kaufen Ausrufezeichen"}, german),
+              "Ich brauche Milch.\nBrot kaufen!");
+    EXPECT_EQ(dictate({" Er sagte Anführungszeichen auf ja Anführungszeichen zu"}, german),
+              "Er sagte \u201eja\u201c");
+    EXPECT_EQ(dictate({" Bringen wir es auf den Punkt"}, german), "Bringen wir es auf den Punkt");
+    EXPECT_EQ(dictate({" Termin morgen Punkt | Und noch etwas | streich das"}, german),
+              "Termin morgen.");
+    // "comma" is English: words here.
+    EXPECT_EQ(dictate({" Milch comma Brot"}, german), "Milch comma Brot");
+
+    const CommandTable french = CommandTable::defaults_for_language("fr");
+    EXPECT_EQ(dictate({" Bonjour virgule comment allez-vous point d'interrogation"}, french),
+              "Bonjour, comment allez-vous?");
+    EXPECT_EQ(dictate({" Acheter du lait point final nouveau paragraphe merci"}, french),
+              "Acheter du lait.\n\nMerci");
+    EXPECT_EQ(dictate({" Trois choses deux-points pain point-virgule café"}, french),
+              "Trois choses: pain; café");
+    EXPECT_EQ(dictate({" Ajoutez une virgule ici"}, french), "Ajoutez une virgule ici");
+    EXPECT_EQ(dictate({" C'est fini point d\u2019exclamation"}, french), "C'est fini!");
+
+    // Every other language, and auto, gets the English table.
+    for (const char* language : {"en", "auto", "", "es"}) {
+        EXPECT_EQ(dictate({" Hello comma world"}, CommandTable::defaults_for_language(language)),
+                  "Hello, world")
+            << language;
+    }
+}
+
 TEST(TextEdit, ErasesWholeCharacters) {
     const TextEdit edit = text_edit_between("caf\xC3\xA9 ok", "caf\xC3\xA8");
     EXPECT_EQ(edit.erase_chars, 4u);  // "é ok"

@@ -11,9 +11,6 @@ class TranscriptJournal {
 public:
     explicit TranscriptJournal(QString filePath);
 
-    // <AppDataLocation>/session-transcript.txt (e.g. ~/.local/share/Earshot/...).
-    static QString defaultPath();
-
     const QString& path() const { return m_path; }
     // The saved text; empty when there is no journal yet or it cannot be read.
     QString load() const;

@@ -41,6 +41,9 @@ struct Settings {
     // table.
     bool spokenCommands = true;
     QString commandsFile;
+    // Live: hold back words the model may have invented (over silence, the phrases Whisper writes
+    // on noise, repetition loops) instead of committing them; off as `earshot live --no-guard`.
+    bool guardInventedWords = true;
     // Dictation and files: words to prefer, one a line (as `--vocabulary`); empty: none.
     QString vocabularyFile;
 

@@ -53,6 +53,7 @@ public:
     QLabel* preRollNote() const { return m_preRollNote; }
     QKeySequenceEdit* shortcutEdit() const { return m_shortcut; }
     QCheckBox* spokenCommandsBox() const { return m_spokenCommands; }
+    QCheckBox* guardBox() const { return m_guard; }
     QLineEdit* commandsFileEdit() const { return m_commandsFile; }
     QLineEdit* vocabularyFileEdit() const { return m_vocabularyFile; }
     // Why the last recorded shortcut was refused (hidden when none was).
@@ -96,6 +97,7 @@ private:
     QComboBox* m_shortcutMode = nullptr;
     QCheckBox* m_startWithDesktop = nullptr;
     QCheckBox* m_spokenCommands = nullptr;
+    QCheckBox* m_guard = nullptr;
     QLineEdit* m_commandsFile = nullptr;
     QLineEdit* m_vocabularyFile = nullptr;
 };
