@@ -101,8 +101,8 @@ TEST(CrossAttentionView, DrawsTheMapAndItsWarpPath) {
     EXPECT_GE(view.mapRect().height(), 3 * 12.0);
     // The strips are stacked in order and do not overlap.
     EXPECT_LT(view.waveformRect().bottom(), view.melRect().top());
-    EXPECT_LT(view.melRect().bottom(), view.mapRect().top());
-    EXPECT_LT(view.mapRect().bottom(), view.wordsRect().top());
+    EXPECT_LT(view.melRect().bottom(), view.wordsRect().top());
+    EXPECT_LT(view.wordsRect().bottom(), view.mapRect().top());
 }
 
 TEST(CrossAttentionView, ClickingAWordAsksForItsSpan) {

@@ -1,5 +1,5 @@
 // CrossAttentionView: strips stacked on one time axis (the window's positions), labels in a left
-// column: waveform, log-mel, one row per token of the map with the warp path over it, words.
+// column: waveform, log-mel, words, one row per token of the map with the warp path over it.
 #include "earshot/ui/files/cross_attention_view.h"
 
 #include <QHelpEvent>
@@ -98,17 +98,17 @@ QRectF CrossAttentionView::melRect() const {
     return {wave.left(), wave.bottom() + kGapPx, wave.width(), double(kMelHeightPx)};
 }
 
-QRectF CrossAttentionView::mapRect() const {
+QRectF CrossAttentionView::wordsRect() const {
     const QRectF mel = melRect();
     if (mel.isEmpty()) return {};
-    return {mel.left(), mel.bottom() + kGapPx, mel.width(),
-            double(rowHeight() * static_cast<int>(m_map.tokens.size()))};
+    return {mel.left(), mel.bottom() + kGapPx, mel.width(), double(kWordsHeightPx)};
 }
 
-QRectF CrossAttentionView::wordsRect() const {
-    const QRectF map = mapRect();
-    if (map.isNull()) return {};
-    return {map.left(), map.bottom() + kGapPx, map.width(), double(kWordsHeightPx)};
+QRectF CrossAttentionView::mapRect() const {
+    const QRectF words = wordsRect();
+    if (words.isNull()) return {};
+    return {words.left(), words.bottom() + kGapPx, words.width(),
+            double(rowHeight() * static_cast<int>(m_map.tokens.size()))};
 }
 
 QRectF CrossAttentionView::cellRect(int row, int position) const {

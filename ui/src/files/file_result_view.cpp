@@ -200,9 +200,13 @@ void FileResultView::showJob(int id) {
     const FileJob job = m_queue->job(id);
     if (id != m_shown) {
         m_timeline->setWaveform({}, 0.0);
-        if (job.state == FileJobState::done || job.state == FileJobState::cancelled) {
-            Q_EMIT waveformWanted(id, job.path);
-        }
+        m_waveformJob = -1;
+    }
+    // Once it is transcribed (shown while it ran, or picked afterwards): its waveform, once.
+    if (m_waveformJob != id &&
+        (job.state == FileJobState::done || job.state == FileJobState::cancelled)) {
+        m_waveformJob = id;
+        Q_EMIT waveformWanted(id, job.path);
     }
     m_shown = id;
     m_selectedSegment = -1;

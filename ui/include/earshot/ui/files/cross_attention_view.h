@@ -1,6 +1,6 @@
 // CrossAttentionView: one window's cross-attention drawn over time: the waveform, the log-mel,
-// the tokens x audio-positions map of the chosen heads with its warp path, and the words it times
-// as spans along the bottom; clicking a word asks for its audio.
+// the words the map times as spans (clicking one asks for its audio), and under them the tokens x
+// audio-positions map of the chosen heads with its warp path.
 #pragma once
 
 #include <QRectF>

@@ -89,6 +89,7 @@ private:
     QComboBox* m_heads = nullptr;
     int m_shown = -1;
     int m_selectedSegment = -1;
+    int m_waveformJob = -1;  // the job whose waveform was asked for
 };
 
 }  // namespace earshot::ui
