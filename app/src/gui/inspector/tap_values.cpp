@@ -64,14 +64,22 @@ QList<ui::TapValue> run_taps(LoadedModel& loaded, const std::vector<std::string>
     for (const std::string& entry : backend::tappable_entries()) {
         lists.push_back(backend::list_tappable_edges(loaded.checkpoint.binding, entry));
     }
+    // A decoder value is taken from the prefill; one step runs only for a value the prefill
+    // does not have (a step's own name), so that a step never overwrites a prefill's value.
     bool decoder = false;
+    bool step_only = false;
+    const auto has = [&](const std::string& entry, const std::string& name) {
+        const auto& entries = backend::tappable_entries();
+        const auto at = std::find(entries.begin(), entries.end(), entry);
+        return at != entries.end() &&
+               backend::find_edge(lists[static_cast<size_t>(at - entries.begin())], name) !=
+                   nullptr;
+    };
     for (const std::string& name : names) {
-        for (size_t e = 0; e < lists.size(); ++e) {
-            const std::string& entry = backend::tappable_entries()[e];
-            if ((entry == "prefill" || entry == "step") && backend::find_edge(lists[e], name)) {
-                decoder = true;
-            }
-        }
+        const bool prefill = has("prefill", name);
+        const bool step = has("step", name);
+        decoder = decoder || prefill || step;
+        step_only = step_only || (step && !prefill);
     }
 
     backend::TapSet taps(names);
@@ -88,7 +96,7 @@ QList<ui::TapValue> run_taps(LoadedModel& loaded, const std::vector<std::string>
         const auto length = static_cast<int64_t>(prompt.size());
         model.prefill(backend::HostTensor::i32({1, length},
                                                std::vector<int32_t>(prompt.begin(), prompt.end())));
-        if (length < model.max_tokens()) {
+        if (step_only && length < model.max_tokens()) {
             model.step(backend::HostTensor::i32({1, 1}, {loaded.tokenizer.specials().eot}),
                        static_cast<int32_t>(length));
         }

@@ -21,8 +21,9 @@ namespace earshot::app {
 ui::TapValue to_tap_value(const backend::TappedValue& tapped, const backend::TappableEdge* edge,
                           const QString& source);
 
-// Runs listen(window_mel [1, Mels, Frames]), then prefill(prompt) and one step (EOT at the next
-// position) when `names` has decoder values, with `names` tapped; returns one value per name, in
+// Runs listen(window_mel [1, Mels, Frames]), then prefill(prompt) when `names` has decoder
+// values and one step (EOT at the next position) when one is the step's alone, with `names`
+// tapped; returns one value per name, in
 // order. `prompt`: the SOT sequence and text the decoder is prefilled with (at least one token).
 // A model without taps, or a name no entry has, says so in the value's error. Throws what the
 // model throws.
