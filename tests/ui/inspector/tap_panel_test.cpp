@@ -240,6 +240,11 @@ TEST(InspectorTaps, AnEdgeWithoutATapNameSaysSo) {
     EXPECT_EQ(opened.count(), 0);
     EXPECT_TRUE(inspector.tapHint()->text().contains(QStringLiteral("cannot be tapped")));
     EXPECT_FALSE(inspector.tapTabs()->isVisible());
+    // With a reason the provider gives, the hint says it.
+    GraphEdge fused = edge->edge();
+    fused.tapTitle = QStringLiteral("fused into the op after it");
+    EXPECT_TRUE(inspector.tapTabs()->openEdge(fused).endsWith(
+        QStringLiteral("cannot be tapped: fused into the op after it.")));
 }
 
 }  // namespace

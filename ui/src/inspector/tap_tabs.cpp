@@ -59,7 +59,10 @@ TapPanel* TapTabs::addPanel(const QString& name, const QString& title) {
 
 QString TapTabs::openEdge(const GraphEdge& edge) {
     if (edge.tap.isEmpty()) {
-        return tr("The value of this edge (%1) cannot be tapped.").arg(edge.label);
+        return edge.tapTitle.isEmpty()
+                   ? tr("The value of this edge (%1) cannot be tapped.").arg(edge.label)
+                   : tr("The value of this edge (%1) cannot be tapped: %2.")
+                         .arg(edge.label, edge.tapTitle);
     }
     const int index = indexOf(edge.tap);
     if (index >= 0) {

@@ -100,6 +100,11 @@ ui::GraphData to_graph_data(const program::GraphView& view, const program::Graph
                 edge.tapTitle = carried.size() > 1
                                     ? QObject::tr("%1 (1 of %2)").arg(edge.tap).arg(carried.size())
                                     : edge.tap;
+            } else {
+                // Why there is no value to copy (tap.h: what a backend never holds).
+                edge.tapTitle = QObject::tr(
+                    "the backend holds no copy of it (an input, a parameter, a cache, or a result "
+                    "fused into the op after it: tap that op's output)");
             }
         }
         data.edges.append(edge);
