@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <optional>
 #include <set>
+#include <variant>
 
 #include "earshot/engine/model/whisper_binding.h"
 #include "earshot/engine/program/types.h"
+#include "tap_copy.h"
 #include "whisper_plans.h"
 
 namespace earshot::backend {
@@ -60,6 +63,48 @@ uint64_t next_generation() {
     return ++counter;
 }
 
+// `encoder_layers[layer].fc2.weight` with layer = 3 -> `encoder_layers.3.fc2.weight` (as the plan
+// resolves parameter paths).
+std::string resolved_path(std::string path, const LoopIndices& indices) {
+    for (const auto& [index, value] : indices) {
+        const std::string pattern = "[" + index + "]";
+        for (auto at = path.find(pattern); at != std::string::npos; at = path.find(pattern)) {
+            path.replace(at, pattern.size(), "." + std::to_string(value));
+        }
+    }
+    return path;
+}
+
+struct FusedResidual {
+    int32_t step = -1;
+    int32_t residual_slot = -1;
+};
+
+// The plan step that computes linear `op` (its weight at the same resolved path) with a residual
+// add fused in, when that residual is an arena value: the linear's own result is that step's
+// output minus the residual.
+std::optional<FusedResidual> fused_residual(const ExecutionPlan& plan, const Graph& graph,
+                                            const program::Op& op, const LoopIndices& indices) {
+    if (op.kind != program::OpKind::linear || op.inputs.size() < 2) return std::nullopt;
+    const program::Op& weight = graph.producer(op.inputs[1]);
+    if (weight.kind != program::OpKind::param) return std::nullopt;
+    const std::string path = resolved_path(std::get<std::string>(weight.attr("path")), indices);
+    for (size_t s = 0; s < plan.steps.size(); ++s) {
+        const PlanStep& step = plan.steps[s];
+        if (step.kind != program::OpKind::linear || step.inputs.size() < 2) continue;
+        const Slot& w = plan.slots[static_cast<size_t>(step.inputs[1])];
+        if (w.kind != SlotKind::param || w.path != path) continue;
+        const auto residual = linear_residual_input(step);
+        if (!residual || linear_gelu_epilogue(step)) return std::nullopt;
+        const int32_t residual_slot = step.inputs[*residual];
+        if (plan.slots[static_cast<size_t>(residual_slot)].kind != SlotKind::arena) {
+            return std::nullopt;
+        }
+        return FusedResidual{static_cast<int32_t>(s), residual_slot};
+    }
+    return std::nullopt;
+}
+
 size_t edit_distance(std::string_view a, std::string_view b) {
     std::vector<size_t> row(b.size() + 1);
     for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -80,6 +125,13 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 std::string TappableEdge::shape_str() const { return program::shape_str(shape); }
 
 std::vector<TappableEdge> list_tappable_edges(const ExecutionPlan& plan, const Graph& graph) {
+    std::vector<int32_t> minus;
+    return listed_edges(plan, graph, minus);
+}
+
+std::vector<TappableEdge> listed_edges(const ExecutionPlan& plan, const Graph& graph,
+                                       std::vector<int32_t>& minus_slots) {
+    minus_slots.clear();
     // The step after which each arena slot is complete: the one writing it (a view: its own).
     std::map<int32_t, int32_t> writer;
     for (size_t s = 0; s < plan.steps.size(); ++s) {
@@ -113,10 +165,20 @@ std::vector<TappableEdge> list_tappable_edges(const ExecutionPlan& plan, const G
     std::vector<TappableEdge> edges;
     std::set<std::string> taken;
     for (const PlannedValue& planned : plan.values) {
-        auto written = writer.find(planned.slot);
-        if (written == writer.end()) continue;
         const auto& value = graph.values.at(static_cast<size_t>(planned.value));
         const program::Op& op = graph.ops.at(static_cast<size_t>(value.producer));
+        int32_t ready_step = -1;
+        int32_t read_slot = planned.slot;
+        int32_t minus_slot = -1;
+        if (auto written = writer.find(planned.slot); written != writer.end()) {
+            ready_step = written->second;
+        } else if (const auto fused = fused_residual(plan, graph, op, planned.loop_indices)) {
+            ready_step = fused->step;
+            read_slot = plan.steps[static_cast<size_t>(fused->step)].output;
+            minus_slot = fused->residual_slot;
+        } else {
+            continue;  // never held: a linear fused with its GELU, a cache's new contents
+        }
         TappableEdge edge;
         edge.op = op.name;
         edge.scope = call_path(graph, op.scope, planned.loop_indices);
@@ -148,9 +210,10 @@ std::vector<TappableEdge> list_tappable_edges(const ExecutionPlan& plan, const G
         const Slot& slot = plan.slots[static_cast<size_t>(planned.slot)];
         edge.shape = slot.shape;
         edge.dtype = std::string(program::dtype_name(slot.dtype));
-        edge.step = written->second;
-        edge.slot = planned.slot;
+        edge.step = ready_step;
+        edge.slot = read_slot;
         edges.push_back(std::move(edge));
+        minus_slots.push_back(minus_slot);
     }
     return edges;
 }

@@ -12,18 +12,20 @@ ResolvedTaps resolve_taps(const ExecutionPlan& plan, const program::Graph& graph
     ResolvedTaps resolved;
     resolved.generation = taps.generation();
     resolved.after.resize(plan.steps.size());
-    const std::vector<TappableEdge> edges = list_tappable_edges(plan, graph);
+    std::vector<int32_t> minus;
+    const std::vector<TappableEdge> edges = listed_edges(plan, graph, minus);
     for (size_t i = 0; i < taps.names().size(); ++i) {
         const TappableEdge* edge = find_edge(edges, taps.names()[i]);
         if (edge == nullptr) continue;
-        resolved.after[static_cast<size_t>(edge->step)].push_back({i, edge->slot});
+        const int32_t minus_slot = minus[static_cast<size_t>(edge - edges.data())];
+        resolved.after[static_cast<size_t>(edge->step)].push_back({i, edge->slot, minus_slot});
         resolved.any = true;
     }
     return resolved;
 }
 
 void fill_tapped(TappedValue& value, const ExecutionPlan& plan, const Slot& slot, const void* bytes,
-                 int32_t pos) {
+                 int32_t pos, const float* minus) {
     if (value.tensor.kind() != HostTensor::Kind::f32 || value.tensor.shape() != slot.shape ||
         value.tensor.numel() == 0) {
         value.tensor = HostTensor::f32(slot.shape);
@@ -44,6 +46,9 @@ void fill_tapped(TappedValue& value, const ExecutionPlan& plan, const Slot& slot
         default:
             std::memcpy(out, bytes, n * sizeof(float));
             break;
+    }
+    if (minus != nullptr) {
+        for (size_t i = 0; i < n; ++i) out[i] -= minus[i];
     }
     value.filled = true;
     value.entry = plan.entry;

@@ -113,7 +113,7 @@ TEST_F(TapsOnCpu, EncoderLayerZeroMatchesTheDoublePrecisionLayer) {
     ASSERT_TRUE(layer->filled);
     ASSERT_TRUE(normed->filled);
     EXPECT_EQ(layer->tensor.shape(), (std::vector<int64_t>{1, 100, 64}));
-    EXPECT_EQ(layer->entry, "whisper.encode");
+    EXPECT_EQ(layer->entry, "whisper::Model.encode");
     EXPECT_EQ(layer->refreshes, 1U);
 
     const ref::Matrix stem = ref::encoder_stem(weights, dims_, to_array(mel), 0);
@@ -201,7 +201,7 @@ TEST_F(TapsOnCpu, TapsDoNotChangeTheOutputs) {
     for (const auto& value : taps.values()) EXPECT_TRUE(value.filled) << value.name;
     // listen and encode both have the encoder's blocks; the later run wrote them last.
     EXPECT_EQ(taps.value("encoder_layers[1].forward")->refreshes, 2U);
-    EXPECT_EQ(taps.value("encoder_layers[1].forward")->entry, "whisper.listen");
+    EXPECT_EQ(taps.value("encoder_layers[1].forward")->entry, "whisper::Model.listen");
     // The decoder's self-attention ran in the prefill and in both steps.
     EXPECT_EQ(taps.value("decoder_layers[0].self_attn.attend")->refreshes, 3U);
     EXPECT_EQ(taps.value("decoder_layers[0].self_attn.attend")->position, 4);

@@ -111,8 +111,12 @@ void CpuWhisper::Impl::copy_taps(const ExecutionPlan& plan, const ResolvedTaps& 
                                  size_t index, const std::vector<void*>& ptr, int32_t pos) {
     for (const TapCopy& copy : copies.after[index]) {
         const Slot& slot = plan.slots[static_cast<size_t>(copy.slot)];
+        const float* minus =
+            copy.minus_slot >= 0
+                ? static_cast<const float*>(ptr[static_cast<size_t>(copy.minus_slot)])
+                : nullptr;
         fill_tapped(taps->value_at(copy.request), plan, slot, ptr[static_cast<size_t>(copy.slot)],
-                    pos);
+                    pos, minus);
     }
 }
 

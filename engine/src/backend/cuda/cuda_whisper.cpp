@@ -231,13 +231,21 @@ struct CudaWhisper::Impl {
             // Only the tapped values leave the device, each after the step that writes it.
             std::vector<cuda::TapTransfer> transfers;
             std::vector<const TapCopy*> copies;
-            std::vector<std::vector<std::byte>> staging;
+            std::vector<std::vector<std::byte>> staging;  // per transfer
+            std::vector<size_t> value_transfer;           // per copy
+            std::vector<size_t> minus_transfer;           // per copy: SIZE_MAX for none
+            auto transfer = [&](size_t s, int32_t slot_id) {
+                const Slot& slot = plan.slots[static_cast<size_t>(slot_id)];
+                staging.emplace_back(static_cast<size_t>(slot.size_bytes));
+                transfers.push_back(
+                    {static_cast<int64_t>(s), slot_id, staging.back().data(), slot.size_bytes});
+                return transfers.size() - 1;
+            };
             for (size_t s = 0; s < tapped->after.size(); ++s) {
                 for (const TapCopy& copy : tapped->after[s]) {
-                    const Slot& slot = plan.slots[static_cast<size_t>(copy.slot)];
-                    staging.emplace_back(static_cast<size_t>(slot.size_bytes));
-                    transfers.push_back({static_cast<int64_t>(s), copy.slot, staging.back().data(),
-                                         slot.size_bytes});
+                    value_transfer.push_back(transfer(s, copy.slot));
+                    minus_transfer.push_back(copy.minus_slot >= 0 ? transfer(s, copy.minus_slot)
+                                                                  : SIZE_MAX);
                     copies.push_back(&copy);
                 }
             }
@@ -247,7 +255,12 @@ struct CudaWhisper::Impl {
                               profiling ? &step_ms : nullptr);
             for (size_t k = 0; k < copies.size(); ++k) {
                 const Slot& slot = plan.slots[static_cast<size_t>(copies[k]->slot)];
-                fill_tapped(taps->value_at(copies[k]->request), plan, slot, staging[k].data(), pos);
+                const float* subtract =
+                    minus_transfer[k] == SIZE_MAX
+                        ? nullptr
+                        : reinterpret_cast<const float*>(staging[minus_transfer[k]].data());
+                fill_tapped(taps->value_at(copies[k]->request), plan, slot,
+                            staging[value_transfer[k]].data(), pos, subtract);
             }
         } else if (weights != nullptr) {
             model->run_keeping_attention(found->second.handle, host, pos, output, output_bytes,
@@ -331,9 +344,8 @@ std::vector<TappableEdge> CudaWhisper::tappable_edges(const std::string& entry, 
     if (entry == "encode") extra["B"] = 1;
     if (entry == "prefill") extra["S"] = tokens;
     if (entry == "decode") {
-        extra = {{"B", 1},
-                 {"S", tokens},
-                 {"A", model::audio_positions(impl_->binding.values.dims)}};
+        extra = {
+            {"B", 1}, {"S", tokens}, {"A", model::audio_positions(impl_->binding.values.dims)}};
     }
     const ExecutionPlan& plan = impl_->plan_for(entry, extra);
     return list_tappable_edges(plan, impl_->plans.graph(entry));
