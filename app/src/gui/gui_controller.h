@@ -13,6 +13,7 @@
 #include "desktop/shortcut_gesture.h"
 #include "earshot/core/loaded_model.h"
 #include "earshot/engine/backend/backend_choice.h"
+#include "earshot/engine/backend/tap_channel.h"
 #include "earshot/engine/decoding/transcript.h"
 #include "earshot/ui/files/cross_attention_data.h"
 #include "earshot/ui/settings/settings.h"
@@ -156,6 +157,9 @@ private:
     LiveBridge* m_live = nullptr;
     FilesWorker* m_files = nullptr;
     CrossAttentionWorker* m_crossAttention = nullptr;
+    // The inspector's open taps while dictating: each update taps them and publishes a snapshot.
+    std::shared_ptr<backend::TapChannel> m_liveTaps = std::make_shared<backend::TapChannel>();
+    uint64_t m_shownTapUpdate = 0;  // the last snapshot the inspector shows
     ui::FilesQueue* m_filesQueue = nullptr;
     std::unique_ptr<FilesHistory> m_history;
     ui::InspectorWidget* m_inspector = nullptr;

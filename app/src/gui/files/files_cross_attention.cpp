@@ -14,6 +14,7 @@
 #include "gui/files/cross_attention_worker.h"
 #include "gui/files/files_worker.h"
 #include "gui/gui_controller.h"
+#include "gui/inspector/tap_values.h"
 #include "gui/live/live_bridge.h"
 
 namespace earshot::app {
@@ -45,7 +46,26 @@ void GuiController::connectCrossAttention() {
             startLiveOrSay(m_pendingStartDevice);
         }
     });
-    connect(m_inspector, &ui::InspectorWidget::tapOpened, this, [this] { requestTaps(); });
+    const auto askLive = [this] {
+        std::vector<std::string> names;
+        for (const QString& name : m_inspector->openTaps()) names.push_back(name.toStdString());
+        m_liveTaps->set_names(std::move(names));
+    };
+    connect(m_inspector, &ui::InspectorWidget::tapOpened, this, [this, askLive] {
+        askLive();
+        requestTaps();
+    });
+    connect(m_inspector, &ui::InspectorWidget::tapClosed, this, askLive);
+    // While dictating, each update's snapshot refreshes the open tabs.
+    connect(m_live, &LiveBridge::updated, this, [this] {
+        const std::shared_ptr<const backend::TapSnapshot> snapshot = m_liveTaps->latest();
+        if (!snapshot || snapshot->update == m_shownTapUpdate) return;
+        m_shownTapUpdate = snapshot->update;
+        const QString source = tr("dictation, update %1").arg(snapshot->update);
+        for (const backend::TappedValue& value : snapshot->values) {
+            if (value.filled) m_inspector->showTap(to_tap_value(value, nullptr, source));
+        }
+    });
     connect(m_crossAttention, &CrossAttentionWorker::tapsReady, m_inspector,
             [this](const QList<ui::TapValue>& values) {
                 for (const ui::TapValue& value : values) m_inspector->showTap(value);
@@ -76,6 +96,7 @@ void GuiController::requestTaps() {
     const auto sayAll = [this, &open](const QString& message) {
         for (const QString& name : open) m_inspector->tapTabs()->showMessage(name, message);
     };
+    if (m_live->isRunning()) return;  // the next dictation update fills them
     ui::FileResultView* result = m_window.filesPanel()->resultView();
     const ui::CrossAttentionRequest chosen = result->crossAttentionRequest();
     const int row = std::max(0, chosen.segment);
@@ -86,8 +107,8 @@ void GuiController::requestTaps() {
                "segment (its window is tapped)."));
         return;
     }
-    if (!m_model || m_live->isRunning() || m_files->isBusy()) {
-        sayAll(tr("The model is busy (dictation, or a file being transcribed)."));
+    if (!m_model || m_files->isBusy()) {
+        sayAll(tr("The model is busy (a file being transcribed)."));
         return;
     }
     std::vector<std::string> names;

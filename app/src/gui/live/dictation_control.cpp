@@ -41,6 +41,7 @@ QString GuiController::startLive(const QString& device) {
     } catch (const std::exception& error) {
         return QString::fromStdString(error.what());
     }
+    options.taps = m_liveTaps;  // the inspector's open taps, refreshed at each update
     const QString error = m_live->start(m_model, options);
     if (error.isEmpty()) {
         m_files->setHeld(true);
