@@ -16,6 +16,8 @@ ExtraCommand add_debug_encode(CLI::App& root);     // command_debug_model.cpp
 ExtraCommand add_debug_logits(CLI::App& root);     // command_debug_model.cpp
 ExtraCommand add_debug_tokens(CLI::App& root);     // command_debug_tokens.cpp
 ExtraCommand add_debug_plan(CLI::App& root);       // command_debug_plan.cpp
+ExtraCommand add_debug_tap(CLI::App& root);        // command_debug_tap.cpp
+ExtraCommand add_debug_compare(CLI::App& root);    // command_debug_compare.cpp
 ExtraCommand add_gui(CLI::App& root);              // gui_command.cpp
 ExtraCommand add_serve(CLI::App& root);            // command_serve.cpp
 
@@ -38,6 +40,8 @@ const std::vector<CommandAdder>& extra_commands() {
         add_debug_logits,
         add_debug_tokens,
         add_debug_plan,
+        add_debug_tap,
+        add_debug_compare,
     };
     // clang-format on
     return adders;

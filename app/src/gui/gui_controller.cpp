@@ -25,6 +25,7 @@
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/main_window.h"
 #include "gui/cuda_availability.h"
+#include "gui/files/cross_attention_worker.h"
 #include "gui/files/files_history.h"
 #include "gui/files/files_worker.h"
 #include "gui/gui_options.h"
@@ -61,6 +62,7 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
     m_loader = new ModelLoader(this);
     connect(m_loader, &ModelLoader::finished, this, &GuiController::modelLoadFinished);
     m_files = new FilesWorker(this);
+    m_crossAttention = new CrossAttentionWorker(this);
     m_filesQueue = new ui::FilesQueue(this);
     m_window.filesPanel()->setQueue(m_filesQueue);
     m_inspector = new ui::InspectorWidget(&m_window);
@@ -70,6 +72,7 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
     }
     connectLive();
     connectFiles();
+    connectCrossAttention();
     connect(&m_window, &ui::MainWindow::modelChosen, this,
             [this](const QString& model, const QString& vocabulary) {
                 openModel(model, vocabulary, Remember::yes);

@@ -13,6 +13,9 @@
 #include "desktop/shortcut_gesture.h"
 #include "earshot/core/loaded_model.h"
 #include "earshot/engine/backend/backend_choice.h"
+#include "earshot/engine/backend/tap_channel.h"
+#include "earshot/engine/decoding/transcript.h"
+#include "earshot/ui/files/cross_attention_data.h"
 #include "earshot/ui/settings/settings.h"
 
 class QLabel;
@@ -26,6 +29,7 @@ class MainWindow;
 
 namespace earshot::app {
 
+class CrossAttentionWorker;
 class FilesHistory;
 class FilesWorker;
 class X11GlobalShortcut;
@@ -120,6 +124,13 @@ private:
     // files paused for it go on.
     QString startLiveOrSay(const QString& device);
     void connectFiles();
+    // The Files page's timeline and cross-attention maps (files_cross_attention.cpp).
+    void connectCrossAttention();
+    void requestCrossAttention(const ui::CrossAttentionRequest& request);
+    // The inspector's open taps on the Files page's selected segment's window.
+    void requestTaps();
+    // The transcript segment a Files row shows (rows leave blank segments out); null if none.
+    const decoding::Segment* fileSegment(int job, int row) const;
     void restoreFilesHistory();
     void keepResult(int id, bool cancelled);
     void updateStartAllowed();
@@ -145,6 +156,10 @@ private:
     QString m_backendNote;
     LiveBridge* m_live = nullptr;
     FilesWorker* m_files = nullptr;
+    CrossAttentionWorker* m_crossAttention = nullptr;
+    // The inspector's open taps while dictating: each update taps them and publishes a snapshot.
+    std::shared_ptr<backend::TapChannel> m_liveTaps = std::make_shared<backend::TapChannel>();
+    uint64_t m_shownTapUpdate = 0;  // the last snapshot the inspector shows
     ui::FilesQueue* m_filesQueue = nullptr;
     std::unique_ptr<FilesHistory> m_history;
     ui::InspectorWidget* m_inspector = nullptr;

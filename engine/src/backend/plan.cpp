@@ -136,6 +136,7 @@ private:
         for (program::ValueId v : loop.carried_in) before.push_back(slot_of(v));
         std::vector<int32_t> current = before;
         active_.insert(loop_id);
+        loop_order_.push_back(loop.index);
         for (int64_t index = 0; index < count; ++index) {
             indices_[loop.index] = index;
             for (size_t k = 0; k < current.size(); ++k) {
@@ -146,6 +147,7 @@ private:
         }
         active_.erase(loop_id);
         indices_.erase(loop.index);
+        loop_order_.pop_back();
         for (size_t k = 0; k < before.size(); ++k) {
             value_slot_[static_cast<size_t>(loop.carried_in[k])] = before[k];
         }
@@ -230,6 +232,7 @@ private:
             key = repeat_key(step, type);
             if (auto seen = repeats_.find(key); seen != repeats_.end()) {
                 out = seen->second;
+                record(op.output, out);
                 return;
             }
         }
@@ -240,8 +243,20 @@ private:
         }
         step.alias = is_view(step);
         out = step.output;
+        record(op.output, step.output);
         if (!key.empty()) repeats_.emplace(std::move(key), step.output);
         plan_.steps.push_back(std::move(step));
+    }
+
+    void record(program::ValueId value, int32_t slot) {
+        PlannedValue planned;
+        planned.value = value;
+        planned.slot = slot;
+        // Outermost loop first: the order the loops were entered in.
+        for (const std::string& index : loop_order_) {
+            planned.loop_indices.emplace_back(index, indices_.at(index));
+        }
+        plan_.values.push_back(std::move(planned));
     }
 
     std::string repeat_key(const PlanStep& step, const program::Type& type) const {
@@ -374,6 +389,7 @@ private:
     std::set<program::ScopeId> active_;
     std::map<std::string, int32_t> repeats_;  // pure ops emitted so far -> their result slot
     std::map<std::string, int64_t> indices_;
+    std::vector<std::string> loop_order_;  // the loops being unrolled, outermost first
 };
 
 }  // namespace

@@ -29,6 +29,12 @@ const ExecutionPlan& WhisperPlans::plan(const std::string& entry, int64_t batch,
     return plans_.emplace(key, build_plan(graph->second, values)).first->second;
 }
 
+const program::Graph& WhisperPlans::graph(const std::string& entry) {
+    auto found = graphs_.find(entry);
+    if (found == graphs_.end()) found = graphs_.emplace(entry, model::trace_whisper(entry)).first;
+    return found->second;
+}
+
 std::vector<CacheShape> WhisperPlans::cache_shapes(int64_t batch) const {
     const auto& dims = binding_.values.dims;
     const int64_t heads = dims.at("Heads");

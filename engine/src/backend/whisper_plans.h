@@ -35,6 +35,8 @@ public:
     std::vector<CacheShape> cache_shapes(int64_t batch) const;
 
     const model::WhisperBinding& binding() const { return binding_; }
+    // The traced graph of `entry` (traced on first use and kept).
+    const program::Graph& graph(const std::string& entry);
 
 private:
     model::WhisperBinding binding_;

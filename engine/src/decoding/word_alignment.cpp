@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "earshot/engine/decoding/alignment_map.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 
 namespace earshot::decoding {
@@ -41,80 +42,15 @@ std::vector<AlignedWord> align_from_cross_attention(const HostTensor& weights, s
                                                     int64_t num_frames,
                                                     const DecodeTextFn& decode_text,
                                                     bool by_character) {
-    if (weights.shape().size() != 4 || weights.dim(0) != 1) {
-        throw std::invalid_argument("alignment: weights must be [1, heads, S, Audio], got " +
-                                    weights.shape_str());
-    }
-    const int64_t heads = weights.dim(1);
-    const int64_t s_len = weights.dim(2);
-    const int64_t audio = weights.dim(3);
     const auto n_text = static_cast<int64_t>(text_tokens.size());
-    if (s_len != static_cast<int64_t>(sot_length) + n_text + 1 || sot_length < 1) {
-        throw std::invalid_argument("alignment: weights cover " + std::to_string(s_len) +
-                                    " tokens, not the SOT sequence + text + EOT");
-    }
     if (!token_probabilities.empty() &&
         static_cast<int64_t>(token_probabilities.size()) != n_text) {
         throw std::invalid_argument("alignment: one probability per text token is needed");
     }
-    const int64_t t_len = std::clamp<int64_t>(num_frames / 2, 1, audio);
-
-    // Per head [S, T]: renormalized over the kept positions, standardized over the tokens,
-    // median filtered along time; summed over heads into matrix [S, T].
-    std::vector<float> matrix(static_cast<size_t>(s_len * t_len), 0.0F);
-    std::vector<float> head(static_cast<size_t>(s_len * t_len));
-    const std::span<const float> all = weights.f32_values();
-    for (int64_t h = 0; h < heads; ++h) {
-        for (int64_t s = 0; s < s_len; ++s) {
-            const float* row = all.data() + (h * s_len + s) * audio;
-            double sum = 0.0;
-            for (int64_t t = 0; t < t_len; ++t) sum += static_cast<double>(row[t]);
-            const double scale = sum > 0.0 ? 1.0 / sum : 0.0;
-            for (int64_t t = 0; t < t_len; ++t) {
-                head[static_cast<size_t>(s * t_len + t)] =
-                    static_cast<float>(static_cast<double>(row[t]) * scale);
-            }
-        }
-        for (int64_t t = 0; t < t_len; ++t) {
-            double mean = 0.0;
-            for (int64_t s = 0; s < s_len; ++s) {
-                mean += static_cast<double>(head[static_cast<size_t>(s * t_len + t)]);
-            }
-            mean /= static_cast<double>(s_len);
-            double variance = 0.0;
-            for (int64_t s = 0; s < s_len; ++s) {
-                const double d =
-                    static_cast<double>(head[static_cast<size_t>(s * t_len + t)]) - mean;
-                variance += d * d;
-            }
-            const double std_dev = std::sqrt(variance / static_cast<double>(s_len));
-            for (int64_t s = 0; s < s_len; ++s) {
-                float& v = head[static_cast<size_t>(s * t_len + t)];
-                v = std_dev > 0.0 ? static_cast<float>((static_cast<double>(v) - mean) / std_dev)
-                                  : 0.0F;
-            }
-        }
-        median_filter(head, s_len, t_len, kMedianFilterWidth);
-        for (size_t k = 0; k < head.size(); ++k) matrix[k] += head[k];
-    }
-    // Rows from <|notimestamps|> (it predicts the first text token) to the last text token,
-    // averaged over heads and negated: the warp's cost.
-    const int64_t first = static_cast<int64_t>(sot_length) - 1;
-    const int64_t rows = n_text + 1;
-    std::vector<float> cost(static_cast<size_t>(rows * t_len));
-    for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t t = 0; t < t_len; ++t) {
-            cost[static_cast<size_t>(r * t_len + t)] =
-                -matrix[static_cast<size_t>((first + r) * t_len + t)] / static_cast<float>(heads);
-        }
-    }
-    const WarpPath path = dynamic_time_warp(cost, rows, t_len);
-    // The time each row is first reached: jump_times[r].
+    const AlignmentMap map = alignment_map(weights, sot_length, n_text, num_frames);
     std::vector<double> jump_s;
-    for (size_t k = 0; k < path.rows.size(); ++k) {
-        if (k == 0 || path.rows[k] != path.rows[k - 1]) {
-            jump_s.push_back(static_cast<double>(path.cols[k]) / kAudioPositionsPerSecond);
-        }
+    for (const int64_t position : map.jump_positions) {
+        jump_s.push_back(static_cast<double>(position) / kAudioPositionsPerSecond);
     }
 
     std::vector<AlignedWord> words = split_word_tokens(text_tokens, decode_text, by_character);

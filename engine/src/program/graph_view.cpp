@@ -111,7 +111,7 @@ GraphView build_view(const Graph& graph, const ViewOptions& options) {
     auto connect = [&](const std::string& from, const std::string& to, ValueId v) {
         if (from.empty() || to.empty() || from == to) return;
         if (!seen.emplace(from, to, v).second) return;
-        view.edges.push_back({from, to, label_of(graph.type(v))});
+        view.edges.push_back({from, to, label_of(graph.type(v)), v});
     };
     for (size_t i = 0; i < graph.ops.size(); ++i) {
         for (ValueId in : graph.ops[i].inputs) {

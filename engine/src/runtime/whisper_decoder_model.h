@@ -85,6 +85,8 @@ public:
     std::vector<backend::StepTiming> take_step_timings() override {
         return std::exchange(timings_, {});
     }
+    void set_taps(backend::TapSet* taps) override { whisper_.set_taps(taps); }
+    bool taps_supported() const override { return true; }
 
 private:
     static constexpr bool kKeepsCrossAttention =

@@ -61,6 +61,7 @@ void FilePlayback::setSource(int job, const QString& path, bool playable) {
 }
 
 void FilePlayback::stop() {
+    m_stopAtS = -1.0;
     m_timer->stop();
     if (m_player && m_playedJob >= 0) {
         m_player->pause();
@@ -93,7 +94,13 @@ void FilePlayback::showState() {
     }
 }
 
+void FilePlayback::playRange(double startS, double endS) {
+    playFrom(startS);
+    if (m_playedJob == m_shown && m_shown >= 0) m_stopAtS = endS;
+}
+
 void FilePlayback::playFrom(double seconds) {
+    m_stopAtS = -1.0;
     if (m_shown < 0) {
         return;
     }
@@ -150,6 +157,10 @@ void FilePlayback::updatePlayback() {
     if (!error.isEmpty()) {
         cannotPlay(error);
         return;
+    }
+    if (m_stopAtS >= 0.0 && m_player->isPlaying() && m_player->positionS() >= m_stopAtS) {
+        m_player->pause();  // a word played on its own ends with the word
+        m_stopAtS = -1.0;
     }
     m_words->highlightAt(m_player->positionS());
     if (!m_player->isPlaying() && !m_player->reading()) {

@@ -2,6 +2,7 @@
 // expand and collapse requests.
 #include "earshot/ui/inspector/graph_canvas.h"
 
+#include <QApplication>
 #include <QContextMenuEvent>
 #include <QGraphicsItem>
 #include <QKeyEvent>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "earshot/ui/inspector/graph_edge_item.h"
 #include "earshot/ui/inspector/graph_group_item.h"
 #include "earshot/ui/inspector/graph_node_item.h"
 
@@ -103,8 +105,32 @@ void GraphCanvas::mousePressEvent(QMouseEvent* event) {
             }
         }
     }
+    m_pressPos = event->button() == Qt::LeftButton ? event->position().toPoint() : QPoint(-1, -1);
     m_placement = Placement::none;  // a drag pans: the user places the view from now on
     QGraphicsView::mousePressEvent(event);
+}
+
+void GraphCanvas::mouseReleaseEvent(QMouseEvent* event) {
+    const QPoint at = event->position().toPoint();
+    const bool click = event->button() == Qt::LeftButton && m_pressPos != QPoint(-1, -1) &&
+                       (at - m_pressPos).manhattanLength() < QApplication::startDragDistance();
+    m_pressPos = QPoint(-1, -1);
+    QGraphicsView::mouseReleaseEvent(event);
+    if (!click) return;
+    // Edges first: they are drawn over the nodes and groups they pass.
+    const QList<QGraphicsItem*> hits = items(at);
+    for (QGraphicsItem* item : hits) {
+        if (auto* edge = qgraphicsitem_cast<GraphEdgeItem*>(item)) {
+            Q_EMIT edgeClicked(edge->edge());
+            return;
+        }
+    }
+    for (QGraphicsItem* item : hits) {
+        if (auto* node = qgraphicsitem_cast<GraphNodeItem*>(item)) {
+            Q_EMIT nodeClicked(node->node().id);
+            return;
+        }
+    }
 }
 
 void GraphCanvas::wheelEvent(QWheelEvent* event) {

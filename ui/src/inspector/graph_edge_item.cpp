@@ -42,6 +42,15 @@ QRectF GraphEdgeItem::boundingRect() const {
     return box.adjusted(-3, -3, 3, 3);
 }
 
+QPainterPath GraphEdgeItem::shape() const {
+    QPainterPathStroker stroker;
+    stroker.setWidth(8.0);
+    QPainterPath area = stroker.createStroke(m_layout.path);
+    area.addPath(m_arrow);
+    if (!m_edge.label.isEmpty()) area.addRect(m_labelRect);
+    return area;
+}
+
 void GraphEdgeItem::setHighlighted(bool on) {
     if (m_highlighted == on) return;
     m_highlighted = on;

@@ -111,6 +111,22 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     connect(pngButton, &QToolButton::clicked, this, &GraphView::exportPngDialog);
     connect(m_canvas, &GraphCanvas::expandRequested, this, &GraphView::expandCall);
     connect(m_canvas, &GraphCanvas::collapseRequested, this, &GraphView::collapseCall);
+    connect(m_canvas, &GraphCanvas::edgeClicked, this, &GraphView::edgeClicked);
+    connect(m_canvas, &GraphCanvas::nodeClicked, this, [this](const QString& nodeId) {
+        // A block stands for its output: the first edge leaving it (an output node: its input).
+        for (const GraphEdge& edge : m_graph.edges) {
+            if (edge.from == nodeId) {
+                Q_EMIT edgeClicked(edge);
+                return;
+            }
+        }
+        for (const GraphEdge& edge : m_graph.edges) {
+            if (edge.to == nodeId) {
+                Q_EMIT edgeClicked(edge);
+                return;
+            }
+        }
+    });
     showMessage(tr("No model loaded: open a model to see its graphs."));
 }
 

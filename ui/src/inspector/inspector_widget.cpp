@@ -17,6 +17,7 @@
 
 #include "earshot/ui/inspector/graph_view.h"
 #include "earshot/ui/inspector/plan_table.h"
+#include "earshot/ui/inspector/tap_tabs.h"
 
 namespace earshot::ui {
 
@@ -77,10 +78,19 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
     pickerRow->addWidget(m_entryPicker);
     pickerRow->addStretch(1);
     pickerRow->addWidget(m_planToggle);
+    m_tapHint = new QLabel(tr("Click an edge or a block to see its values."), graphPage);
+    m_tapHint->setObjectName(QStringLiteral("tapHint"));
+    pickerRow->insertWidget(2, m_tapHint, 1);
+    m_tapSplitter = new QSplitter(Qt::Vertical, graphPage);
+    m_tapSplitter->setChildrenCollapsible(false);
+    m_tapSplitter->addWidget(m_graphSplitter);
+    m_taps = new TapTabs(m_tapSplitter);
+    m_tapSplitter->addWidget(m_taps);
+    m_taps->hide();  // until a tap opens
     auto* graphLayout = new QVBoxLayout(graphPage);
     graphLayout->setContentsMargins(4, 4, 4, 4);
     graphLayout->addLayout(pickerRow);
-    graphLayout->addWidget(m_graphSplitter, 1);
+    graphLayout->addWidget(m_tapSplitter, 1);
 
     m_tabs->addTab(m_entries, tr("Entries"));
     m_tabs->addTab(m_generics, tr("Generics"));
@@ -102,9 +112,32 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
     connect(m_entries, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         if (QTableWidgetItem* item = m_entries->item(row, 0)) showEntry(item->text());
     });
+    connect(m_graph, &GraphView::edgeClicked, this, [this](const GraphEdge& edge) {
+        const QString why = m_taps->openEdge(edge);
+        m_tapHint->setText(
+            why.isEmpty() ? tr("Tapped %1").arg(edge.tapTitle.isEmpty() ? edge.tap : edge.tapTitle)
+                          : why);
+        if (why.isEmpty() && m_taps->isHidden()) {
+            m_taps->show();
+            const int total = m_tapSplitter->height();
+            m_tapSplitter->setSizes({total / 2, total - total / 2});
+        }
+    });
+    connect(m_taps, &TapTabs::tapOpened, this, &InspectorWidget::tapOpened);
+    connect(m_taps, &TapTabs::tapClosed, this, [this](const QString& name) {
+        if (m_taps->count() == 0) m_taps->hide();
+        Q_EMIT tapClosed(name);
+    });
     setData(InspectorData{});
     updatePlanShown();
 }
+
+void InspectorWidget::showTap(const TapValue& value) {
+    m_taps->showValue(value);
+    m_taps->show();
+}
+
+QStringList InspectorWidget::openTaps() const { return m_taps->openTaps(); }
 
 void InspectorWidget::setData(const InspectorData& data) {
     m_data = data;

@@ -16,6 +16,7 @@
 
 #include "earshot/audio/capture_event.h"
 #include "earshot/audio/energy_vad.h"
+#include "earshot/engine/backend/tap_channel.h"
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/streaming_transcriber.h"
 
@@ -47,6 +48,10 @@ struct LiveOptions {
     // Words the decoder likely invented (core/dictation/invented_words_guard.h: a repetition
     // loop, a known phrase over silence) are held back, never committed; off: all committed.
     bool guard_invented_words = true;
+    // Taps (engine/backend/tap_channel.h): when set, each update runs with the names the channel
+    // asks for attached to the model (models without taps ignore them) and publishes what they
+    // tapped before the update reaches the front end; null or no names: nothing is tapped.
+    std::shared_ptr<backend::TapChannel> taps;
 };
 
 // One update as the front end receives it (on the engine thread; copy it to hand it on).
@@ -66,6 +71,9 @@ struct LiveUpdate {
     int64_t commands_applied = 0;  // spoken commands so far in the session
     int64_t held_words = 0;        // committed words held back: they may begin a command
     int64_t held_back_words = 0;   // words the invented-words guard did not commit, so far
+    // The TapChannel snapshot this update published (TapSnapshot::update); 0 when nothing was
+    // tapped.
+    uint64_t tap_update = 0;
 };
 
 struct LiveStats {

@@ -98,8 +98,26 @@ struct LiveController::Impl {
         return file != nullptr && file->finished();
     }
 
-    void publish(decoding::StreamUpdate update, int64_t coalesced) {
+    // One update of the transcriber with the asked taps attached to the model; what they tapped
+    // is published on the channel (the decoding thread's side of its mutex) before the update.
+    template <typename Run>
+    decoding::StreamUpdate tapped_update(backend::TapSet& taps, uint64_t& tap_update, Run run) {
+        tap_update = 0;
+        const bool tapping = options.taps && options.taps->prepare(taps);
+        if (!tapping) return run();
+        model.set_taps(&taps);
+        struct Detach {
+            decoding::DecoderModel& model;
+            ~Detach() { model.set_taps(nullptr); }
+        } detach{model};
+        decoding::StreamUpdate update = run();
+        tap_update = options.taps->publish(taps);
+        return update;
+    }
+
+    void publish(decoding::StreamUpdate update, int64_t coalesced, uint64_t tap_update = 0) {
         LiveUpdate live;
+        live.tap_update = tap_update;
         live.coalesced_updates = coalesced;
         live.dropped_frames = queue.dropped_frames();
         live.overrun_samples = capture      ? capture->stats().overrun_samples
@@ -197,6 +215,8 @@ struct LiveController::Impl {
                 },
                 options.streaming);
             std::vector<float> frame(static_cast<size_t>(mels));  // [Mels]
+            backend::TapSet taps;  // the names options.taps asks for, and their values
+            uint64_t tap_update = 0;
             audio::MelFrameInfo info;
             int64_t frames_at_update = 0;
             int64_t owed_frames = 0;  // audio since the last update not yet counted as intervals
@@ -224,7 +244,9 @@ struct LiveController::Impl {
                     const int64_t coalesced = served - 1;
                     owed_frames = std::max<int64_t>(owed_frames - served * interval, 0);
                     frames_at_update = transcriber.frames_received();
-                    publish(transcriber.update(&cancel), coalesced);
+                    decoding::StreamUpdate update = tapped_update(
+                        taps, tap_update, [&] { return transcriber.update(&cancel); });
+                    publish(std::move(update), coalesced, tap_update);
                     continue;
                 }
                 if (over && queue.size_frames() == 0) {
@@ -236,7 +258,9 @@ struct LiveController::Impl {
                         tail_flushed = true;
                         continue;
                     }
-                    publish(transcriber.finish(&cancel), 0);
+                    decoding::StreamUpdate update = tapped_update(
+                        taps, tap_update, [&] { return transcriber.finish(&cancel); });
+                    publish(std::move(update), 0, tap_update);
                     break;
                 }
                 std::this_thread::sleep_for(kEnginePoll);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/models/entry_binding.h"
+#include "earshot/engine/backend/tap.h"
 #include "earshot/engine/model/whisper_model.h"
 #include "earshot/engine/program/graph_view.h"
 #include "earshot/engine/program/graph_view_heat.h"
@@ -66,8 +67,11 @@ std::set<program::ScopeId> scope_ids(const QSet<QString>& call_ids) {
 
 QString call_id(program::ScopeId scope) { return scope < 0 ? QString() : QString::number(scope); }
 
+// `taps`: the entry's tappable values (null: none can be tapped). An edge inside a loop taps its
+// first iteration, and its title says which (`encoder_layers[0].forward`, of how many).
 ui::GraphData to_graph_data(const program::GraphView& view, const program::Graph& graph,
-                            const program::ConcreteBinding& values, bool concrete) {
+                            const program::ConcreteBinding& values, bool concrete,
+                            const std::vector<backend::TappableEdge>* taps) {
     ui::GraphData data;
     data.entry = qs(view.name);
     for (const auto& n : view.nodes) {
@@ -86,7 +90,25 @@ ui::GraphData to_graph_data(const program::GraphView& view, const program::Graph
         data.groups.append(
             {qs(g.id), qs(g.kind), qs(g.label), sublabel, qs(g.parent), call_id(g.scope)});
     }
-    for (const auto& e : view.edges) data.edges.append({qs(e.from), qs(e.to), qs(e.label)});
+    for (const auto& e : view.edges) {
+        ui::GraphEdge edge{qs(e.from), qs(e.to), qs(e.label)};
+        if (taps != nullptr && e.value != program::kNoValue) {
+            const std::vector<const backend::TappableEdge*> carried =
+                backend::edges_of_value(*taps, e.value);
+            if (!carried.empty()) {
+                edge.tap = qs(carried.front()->name);
+                edge.tapTitle = carried.size() > 1
+                                    ? QObject::tr("%1 (1 of %2)").arg(edge.tap).arg(carried.size())
+                                    : edge.tap;
+            } else {
+                // Why there is no value to copy (tap.h: what a backend never holds).
+                edge.tapTitle = QObject::tr(
+                    "the backend holds no copy of it (an input, a parameter, a cache, or a result "
+                    "fused into the op after it: tap that op's output)");
+            }
+        }
+        data.edges.append(edge);
+    }
     return data;
 }
 
@@ -127,9 +149,13 @@ ui::GraphProvider graph_provider(const model::WhisperBinding& binding) {
     struct State {
         program::ConcreteBinding values;
         std::map<std::string, program::Graph, std::less<>> traced;
+        model::WhisperBinding binding;
+        // Per entry its tappable values; empty for an entry that has none (decode).
+        std::map<std::string, std::vector<backend::TappableEdge>, std::less<>> taps;
     };
     auto state = std::make_shared<State>();
     state->values = entry_binding(binding);
+    state->binding = binding;
     return [state](const ui::GraphRequest& request) {
         ui::GraphData data;
         data.entry = request.entry;
@@ -150,7 +176,16 @@ ui::GraphProvider graph_provider(const model::WhisperBinding& binding) {
             if (request.concrete) options.binding = &state->values;
             program::GraphView view = program::build_view(at->second, options);
             view.name = entry;
-            return to_graph_data(view, at->second, state->values, request.concrete);
+            auto taps = state->taps.find(entry);
+            if (taps == state->taps.end()) {
+                std::vector<backend::TappableEdge> listed;
+                const auto& entries = backend::tappable_entries();
+                if (std::find(entries.begin(), entries.end(), entry) != entries.end()) {
+                    listed = backend::list_tappable_edges(state->binding, entry);
+                }
+                taps = state->taps.emplace(entry, std::move(listed)).first;
+            }
+            return to_graph_data(view, at->second, state->values, request.concrete, &taps->second);
         } catch (const std::exception& error) {
             data.error = QObject::tr("Could not draw %1: %2")
                              .arg(request.entry, QString::fromUtf8(error.what()));

@@ -9,6 +9,7 @@
 #include "earshot/ui/inspector/inspector_widget.h"
 #include "earshot/ui/live/live_panel.h"
 #include "earshot/ui/main_window.h"
+#include "gui/files/cross_attention_worker.h"
 #include "gui/files/files_worker.h"
 #include "gui/gui_controller.h"
 #include "gui/gui_options.h"
@@ -40,6 +41,7 @@ QString GuiController::startLive(const QString& device) {
     } catch (const std::exception& error) {
         return QString::fromStdString(error.what());
     }
+    options.taps = m_liveTaps;  // the inspector's open taps, refreshed at each update
     const QString error = m_live->start(m_model, options);
     if (error.isEmpty()) {
         m_files->setHeld(true);
@@ -86,6 +88,15 @@ QString GuiController::setLiveRunningOn(const QString& device) {
     }
     if (!m_startRefusal.isEmpty()) {
         return m_startRefusal;
+    }
+    if (m_crossAttention->isComputingMap()) {
+        // The Files page's cross-attention map has the model for a moment; dictation starts when
+        // it is done (connectCrossAttention).
+        m_pendingStartDevice = device;
+        m_startPending = true;
+        const QString waiting = tr("Starting once the cross-attention map is computed…");
+        m_window.livePanel()->setStatusText(waiting);
+        return waiting;
     }
     if (m_files->isBusy() && !m_files->isPaused()) {
         // The file being transcribed pauses at its next window; dictation starts then

@@ -69,10 +69,17 @@ HostTensor CpuWhisper::Impl::run(const ExecutionPlan& plan,
         }
     }
     timings.clear();
-    for (const PlanStep& step : plan.steps) {
-        if (step.alias) continue;  // a view: its bytes are its input's
+    const ResolvedTaps* tapped = taps != nullptr ? tap_plan(plan) : nullptr;
+    for (size_t index = 0; index < plan.steps.size(); ++index) {
+        const PlanStep& step = plan.steps[index];
+        // Copied right after the step that completes them: a later step may reuse the bytes.
+        if (step.alias) {  // a view: its bytes are its input's
+            if (tapped != nullptr) copy_taps(plan, *tapped, index, ptr, pos);
+            continue;
+        }
         if (!profiling) {
             execute(plan, step, ptr);
+            if (tapped != nullptr) copy_taps(plan, *tapped, index, ptr, pos);
             continue;
         }
         const auto start = std::chrono::steady_clock::now();
@@ -81,12 +88,36 @@ HostTensor CpuWhisper::Impl::run(const ExecutionPlan& plan,
             std::chrono::steady_clock::now() - start;
         timings.push_back(
             {step.scope, std::string(program::op_kind_name(step.kind)), took.count(), plan.entry});
+        if (tapped != nullptr) copy_taps(plan, *tapped, index, ptr, pos);
     }
     const Slot& out = plan.slots.at(static_cast<size_t>(plan.outputs.at(0)));
     HostTensor result = HostTensor::f32(out.shape);
     std::memcpy(result.f32_values().data(), ptr[static_cast<size_t>(plan.outputs[0])],
                 static_cast<size_t>(out.size_bytes));
     return result;
+}
+
+const ResolvedTaps* CpuWhisper::Impl::tap_plan(const ExecutionPlan& plan) {
+    if (taps->empty()) return nullptr;
+    auto found = tap_plans.find(&plan);
+    if (found == tap_plans.end() || found->second.generation != taps->generation()) {
+        ResolvedTaps resolved = resolve_taps(plan, plans.graph(plan_entries.at(&plan)), *taps);
+        found = tap_plans.insert_or_assign(&plan, std::move(resolved)).first;
+    }
+    return found->second.any ? &found->second : nullptr;
+}
+
+void CpuWhisper::Impl::copy_taps(const ExecutionPlan& plan, const ResolvedTaps& copies,
+                                 size_t index, const std::vector<void*>& ptr, int32_t pos) {
+    for (const TapCopy& copy : copies.after[index]) {
+        const Slot& slot = plan.slots[static_cast<size_t>(copy.slot)];
+        const float* minus =
+            copy.minus_slot >= 0
+                ? static_cast<const float*>(ptr[static_cast<size_t>(copy.minus_slot)])
+                : nullptr;
+        fill_tapped(taps->value_at(copy.request), plan, slot, ptr[static_cast<size_t>(copy.slot)],
+                    pos, minus);
+    }
 }
 
 bool CpuWhisper::Impl::half_cache(const Slot& slot) const {

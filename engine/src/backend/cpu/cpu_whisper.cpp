@@ -33,7 +33,10 @@ bool reads_half(const PlanStep& step, size_t i) {
 const ExecutionPlan& CpuWhisper::Impl::plan_for(const std::string& entry,
                                                 const program::DimValues& extra) {
     const ExecutionPlan& plan = plans.plan(entry, batch, extra);
-    if (!prepared.contains(&plan)) prepared.emplace(&plan, prepare(plan));
+    if (!prepared.contains(&plan)) {
+        prepared.emplace(&plan, prepare(plan));
+        plan_entries.emplace(&plan, entry);
+    }
     return plan;
 }
 
@@ -135,6 +138,21 @@ CpuWhisper& CpuWhisper::operator=(CpuWhisper&&) noexcept = default;
 void CpuWhisper::set_profiling(bool on) { impl_->profiling = on; }
 
 const std::vector<StepTiming>& CpuWhisper::last_timings() const { return impl_->timings; }
+
+void CpuWhisper::set_taps(TapSet* taps) { impl_->taps = taps; }
+
+std::vector<TappableEdge> CpuWhisper::tappable_edges(const std::string& entry, int64_t tokens) {
+    program::DimValues extra;
+    if (entry == "encode") extra["B"] = 1;
+    if (entry == "prefill") extra["S"] = tokens;
+    if (entry == "decode") {
+        extra = {{"B", 1},
+                 {"S", tokens},
+                 {"A", model::audio_positions(impl_->binding.values.dims)}};
+    }
+    const ExecutionPlan& plan = impl_->plan_for(entry, extra);
+    return list_tappable_edges(plan, impl_->plans.graph(entry));
+}
 
 const model::WhisperBinding& CpuWhisper::binding() const { return impl_->binding; }
 int64_t CpuWhisper::batch() const { return impl_->batch; }

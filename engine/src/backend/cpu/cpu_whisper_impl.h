@@ -11,6 +11,7 @@
 
 #include "backend/cpu/cpu_cache.h"
 #include "backend/cpu/cpu_weights.h"
+#include "backend/tap_copy.h"
 #include "backend/whisper_plans.h"
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/backend/plan.h"
@@ -99,6 +100,16 @@ struct CpuWhisper::Impl {
                               const std::vector<int64_t>& qs, int64_t k_len, float scale,
                               bool shared) const;
     void execute(const ExecutionPlan& plan, const PlanStep& step, const std::vector<void*>& ptr);
+
+    // Taps: the copies of the attached taps for `plan` (resolved once per TapSet change), or
+    // null when the plan has none of their names.
+    const ResolvedTaps* tap_plan(const ExecutionPlan& plan);
+    // Copies the values step `index` completed into the attached TapSet.
+    void copy_taps(const ExecutionPlan& plan, const ResolvedTaps& copies, size_t index,
+                   const std::vector<void*>& ptr, int32_t pos);
+    TapSet* taps = nullptr;
+    std::unordered_map<const ExecutionPlan*, ResolvedTaps> tap_plans;
+    std::unordered_map<const ExecutionPlan*, std::string> plan_entries;  // "encode", ...
 
     const std::vector<ParamForm>* param_forms = nullptr;  // Prepared::form of the running plan
     CrossAttentionRequest* cross_attention = nullptr;     // set while a prefill asks for weights

@@ -5,11 +5,13 @@
 #include "earshot/engine/backend/cuda_whisper.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <set>
 #include <stdexcept>
 #include <string_view>
 
+#include "backend/tap_copy.h"
 #include "backend/whisper_plans.h"
 #include "device_module.h"
 #include "earshot/base/half_float.h"
@@ -63,8 +65,25 @@ struct CudaWhisper::Impl {
     bool profiling = false;
     std::vector<StepTiming> timings;
 
+    TapSet* taps = nullptr;
+    std::map<const ExecutionPlan*, ResolvedTaps> tap_plans;
+    std::map<const ExecutionPlan*, std::string> plan_entries;  // "encode", ...
+
     const ExecutionPlan& plan_for(const std::string& entry, const program::DimValues& extra) {
-        return plans.plan(entry, batch, extra);
+        const ExecutionPlan& plan = plans.plan(entry, batch, extra);
+        plan_entries.emplace(&plan, entry);
+        return plan;
+    }
+
+    // The attached taps' copies for `plan` (resolved once per TapSet change), or null.
+    const ResolvedTaps* tap_plan(const ExecutionPlan& plan) {
+        if (taps == nullptr || taps->empty()) return nullptr;
+        auto found = tap_plans.find(&plan);
+        if (found == tap_plans.end() || found->second.generation != taps->generation()) {
+            ResolvedTaps resolved = resolve_taps(plan, plans.graph(plan_entries.at(&plan)), *taps);
+            found = tap_plans.insert_or_assign(&plan, std::move(resolved)).first;
+        }
+        return found->second.any ? &found->second : nullptr;
     }
 
     void upload(const model::WhisperCheckpoint& checkpoint) {
@@ -208,7 +227,42 @@ struct CudaWhisper::Impl {
         std::vector<double> step_ms;
         void* output = copy_output ? result.f32_values().data() : nullptr;
         const int64_t output_bytes = copy_output ? out.size_bytes : 0;
-        if (weights != nullptr) {
+        if (const ResolvedTaps* tapped = tap_plan(plan)) {
+            // Only the tapped values leave the device, each after the step that writes it.
+            std::vector<cuda::TapTransfer> transfers;
+            std::vector<const TapCopy*> copies;
+            std::vector<std::vector<std::byte>> staging;  // per transfer
+            std::vector<size_t> value_transfer;           // per copy
+            std::vector<size_t> minus_transfer;           // per copy: SIZE_MAX for none
+            auto transfer = [&](size_t s, int32_t slot_id) {
+                const Slot& slot = plan.slots[static_cast<size_t>(slot_id)];
+                staging.emplace_back(static_cast<size_t>(slot.size_bytes));
+                transfers.push_back(
+                    {static_cast<int64_t>(s), slot_id, staging.back().data(), slot.size_bytes});
+                return transfers.size() - 1;
+            };
+            for (size_t s = 0; s < tapped->after.size(); ++s) {
+                for (const TapCopy& copy : tapped->after[s]) {
+                    value_transfer.push_back(transfer(s, copy.slot));
+                    minus_transfer.push_back(copy.minus_slot >= 0 ? transfer(s, copy.minus_slot)
+                                                                  : SIZE_MAX);
+                    copies.push_back(&copy);
+                }
+            }
+            model->run_tapped(found->second.handle, host, pos, output, output_bytes, kept,
+                              weights != nullptr ? weights->f32_values().data() : nullptr,
+                              weights != nullptr ? weights->numel() * 4 : 0, transfers,
+                              profiling ? &step_ms : nullptr);
+            for (size_t k = 0; k < copies.size(); ++k) {
+                const Slot& slot = plan.slots[static_cast<size_t>(copies[k]->slot)];
+                const float* subtract =
+                    minus_transfer[k] == SIZE_MAX
+                        ? nullptr
+                        : reinterpret_cast<const float*>(staging[minus_transfer[k]].data());
+                fill_tapped(taps->value_at(copies[k]->request), plan, slot,
+                            staging[value_transfer[k]].data(), pos, subtract);
+            }
+        } else if (weights != nullptr) {
             model->run_keeping_attention(found->second.handle, host, pos, output, output_bytes,
                                          kept, weights->f32_values().data(), weights->numel() * 4,
                                          profiling ? &step_ms : nullptr);
@@ -282,6 +336,20 @@ int64_t CudaWhisper::graph_capture_failures() const {
 }
 
 void CudaWhisper::set_profiling(bool on) { impl_->profiling = on; }
+
+void CudaWhisper::set_taps(TapSet* taps) { impl_->taps = taps; }
+
+std::vector<TappableEdge> CudaWhisper::tappable_edges(const std::string& entry, int64_t tokens) {
+    program::DimValues extra;
+    if (entry == "encode") extra["B"] = 1;
+    if (entry == "prefill") extra["S"] = tokens;
+    if (entry == "decode") {
+        extra = {
+            {"B", 1}, {"S", tokens}, {"A", model::audio_positions(impl_->binding.values.dims)}};
+    }
+    const ExecutionPlan& plan = impl_->plan_for(entry, extra);
+    return list_tappable_edges(plan, impl_->plans.graph(entry));
+}
 const std::vector<StepTiming>& CudaWhisper::last_timings() const { return impl_->timings; }
 
 HostTensor CudaWhisper::encode(const HostTensor& mel) {

@@ -16,7 +16,7 @@
 namespace earshot::backend::cuda {
 
 // Bumped whenever anything in this header changes.
-inline constexpr int kModuleAbiVersion = 3;
+inline constexpr int kModuleAbiVersion = 4;
 // extern "C" Module* earshot_cuda_module(int abi_version): nullptr on a version mismatch.
 inline constexpr const char* kModuleEntryName = "earshot_cuda_module";
 inline constexpr const char* kModuleFileName = "libearshot_cuda.so";
@@ -58,6 +58,15 @@ struct KeptAttention {
     int64_t head = 0;
 };
 
+// A tapped value a run copies to the host (backend/tap.h): right after plan step `step`, the
+// `bytes` of arena slot `slot` into `host`, before any later step can reuse them.
+struct TapTransfer {
+    int64_t step = 0;
+    int32_t slot = -1;
+    void* host = nullptr;
+    int64_t bytes = 0;
+};
+
 // One model's weights, caches and workspace on one device. Calls come from one thread at a time.
 class DeviceModel {
 public:
@@ -86,6 +95,14 @@ public:
                                        void* output, int64_t output_bytes,
                                        std::span<const KeptAttention> kept, float* weights,
                                        int64_t weights_bytes, std::vector<double>* step_ms) = 0;
+
+    // run_keeping_attention (kept may be empty, weights then null) that also copies the `taps`
+    // to the host after the steps that write them. Step by step: a captured graph is neither
+    // used nor changed, so untapped runs keep their replays.
+    virtual void run_tapped(int handle, std::span<const HostInput> inputs, int32_t pos,
+                            void* output, int64_t output_bytes, std::span<const KeptAttention> kept,
+                            float* weights, int64_t weights_bytes,
+                            std::span<const TapTransfer> taps, std::vector<double>* step_ms) = 0;
 
     virtual int64_t device_bytes() const = 0;  // everything this model holds on the device
     // How many CUDA graph captures failed (each plan then runs step by step).

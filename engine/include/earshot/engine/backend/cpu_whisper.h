@@ -13,6 +13,7 @@
 #include "earshot/engine/backend/cross_attention.h"
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/backend/step_timing.h"
+#include "earshot/engine/backend/tap.h"
 #include "earshot/engine/model/whisper_binding.h"
 
 namespace earshot::model {
@@ -68,6 +69,15 @@ public:
     // it ran in (`encoder_layers.2.forward > self_attn.forward`). Measured, not estimated.
     void set_profiling(bool on);
     const std::vector<StepTiming>& last_timings() const;
+
+    // Taps (tap.h): while `taps` is attached, every entry copies the values it asks for from the
+    // arena right after the step that writes them (before the plan's reuse of that memory);
+    // null detaches. `taps` must outlive the attachment. With none attached a run checks one
+    // pointer per call.
+    void set_taps(TapSet* taps);
+    // The tappable values of an entry as this backend plans it now (the current Batch; encode
+    // with B = 1, prefill with S = `tokens`).
+    std::vector<TappableEdge> tappable_edges(const std::string& entry, int64_t tokens = 4);
 
 private:
     struct Impl;

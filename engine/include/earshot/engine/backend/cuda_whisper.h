@@ -12,6 +12,7 @@
 #include "earshot/engine/backend/cuda_devices.h"
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/backend/step_timing.h"
+#include "earshot/engine/backend/tap.h"
 #include "earshot/engine/model/whisper_binding.h"
 
 namespace earshot::model {
@@ -60,6 +61,13 @@ public:
     // Per-step times of the last call from CUDA events, when profiling is on.
     void set_profiling(bool on);
     const std::vector<StepTiming>& last_timings() const;
+
+    // Taps (tap.h): while `taps` is attached, a run that has any of its names runs step by step,
+    // not as a captured CUDA graph, and copies only the tapped values from the device right
+    // after the step that writes each; null detaches (captured replays resume). `taps` must
+    // outlive the attachment.
+    void set_taps(TapSet* taps);
+    std::vector<TappableEdge> tappable_edges(const std::string& entry, int64_t tokens = 4);
 
 private:
     struct Impl;

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "earshot/engine/program/graph.h"
@@ -49,13 +50,24 @@ struct PlanStep {
     bool alias = false;
 };
 
+// One traced value as the plan holds it (taps name them, see tap.h): the value in the traced
+// graph, the iteration of every loop around it (outermost first, as unrolled) and its slot.
+// A repeated pure op's value names the earlier result's slot; a linear's result that a fused
+// epilogue consumed names a slot no step writes.
+struct PlannedValue {
+    program::ValueId value = program::kNoValue;
+    std::vector<std::pair<std::string, int64_t>> loop_indices;
+    int32_t slot = -1;
+};
+
 struct ExecutionPlan {
     std::string entry;
     std::vector<Slot> slots;
-    std::vector<PlanStep> steps;   // in order; only steps that compute something (no reads)
-    std::vector<int32_t> outputs;  // slot ids of the entry's results
-    int64_t arena_bytes = 0;       // the arena every arena slot fits in, with reuse
-    int64_t naive_bytes = 0;       // what the intermediates would take without reuse
+    std::vector<PlanStep> steps;       // in order; only steps that compute something (no reads)
+    std::vector<int32_t> outputs;      // slot ids of the entry's results
+    int64_t arena_bytes = 0;           // the arena every arena slot fits in, with reuse
+    int64_t naive_bytes = 0;           // what the intermediates would take without reuse
+    std::vector<PlannedValue> values;  // every computed value, in plan (unrolled) order
 };
 
 // The concrete shape of a type under a binding (packs are an error).

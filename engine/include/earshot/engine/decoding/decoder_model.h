@@ -13,6 +13,7 @@
 #include "earshot/engine/backend/cross_attention.h"
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/backend/step_timing.h"
+#include "earshot/engine/backend/tap.h"
 
 namespace earshot::decoding {
 
@@ -56,6 +57,10 @@ public:
     // The steps timed since the last take, oldest first (e.g. one live update's listen, prefill
     // and steps), each with the call scope it ran in; empty when profiling is off.
     virtual std::vector<backend::StepTiming> take_step_timings() { return {}; }
+    // Taps (backend/tap.h): while attached, every listen, prefill and step fills the values of
+    // `taps` that its plan has; null detaches. Backends without taps ignore it (taps_supported).
+    virtual void set_taps(backend::TapSet* /*taps*/) {}
+    virtual bool taps_supported() const { return false; }
 };
 
 }  // namespace earshot::decoding

@@ -11,6 +11,7 @@
 
 #include "earshot/engine/backend/cross_attention.h"
 #include "earshot/engine/backend/host_tensor.h"
+#include "earshot/engine/decoding/alignment_map.h"
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/seek_loop.h"
 #include "earshot/engine/decoding/time_warp.h"
@@ -23,9 +24,9 @@ class Tokenizer;
 
 namespace earshot::decoding {
 
-// openai's defaults: 50 audio positions per second, a median filter 7 positions wide.
+// openai's default: 50 audio positions per second (the median filter's width, 7, is in
+// alignment_map.h).
 inline constexpr double kAudioPositionsPerSecond = 50.0;
-inline constexpr int64_t kMedianFilterWidth = 7;
 
 // The heads to align with when the checkpoint names none: every head of the last half of the
 // decoder layers (layers decoder_layers / 2 .. decoder_layers - 1), as openai does.

@@ -34,6 +34,9 @@ struct ViewEdge {
     std::string from;
     std::string to;
     std::string label;  // the value's type: `T[B, Frames, Mels]` or the bound `f16[1, 3000, 128]`
+    // The value the edge carries in the traced graph (what a tap names, with the loop indices:
+    // TappableEdge::value in backend/tap.h).
+    ValueId value = kNoValue;
 };
 
 struct GraphView {

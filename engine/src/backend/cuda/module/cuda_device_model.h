@@ -32,6 +32,10 @@ public:
                                void* output, int64_t output_bytes,
                                std::span<const KeptAttention> kept, float* weights,
                                int64_t weights_bytes, std::vector<double>* step_ms) override;
+    void run_tapped(int handle, std::span<const HostInput> inputs, int32_t pos, void* output,
+                    int64_t output_bytes, std::span<const KeptAttention> kept, float* weights,
+                    int64_t weights_bytes, std::span<const TapTransfer> taps,
+                    std::vector<double>* step_ms) override;
     int64_t device_bytes() const override;
     int64_t graph_capture_failures() const override { return graph_capture_failures_; }
 
@@ -85,7 +89,8 @@ private:
     // Every step launched one by one: between CUDA events when `timed`, each followed by the
     // probabilities of the `kept` heads it computes.
     void run_step_by_step(Prepared& prepared, const std::vector<void*>& ptr,
-                          std::span<const KeptAttention> kept, bool timed);
+                          std::span<const KeptAttention> kept, bool timed,
+                          std::span<const TapTransfer> taps = {});
     std::vector<const void*> graph_signature(const Prepared& prepared,
                                              const std::vector<void*>& ptr) const;
     // Step `index` launched (with the probabilities of the `kept` heads it computes), then the

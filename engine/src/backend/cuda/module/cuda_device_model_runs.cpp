@@ -188,6 +188,43 @@ void CudaDeviceModel::run(int handle, std::span<const HostInput> inputs, int32_t
     finish(prepared, ptr, output, output_bytes, step_ms);
 }
 
+void CudaDeviceModel::run_tapped(int handle, std::span<const HostInput> inputs, int32_t pos,
+                                 void* output, int64_t output_bytes,
+                                 std::span<const KeptAttention> kept, float* weights,
+                                 int64_t weights_bytes, std::span<const TapTransfer> taps,
+                                 std::vector<double>* step_ms) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    Prepared& prepared = prepared_.at(static_cast<size_t>(handle));
+    const ExecutionPlan& plan = *prepared.plan;
+    for (const TapTransfer& tap : taps) {
+        const bool known = tap.step >= 0 && tap.step < static_cast<int64_t>(plan.steps.size()) &&
+                           tap.slot >= 0 && tap.slot < static_cast<int32_t>(plan.slots.size());
+        if (!known || plan.slots[static_cast<size_t>(tap.slot)].kind != SlotKind::arena ||
+            plan.slots[static_cast<size_t>(tap.slot)].size_bytes != tap.bytes) {
+            throw std::invalid_argument(plan.entry + ": a tap names no arena value of " +
+                                        std::to_string(tap.bytes) + " bytes at step " +
+                                        std::to_string(tap.step));
+        }
+    }
+    if (!kept.empty()) {
+        check_kept(plan, kept, weights_bytes);
+        if (kept_attention_.bytes() < weights_bytes) {
+            CUDA_CHECK(cudaStreamSynchronize(stream_));
+            kept_attention_.reset();
+            kept_attention_ =
+                DeviceBuffer(weights_bytes, "the cross-attention weights", model_name_);
+        }
+    }
+    const std::vector<void*> ptr = bind(prepared, inputs, pos);
+    run_step_by_step(prepared, ptr, kept, step_ms != nullptr, taps);
+    if (!kept.empty() && weights_bytes > 0) {
+        CUDA_CHECK(cudaMemcpyAsync(weights, kept_attention_.get(),
+                                   static_cast<size_t>(weights_bytes), cudaMemcpyDeviceToHost,
+                                   stream_));
+    }
+    finish(prepared, ptr, output, output_bytes, step_ms);
+}
+
 void CudaDeviceModel::run_keeping_attention(int handle, std::span<const HostInput> inputs,
                                             int32_t pos, void* output, int64_t output_bytes,
                                             std::span<const KeptAttention> kept, float* weights,

@@ -34,7 +34,8 @@ void CudaDeviceModel::run_step(const Prepared& prepared, size_t index,
 }
 
 void CudaDeviceModel::run_step_by_step(Prepared& prepared, const std::vector<void*>& ptr,
-                                       std::span<const KeptAttention> kept, bool timed) {
+                                       std::span<const KeptAttention> kept, bool timed,
+                                       std::span<const TapTransfer> taps) {
     const ExecutionPlan& plan = *prepared.plan;
     if (timed && prepared.events.empty()) {
         prepared.events.resize(plan.steps.size() + 1);
@@ -45,6 +46,14 @@ void CudaDeviceModel::run_step_by_step(Prepared& prepared, const std::vector<voi
     for (size_t s = 0; s < plan.steps.size(); ++s) {
         if (timed) CUDA_CHECK(cudaEventRecord(prepared.events[s], stream_));
         run_step(prepared, s, ptr, scratch, kept);
+        // A tapped value leaves the device in stream order, right after the step writing it
+        // (a later step may reuse its arena bytes).
+        for (const TapTransfer& tap : taps) {
+            if (tap.step != static_cast<int64_t>(s)) continue;
+            CUDA_CHECK(cudaMemcpyAsync(tap.host, ptr.at(static_cast<size_t>(tap.slot)),
+                                       static_cast<size_t>(tap.bytes), cudaMemcpyDeviceToHost,
+                                       stream_));
+        }
     }
     if (timed) CUDA_CHECK(cudaEventRecord(prepared.events[plan.steps.size()], stream_));
 }

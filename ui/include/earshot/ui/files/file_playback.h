@@ -52,6 +52,8 @@ public Q_SLOTS:
     void togglePlayback();
     // Plays the shown file from `seconds` onward.
     void playFrom(double seconds);
+    // Plays [startS, endS) of the shown file: pauses once the position reaches endS.
+    void playRange(double startS, double endS);
     // Reads the player's position: highlights the word heard, shows the time, and notices the end.
     void updatePlayback();
 
@@ -67,6 +69,11 @@ private:
     QString m_shownPath;
     bool m_playable = false;
     int m_playedJob = -1;
+    double m_stopAtS = -1.0;  // playRange's end; -1: play on
+
+public:
+    // Where playRange stops (-1 when playing on).
+    double stopAtS() const { return m_stopAtS; }
 };
 
 }  // namespace earshot::ui

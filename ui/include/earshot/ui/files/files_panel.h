@@ -57,6 +57,8 @@ public:
     void selectSegment(int row);
 
     QTableWidget* queueTable() const;
+    // The selected file's result: words, segments, timeline and cross-attention.
+    FileResultView* resultView() const { return m_result; }
     QTableWidget* segmentTable() const;
     QLabel* segmentTimeLabel() const;
     SegmentTokensView* segmentTokens() const;

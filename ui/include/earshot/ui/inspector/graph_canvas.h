@@ -4,6 +4,8 @@
 
 #include <QGraphicsView>
 
+#include "earshot/ui/inspector/graph_data.h"
+
 namespace earshot::ui {
 
 class GraphCanvas : public QGraphicsView {
@@ -28,10 +30,15 @@ public:
 Q_SIGNALS:
     void expandRequested(const QString& callId);
     void collapseRequested(const QString& callId);
+    // A click on an edge (its spline, arrow or label), or on a node (anywhere but a call's
+    // marker), without dragging.
+    void edgeClicked(const earshot::ui::GraphEdge& edge);
+    void nodeClicked(const QString& nodeId);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
@@ -47,6 +54,7 @@ private:
     // drawn in a hidden tab is placed once the tab shows it) until the user zooms or pans.
     enum class Placement { none, open, fit };
     Placement m_placement = Placement::none;
+    QPoint m_pressPos{-1, -1};  // where the left button went down; (-1, -1): not down
 };
 
 }  // namespace earshot::ui

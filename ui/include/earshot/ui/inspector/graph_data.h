@@ -32,6 +32,11 @@ struct GraphEdge {
     QString from;
     QString to;
     QString label;  // the value's type: "T[B, Frames, Mels]" or bound "f16[1, 3000, 128]"
+    // The value's tappable name (what the inspector asks the engine for), "" when it has none;
+    // and how a tap of it is titled ("encoder_layers[7].forward (1 of 4)"), or, without a name,
+    // why it has none ("it is fused into the op after it").
+    QString tap{};
+    QString tapTitle{};
 };
 
 struct GraphData {

@@ -17,6 +17,8 @@ public:
 
     int type() const override { return Type; }
     QRectF boundingRect() const override;
+    // The stroke of the spline a few pixels wide, its arrowhead and its label: what takes clicks.
+    QPainterPath shape() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
     const GraphEdge& edge() const { return m_edge; }

@@ -81,6 +81,8 @@ public:
 
 Q_SIGNALS:
     void graphChanged();  // after every redraw
+    // An edge was clicked, or a node (then its first outgoing edge: a block's output).
+    void edgeClicked(const earshot::ui::GraphEdge& edge);
 
 private Q_SLOTS:
     void exportSvgDialog();

@@ -10,6 +10,7 @@
 #include "earshot/ui/inspector/graph_data.h"
 #include "earshot/ui/inspector/inspector_data.h"
 #include "earshot/ui/inspector/plan_data.h"
+#include "earshot/ui/inspector/tap_data.h"
 
 class QComboBox;
 class QLabel;
@@ -23,6 +24,7 @@ namespace earshot::ui {
 
 class GraphView;
 class PlanTable;
+class TapTabs;
 
 class InspectorWidget : public QWidget {
     Q_OBJECT
@@ -45,6 +47,14 @@ public:
     // 0..1 per call id: each call node's share of the engine time of the last update.
     void setHeat(const QHash<QString, double>& shareByCallId);
 
+    // A tapped value for an open tap (or one to open): shown in its tab, refreshed in place.
+    void showTap(const TapValue& value);
+    // The taps open now, by tap name: what the app computes at each update.
+    QStringList openTaps() const;
+    TapTabs* tapTabs() const { return m_taps; }
+    // Below the graph: why a clicked edge opened no tap.
+    QLabel* tapHint() const { return m_tapHint; }
+
     GraphView* graphView() const { return m_graph; }
     PlanTable* planTable() const { return m_plan; }
     QSplitter* graphSplitter() const { return m_graphSplitter; }  // graph left, plan right
@@ -59,6 +69,12 @@ public:
     QTableWidget* genericsTable() const { return m_generics; }
     QTreeWidget* blocksTree() const { return m_blocks; }
     QComboBox* entryPicker() const { return m_entryPicker; }
+
+Q_SIGNALS:
+    // A tap was opened from the graph (a click on an edge or a block): compute it for the
+    // current input. Closed: no longer.
+    void tapOpened(const QString& name);
+    void tapClosed(const QString& name);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -76,6 +92,9 @@ private:
     GraphView* m_graph = nullptr;
     PlanTable* m_plan = nullptr;
     QSplitter* m_graphSplitter = nullptr;
+    QSplitter* m_tapSplitter = nullptr;  // the graph and plan above, the taps below
+    TapTabs* m_taps = nullptr;
+    QLabel* m_tapHint = nullptr;
     QToolButton* m_planToggle = nullptr;
     bool m_planShownWide = true;     // what the user chose for a wide inspector
     bool m_planShownNarrow = false;  // and for a narrow one
