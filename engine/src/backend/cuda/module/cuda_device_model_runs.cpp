@@ -216,7 +216,16 @@ void CudaDeviceModel::run_tapped(int handle, std::span<const HostInput> inputs, 
         }
     }
     const std::vector<void*> ptr = bind(prepared, inputs, pos);
-    run_step_by_step(prepared, ptr, kept, step_ms != nullptr, taps);
+    // Unfused while tapped: a fused GEMV skips writing a LayerNorm's output and computes a
+    // group's earlier linears at its last one, after the step a tap copies from.
+    unfused_run_ = !taps.empty();
+    try {
+        run_step_by_step(prepared, ptr, kept, step_ms != nullptr, taps);
+    } catch (...) {
+        unfused_run_ = false;
+        throw;
+    }
+    unfused_run_ = false;
     if (!kept.empty() && weights_bytes > 0) {
         CUDA_CHECK(cudaMemcpyAsync(weights, kept_attention_.get(),
                                    static_cast<size_t>(weights_bytes), cudaMemcpyDeviceToHost,

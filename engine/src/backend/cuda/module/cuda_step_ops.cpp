@@ -132,7 +132,7 @@ void CudaDeviceModel::execute(const Prepared& prepared, size_t index, const std:
     const ExecutionPlan& plan = *prepared.plan;
     const PlanStep& step = plan.steps[index];
     if (step.alias) return;  // a view: its bytes are its input's
-    if (!prepared.fusions.empty()) {
+    if (!prepared.fusions.empty() && !unfused_run_) {
         const StepFusion& fusion = prepared.fusions[index];
         if (fusion.role == StepFusion::Role::skipped) return;  // done by a fused GEMV before
         if (fusion.role == StepFusion::Role::fused_gemv) {
