@@ -18,6 +18,7 @@ ExtraCommand add_debug_tokens(CLI::App& root);     // command_debug_tokens.cpp
 ExtraCommand add_debug_plan(CLI::App& root);       // command_debug_plan.cpp
 ExtraCommand add_gui(CLI::App& root);              // gui_command.cpp
 ExtraCommand add_serve(CLI::App& root);            // command_serve.cpp
+ExtraCommand add_watch(CLI::App& root);            // command_watch.cpp
 
 const std::vector<CommandAdder>& extra_commands() {
     // One command a line, in `earshot --help` order.
@@ -27,6 +28,7 @@ const std::vector<CommandAdder>& extra_commands() {
         add_transcribe,
         add_live,
         add_serve,
+        add_watch,
         add_models,
         add_devices,
         add_gpus,
