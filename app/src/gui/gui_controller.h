@@ -27,6 +27,7 @@ class MainWindow;
 namespace earshot::app {
 
 class FilesHistory;
+class FilesWatch;
 class FilesWorker;
 class X11GlobalShortcut;
 class LiveBridge;
@@ -104,6 +105,8 @@ public:
     ui::FilesQueue& filesQueue() const { return *m_filesQueue; }
     ui::InspectorWidget& inspector() const { return *m_inspector; }
     FilesWorker& files() const { return *m_files; }
+    // The Files page's watch folder (its setting: files/watchFolder).
+    FilesWatch& filesWatch() const { return *m_watch; }
     // Starts dictation on `device` ("" = default input) now, without the checks and the pause
     // of the files that setLiveRunning makes first; the reason when it cannot start.
     QString startLive(const QString& device);
@@ -121,6 +124,7 @@ private:
     QString startLiveOrSay(const QString& device);
     void connectFiles();
     void restoreFilesHistory();
+    void connectFilesWatch();  // after restoreFilesHistory: the history says what is done
     void keepResult(int id, bool cancelled);
     void updateStartAllowed();
     void fillDevices();
@@ -146,6 +150,7 @@ private:
     LiveBridge* m_live = nullptr;
     FilesWorker* m_files = nullptr;
     ui::FilesQueue* m_filesQueue = nullptr;
+    FilesWatch* m_watch = nullptr;
     std::unique_ptr<FilesHistory> m_history;
     ui::InspectorWidget* m_inspector = nullptr;
     bool m_idleMicrophone = true;             // GuiPaths::listDevices
