@@ -75,6 +75,10 @@ packages=(
     libboost-dev
     # server tests: the official `openai` client on Node.js (tests/app/server/package.json)
     nodejs
+    # cluster test: a one-node Slurm (controller, node daemon, sbatch) and its MUNGE
+    # authentication, started by the test itself (packaging/slurm/transcribe-array.sbatch)
+    slurm-wlm
+    munge
     # app: typing into the focused window on X11 (XTest)
     libx11-dev
     libxtst-dev

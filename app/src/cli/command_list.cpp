@@ -20,6 +20,7 @@ ExtraCommand add_debug_tap(CLI::App& root);        // command_debug_tap.cpp
 ExtraCommand add_debug_compare(CLI::App& root);    // command_debug_compare.cpp
 ExtraCommand add_gui(CLI::App& root);              // gui_command.cpp
 ExtraCommand add_serve(CLI::App& root);            // command_serve.cpp
+ExtraCommand add_watch(CLI::App& root);            // command_watch.cpp
 
 const std::vector<CommandAdder>& extra_commands() {
     // One command a line, in `earshot --help` order.
@@ -29,6 +30,7 @@ const std::vector<CommandAdder>& extra_commands() {
         add_transcribe,
         add_live,
         add_serve,
+        add_watch,
         add_models,
         add_devices,
         add_gpus,

@@ -25,10 +25,10 @@
 #include "cli/command_registry.h"
 #include "cli/model_argument.h"
 #include "cli/terminal/live_terminal.h"
-#include "cli/terminal/live_update_json.h"
 #include "cli/vocabulary_option.h"
 #include "core/dictation/spoken_command_table.h"
 #include "core/files/live_journal.h"
+#include "core/transcription/live_update_json.h"
 #include "core/transcription/vocabulary_list.h"
 #include "earshot/app/commands.h"
 #include "earshot/core/live_controller.h"
@@ -50,6 +50,7 @@ struct LiveRequest {
     std::string task = "transcribe";
     int step_ms = 500;
     bool fixed_step = false;
+    bool exact_steps = false;
     int prompt_tokens = 128;
     int pause_ms = 1000;
     double vad_margin_db = 12.0;
@@ -162,8 +163,9 @@ int run_live(const LiveRequest& r, std::ostream& out, std::ostream& err) {
     }
     decoding::StreamingOptions streaming;
     streaming.update_frames = std::max(1, r.step_ms / 10);
-    streaming.pacing =
-        r.fixed_step ? decoding::UpdatePacing::fixed : decoding::UpdatePacing::engine_time;
+    streaming.pacing = r.fixed_step || r.exact_steps ? decoding::UpdatePacing::fixed
+                                                     : decoding::UpdatePacing::engine_time;
+    options.exact_steps = r.exact_steps;
     streaming.prompt_max_tokens = r.prompt_tokens;
     streaming.pause_commit_s = r.pause_ms / 1000.0;
     streaming.use_vad = !r.no_vad;
@@ -303,6 +305,10 @@ ExtraCommand add_live(CLI::App& root) {
         ->capture_default_str();
     command->add_flag("--fixed-step", r.fixed_step,
                       "Update every --step-ms, not as often as the engine allows");
+    command->add_flag("--exact-steps", r.exact_steps,
+                      "Update after exactly every --step-ms of audio, never skipping one when the "
+                      "engine is late (implies --fixed-step): the same audio gives the same "
+                      "updates, as `earshot serve`'s live endpoint with exact_steps=1");
     command
         ->add_option("--prompt-tokens", r.prompt_tokens,
                      "Committed text tokens kept as the prompt of the next window")

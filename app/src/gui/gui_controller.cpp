@@ -91,6 +91,7 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
                                                        : paths.filesHistoryDir);
         restoreFilesHistory();
     }
+    connectFilesWatch();
     if (paths.listDevices) {
         fillDevices();
         // A microphone the user picks is remembered across restarts.

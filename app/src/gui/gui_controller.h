@@ -31,6 +31,7 @@ namespace earshot::app {
 
 class CrossAttentionWorker;
 class FilesHistory;
+class FilesWatch;
 class FilesWorker;
 class X11GlobalShortcut;
 class LiveBridge;
@@ -108,6 +109,8 @@ public:
     ui::FilesQueue& filesQueue() const { return *m_filesQueue; }
     ui::InspectorWidget& inspector() const { return *m_inspector; }
     FilesWorker& files() const { return *m_files; }
+    // The Files page's watch folder (its setting: files/watchFolder).
+    FilesWatch& filesWatch() const { return *m_watch; }
     // Starts dictation on `device` ("" = default input) now, without the checks and the pause
     // of the files that setLiveRunning makes first; the reason when it cannot start.
     QString startLive(const QString& device);
@@ -132,6 +135,7 @@ private:
     // The transcript segment a Files row shows (rows leave blank segments out); null if none.
     const decoding::Segment* fileSegment(int job, int row) const;
     void restoreFilesHistory();
+    void connectFilesWatch();  // after restoreFilesHistory: the history says what is done
     void keepResult(int id, bool cancelled);
     void updateStartAllowed();
     void fillDevices();
@@ -161,6 +165,7 @@ private:
     std::shared_ptr<backend::TapChannel> m_liveTaps = std::make_shared<backend::TapChannel>();
     uint64_t m_shownTapUpdate = 0;  // the last snapshot the inspector shows
     ui::FilesQueue* m_filesQueue = nullptr;
+    FilesWatch* m_watch = nullptr;
     std::unique_ptr<FilesHistory> m_history;
     ui::InspectorWidget* m_inspector = nullptr;
     bool m_idleMicrophone = true;             // GuiPaths::listDevices

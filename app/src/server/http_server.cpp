@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "server/http_session.h"
+#include "server/live_session.h"
 
 namespace earshot::server {
 
@@ -57,13 +58,18 @@ void HttpServer::begin_shutdown() {
     for (const auto& weak : sessions_) {
         if (auto session = weak.lock()) session->close_if_idle();
     }
+    // Live sessions hear the end of their input: their last updates and done message go out.
+    for (const auto& weak : context_.live_sessions) {
+        if (auto session = weak.lock()) session->end_for_shutdown();
+    }
     wait_for_jobs();
 }
 
 void HttpServer::wait_for_jobs() {
     // The sessions still reading a request answer 503 and close; those waiting for a job close
     // after its reply is written. run() returns once nothing is left.
-    if (context_.jobs_in_flight == 0) return;
+    const int live = context_.live_models ? context_.live_models->in_use() : 0;
+    if (context_.jobs_in_flight == 0 && live == 0) return;
     drain_timer_.expires_after(kDrainPoll);
     drain_timer_.async_wait([this](const boost::system::error_code& error) {
         if (!error) wait_for_jobs();

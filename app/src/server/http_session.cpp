@@ -8,12 +8,15 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
 #include <fstream>
 #include <iostream>
 #include <string>
 #include <variant>
 
 #include "server/api_key.h"
+#include "server/live_request.h"
+#include "server/live_session.h"
 #include "server/multipart_form.h"
 #include "server/routes.h"
 #include "server/transcription_job.h"
@@ -24,6 +27,7 @@ namespace earshot::server {
 namespace beast = boost::beast;
 namespace http = beast::http;
 namespace net = boost::asio;
+namespace websocket = beast::websocket;
 using tcp = net::ip::tcp;
 
 namespace {
@@ -34,6 +38,8 @@ constexpr std::uint32_t kMaxHeaderBytes = 16 * 1024;
 // How long a refused upload is read and dropped before the connection closes.
 constexpr auto kDrainTime = std::chrono::seconds(2);
 constexpr auto kWriteTimeout = std::chrono::seconds(30);
+// A client refused because every live session is in use waits this long (sessions last minutes).
+constexpr int kLiveRetryAfterS = 5;
 
 // The upload written to a new private file in `dir`; empty when it cannot be.
 std::filesystem::path save_upload(const std::filesystem::path& dir, std::string_view bytes) {
@@ -195,6 +201,11 @@ void HttpSession::handle_request() {
         return send(*reply, keep_alive_ ? AfterWrite::keep_alive : AfterWrite::close);
     }
     HttpReply refusal;
+    if (endpoint == Endpoint::realtime) {
+        start_live(refusal);
+        if (state_ == State::closed) return;      // the connection is a live session's now
+        return send(refusal, AfterWrite::close);  // a refused upgrade ends the connection
+    }
     start_job(refusal);
     if (state_ != State::waiting_job) {
         send(refusal, keep_alive_ && refusal.status < 500 && refusal.status != 413
@@ -266,6 +277,62 @@ void HttpSession::start_job(HttpReply& refusal) {
                 {503, "the server is shutting down", "server_error", {}, "shutting_down"});
             return;
     }
+}
+
+void HttpSession::start_live(HttpReply& refusal) {
+    auto& request = parser_->get();
+    if (!websocket::is_upgrade(request)) {
+        refusal = error_reply({426,
+                               "this endpoint speaks WebSocket: connect with a WebSocket client "
+                               "(Upgrade: websocket) and send s16le mono PCM",
+                               "invalid_request_error",
+                               {},
+                               "upgrade_required"});
+        return;
+    }
+    auto live = parse_live_request(request.target());
+    if (auto* error = std::get_if<ApiError>(&live)) {
+        refusal = error_reply(*error);
+        return;
+    }
+    const LiveRequest& asked = std::get<LiveRequest>(live);
+    const std::string& served = context_.models->default_model().id;
+    if (!asked.model.empty() && asked.model != served && asked.model != "whisper-1") {
+        refusal = error_reply(bad_request("live sessions run the served model " + served +
+                                              "; start another `earshot serve --model " +
+                                              asked.model + "` for that one",
+                                          "model", "model_not_served"));
+        return;
+    }
+    auto model = context_.live_models ? context_.live_models->acquire() : nullptr;
+    if (!model) {
+        const int most = context_.live_models ? context_.live_models->capacity() : 0;
+        refusal = error_reply({429,
+                               "all " + std::to_string(most) +
+                                   " live sessions of this server are in use; retry later",
+                               "rate_limit_exceeded",
+                               {},
+                               "live_sessions_full"});
+        refusal.retry_after_s = kLiveRetryAfterS;
+        return;
+    }
+    app::LiveOptions options;
+    try {
+        options = live_options(asked, *model);
+    } catch (const std::exception& e) {
+        refusal = error_reply(bad_request(e.what(), "language", "unsupported_language"));
+        return;
+    }
+    auto session = std::make_shared<LiveSession>(std::move(socket_), context_, asked,
+                                                 std::move(options), std::move(model));
+    context_.live_sessions.remove_if(
+        [](const std::weak_ptr<LiveSession>& s) { return s.expired(); });
+    context_.live_sessions.push_back(session);
+    std::clog << "earshot serve: " << request_line_ << " 101\n";
+    state_ = State::closed;
+    deadline_.cancel();
+    session->start(parser_->release());
+    parser_.reset();
 }
 
 void HttpSession::watch_disconnect() {

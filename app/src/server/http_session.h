@@ -41,6 +41,8 @@ private:
     void on_read_error(boost::beast::error_code error);
     void handle_request();
     void start_job(HttpReply& refusal);
+    // GET /v1/realtime/transcription: hands the connection to a LiveSession, or refuses it.
+    void start_live(HttpReply& refusal);
     void watch_disconnect();
     void on_job_done(HttpReply reply);
     void send(const HttpReply& reply, AfterWrite after);

@@ -12,6 +12,7 @@ Endpoint endpoint_of(std::string_view target) {
     if (path == "/v1/models") return Endpoint::models;
     if (path == "/v1/audio/transcriptions") return Endpoint::transcriptions;
     if (path == "/v1/audio/translations") return Endpoint::translations;
+    if (path == "/v1/realtime/transcription") return Endpoint::realtime;
     return Endpoint::unknown;
 }
 
@@ -33,6 +34,8 @@ std::optional<HttpReply> immediate_reply(Endpoint endpoint, std::string_view met
             body["model"] = context.models->default_model().id;
             body["queued_jobs"] = context.jobs->waiting();
             body["jobs_in_flight"] = context.jobs_in_flight;
+            body["live_sessions"] = context.live_models ? context.live_models->in_use() : 0;
+            body["live_sessions_max"] = context.live_models ? context.live_models->capacity() : 0;
             return HttpReply{200, "application/json", body.dump() + "\n", 0};
         }
         case Endpoint::models: {
@@ -50,6 +53,9 @@ std::optional<HttpReply> immediate_reply(Endpoint endpoint, std::string_view met
         case Endpoint::transcriptions:
         case Endpoint::translations:
             if (method != "POST") return wrong_method("POST");
+            return std::nullopt;
+        case Endpoint::realtime:
+            if (method != "GET") return wrong_method("GET with a WebSocket upgrade");
             return std::nullopt;
         case Endpoint::unknown:
             break;

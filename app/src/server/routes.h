@@ -10,7 +10,7 @@
 
 namespace earshot::server {
 
-enum class Endpoint { health, models, transcriptions, translations, unknown };
+enum class Endpoint { health, models, transcriptions, translations, realtime, unknown };
 
 // The endpoint of a request target (the query string ignored).
 Endpoint endpoint_of(std::string_view target);

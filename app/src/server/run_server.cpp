@@ -16,6 +16,7 @@
 #include "server/api_key.h"
 #include "server/http_server.h"
 #include "server/job_queue.h"
+#include "server/live_models.h"
 #include "server/model_registry.h"
 #include "server/server_context.h"
 
@@ -38,6 +39,8 @@ struct ServeOptions {
     int workers = 1;
     int beam = 5;
     int read_timeout_s = 30;
+    int live_sessions = 2;
+    int live_idle_s = 30;
 };
 
 bool is_loopback(const std::string& host) {
@@ -89,6 +92,7 @@ int serve(const ServeOptions& o) {
     }
     context.limits.max_upload_bytes = static_cast<std::size_t>(o.max_upload_mb * 1e6);
     context.limits.read_timeout = std::chrono::seconds(o.read_timeout_s);
+    context.limits.live_idle_timeout = std::chrono::seconds(o.live_idle_s);
     JobSettings settings;
     settings.backend =
         backend::parse_backend_choice(o.backend).value_or(backend::BackendChoice::automatic);
@@ -103,13 +107,17 @@ int serve(const ServeOptions& o) {
             std::cerr << "earshot serve: " << fallback << "\n";
         }
         context.jobs = &jobs;
+        LiveModels live(models.default_model().path, o.live_sessions, settings.backend);
+        context.live_models = &live;
         const UploadDir uploads;
         context.upload_dir = uploads.path();
         HttpServer server(context, o.host, o.port);
         // The one line a supervisor or a test reads to learn the port (with --port 0).
         std::cout << "earshot serve: listening on http://" << o.host << ":" << server.port()
                   << " (model " << models.default_model().id << ", " << o.workers
-                  << " worker(s), queue " << o.queue << ")" << std::endl;
+                  << " worker(s), queue " << o.queue << ", " << o.live_sessions
+                  << " live session(s) at ws://" << o.host << ":" << server.port()
+                  << "/v1/realtime/transcription)" << std::endl;
         server.run();
         jobs.close_and_join();
         std::cerr << "earshot serve: stopped\n";
@@ -127,7 +135,8 @@ int run_server(int argc, char** argv) {
     ServeOptions o;
     CLI::App app{
         "Serve OpenAI's audio transcription API (POST /v1/audio/transcriptions, "
-        "/v1/audio/translations; GET /v1/models, /health) without a display",
+        "/v1/audio/translations; GET /v1/models, /health; live over a WebSocket at "
+        "/v1/realtime/transcription) without a display",
         "earshot serve"};
     app.add_option("--host", o.host,
                    "Address to listen on; any but loopback needs --api-key or --api-key-file")
@@ -160,6 +169,15 @@ int run_server(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--read-timeout-s", o.read_timeout_s,
                    "A request must arrive within this many seconds (408 after)")
+        ->check(CLI::Range(1, 3600))
+        ->capture_default_str();
+    app.add_option("--live-sessions", o.live_sessions,
+                   "Live WebSocket sessions at once, each with its own model copy loaded at "
+                   "start (0: the live endpoint refuses every session with 429)")
+        ->check(CLI::Range(0, 64))
+        ->capture_default_str();
+    app.add_option("--live-idle-s", o.live_idle_s,
+                   "A live session that sends nothing for this many seconds is closed")
         ->check(CLI::Range(1, 3600))
         ->capture_default_str();
     try {

@@ -6,17 +6,24 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <list>
+#include <memory>
 #include <string>
 
 #include "server/job_queue.h"
+#include "server/live_models.h"
 #include "server/model_registry.h"
 
 namespace earshot::server {
+
+class LiveSession;
 
 struct ServerLimits {
     std::size_t max_upload_bytes = 25U * 1000U * 1000U;  // OpenAI's own limit: 25 MB
     // A request (headers and body) must arrive within this; a client that sends slower gets 408.
     std::chrono::seconds read_timeout{30};
+    // A live session that receives no message for this long is closed.
+    std::chrono::seconds live_idle_timeout{30};
 };
 
 struct ServerContext {
@@ -27,6 +34,8 @@ struct ServerContext {
     std::filesystem::path upload_dir;   // private temporary copies of uploads
     std::atomic<bool> draining{false};  // SIGTERM: new requests get 503
     int jobs_in_flight = 0;             // submitted and not yet answered (network thread only)
+    LiveModels* live_models = nullptr;  // one copy per live session (network thread only)
+    std::list<std::weak_ptr<LiveSession>> live_sessions;  // network thread only
 };
 
 }  // namespace earshot::server

@@ -291,6 +291,7 @@ public:
                 segment.tokens.clear();
                 segment.token_logprobs.clear();
             }
+            segment.seek_frames = seek;
             segment.start_s = clamp_time(segment.start_s);
             segment.end_s = clamp_time(segment.end_s);
             all_tokens_.insert(all_tokens_.end(), segment.tokens.begin(), segment.tokens.end());

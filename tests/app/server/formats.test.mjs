@@ -7,6 +7,7 @@ import test from 'node:test';
 import OpenAI from 'openai';
 
 import { convert, speak, startServer, tempDir, transcribeWithCli } from './server_fixture.mjs';
+import { speakWithPauses } from './live_fixture.mjs';
 
 const kSentence = 'please call me tomorrow';
 
@@ -116,4 +117,33 @@ test('translations: the English-only micro model refuses, naming why', async (t)
       return true;
     },
   );
+});
+
+test('verbose_json segments carry their window offset as seek, in 10 ms frames', async (t) => {
+  const dir = tempDir(t);
+  // Three sentences with pauses: more than one of the micro model's windows.
+  const { wav } = speakWithPauses(dir);
+  const expected = transcribeWithCli(dir, wav, ['--format', 'json']);
+  const server = await startServer(t);
+  const client = new OpenAI({ baseURL: server.baseURL, apiKey: 'unused', maxRetries: 0 });
+  const verbose = await client.audio.transcriptions.create({
+    file: fs.createReadStream(wav), model: 'whisper-1', response_format: 'verbose_json',
+  });
+  const seeks = verbose.segments.map((s) => s.seek);
+  assert.deepEqual(seeks, expected.json.segments.map((s) => s.seek));
+  assert.equal(seeks[0], 0);
+  assert.ok(seeks.some((seek) => seek > 0), `one window only: ${seeks}`);
+  for (const [i, s] of verbose.segments.entries()) {
+    assert.ok(Number.isInteger(s.seek), `seek ${s.seek}`);
+    if (i > 0) assert.ok(s.seek >= seeks[i - 1], `seek goes back at segment ${i}: ${seeks}`);
+    // A segment lies in its window: from its offset, at most 30 s (Whisper's longest window).
+    assert.ok(s.start >= s.seek / 100 - 1e-9, `segment ${i} starts at ${s.start} before its window ${s.seek}`);
+    assert.ok(s.end <= s.seek / 100 + 30 + 1e-9, `segment ${i} ends at ${s.end}, past its window ${s.seek}`);
+  }
+  // A later window starts where the earlier ones' segments ended or after, never inside them.
+  for (const [i, s] of verbose.segments.entries()) {
+    if (i > 0 && s.seek > seeks[i - 1]) {
+      assert.ok(s.seek / 100 >= verbose.segments[i - 1].start, `window ${s.seek} before segment ${i - 1}`);
+    }
+  }
 });

@@ -6,3 +6,8 @@ if (!fs.existsSync(new URL('./node_modules/openai/package.json', import.meta.url
   throw new Error('tests/app/server/node_modules has no openai package: run packaging/setup.sh ' +
     '(it runs `npm ci` there)');
 }
+
+if (!fs.existsSync(new URL('./node_modules/ws/package.json', import.meta.url))) {
+  throw new Error('tests/app/server/node_modules has no ws package: run packaging/setup.sh ' +
+    '(it runs `npm ci` there)');
+}

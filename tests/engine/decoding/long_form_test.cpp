@@ -127,6 +127,10 @@ TEST(SeekLoop, PairsSingleEndingAndNoTimestamps) {
     EXPECT_EQ(segments[4].text, " w30 w31");
     EXPECT_DOUBLE_EQ(segments[4].compression_ratio, 1.5);
     EXPECT_DOUBLE_EQ(segments[4].avg_logprob, -0.3);
+    // Each segment carries the first frame of its window (openai's "seek").
+    std::vector<int64_t> seeks;
+    for (const Segment& s : segments) seeks.push_back(s.seek_frames);
+    EXPECT_EQ(seeks, (std::vector<int64_t>{0, 0, 800, 800, 3800}));
 
     // The prompt grows by each window's kept tokens.
     ASSERT_EQ(script.prompts.size(), 3u);

@@ -78,6 +78,25 @@ FilesPanel::FilesPanel(FilesQueue* queue, QWidget* parent) : QWidget(parent) {
     buttons->addWidget(m_export);
     buttons->addWidget(m_exportAll);
 
+    // The watch folder: recordings that appear there are queued once they stop growing.
+    m_watch = new QPushButton(tr("&Watch a folder…"), this);
+    m_watch->setObjectName(QStringLiteral("watchFolderButton"));
+    m_watch->setToolTip(
+        tr("Every new recording in the folder is added here once it has stopped growing; "
+           "temporary and non-audio files are left alone."));
+    connect(m_watch, &QPushButton::clicked, this, &FilesPanel::chooseWatchFolder);
+    m_stopWatch = new QPushButton(tr("Stop watching"), this);
+    m_stopWatch->setObjectName(QStringLiteral("stopWatchingButton"));
+    connect(m_stopWatch, &QPushButton::clicked, this, [this] { watchFolder(QString()); });
+    m_watchLabel = new QLabel(this);
+    m_watchLabel->setObjectName(QStringLiteral("watchFolderLabel"));
+    m_watchLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* watchRow = new QHBoxLayout;
+    watchRow->addWidget(m_watch);
+    watchRow->addWidget(m_watchLabel, 1);
+    watchRow->addWidget(m_stopWatch);
+    setWatchFolder(QString());
+
     m_queueView = new FilesQueueView(m_queue, this);
     connect(m_queueView, &QTableWidget::itemSelectionChanged, this, [this] {
         const int id = m_queueView->selectedJob();
@@ -96,12 +115,34 @@ FilesPanel::FilesPanel(FilesQueue* queue, QWidget* parent) : QWidget(parent) {
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
+    layout->addLayout(watchRow);
     layout->addWidget(splitter, 1);
     connectQueue();
     updateButtons();
 }
 
 FilesPanel::~FilesPanel() = default;
+
+void FilesPanel::setWatchFolder(const QString& folder) {
+    m_watchFolder = folder;
+    m_watchLabel->setText(folder.isEmpty()
+                              ? tr("No watch folder.")
+                              : tr("Watching %1: new recordings are added once they stop "
+                                   "growing.")
+                                    .arg(QDir::toNativeSeparators(folder)));
+    m_stopWatch->setVisible(!folder.isEmpty());
+}
+
+void FilesPanel::watchFolder(const QString& folder) {
+    setWatchFolder(folder);
+    Q_EMIT watchFolderChanged(folder);
+}
+
+void FilesPanel::chooseWatchFolder() {
+    const QString folder = QFileDialog::getExistingDirectory(
+        this, tr("Watch a folder"), m_watchFolder.isEmpty() ? QDir::homePath() : m_watchFolder);
+    if (!folder.isEmpty()) watchFolder(folder);
+}
 
 void FilesPanel::setQueue(FilesQueue* queue) {
     if (queue == m_queue) {

@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,13 @@ struct LiveOptions {
     // asks for attached to the model (models without taps ignore them) and publishes what they
     // tapped before the update reaches the front end; null or no names: nothing is tapped.
     std::shared_ptr<backend::TapChannel> taps;
+    // When set (and no input), the source is push_samples(): a network stream, say.
+    bool pushed_input = false;
+    // The engine takes frames only up to the next update that is due, so an update comes after
+    // exactly every update interval of audio (with fixed pacing), never coalesced: the same audio
+    // gives the same updates whatever the machine's load or how the audio arrives. A late engine
+    // lets the queue grow instead of dropping updates.
+    bool exact_steps = false;
 };
 
 // One update as the front end receives it (on the engine thread; copy it to hand it on).
@@ -110,6 +118,14 @@ public:
     void stop();
     // Like stop() but without hearing what is queued: the decoder is cancelled between steps.
     void cancel();
+    // With pushed_input: 16 kHz mono samples in [-1, 1], from one thread at a time (it acts as
+    // the audio thread), never after end_input().
+    void push_samples(std::span<const float> samples);
+    // With pushed_input: the input has ended; the engine hears what is queued and publishes the
+    // final update on its own. Does not block (wait_for() or done() tell when it is over).
+    void end_input();
+    // Asks the engine to stop between decoder steps without a final update; does not block.
+    void request_cancel();
     // Blocks until the engine thread is done (the input file ended and was flushed, stop(),
     // cancel() or an error) or the timeout passes; true when done.
     bool wait_for(std::chrono::milliseconds timeout);

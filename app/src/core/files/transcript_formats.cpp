@@ -178,6 +178,8 @@ std::string render_json(const decoding::Transcript& transcript) {
     for (const decoding::Segment& segment : transcript.segments) {
         nlohmann::ordered_json item;
         item["id"] = id++;
+        // openai's "seek": the window's first frame, in 10 ms mel frames.
+        item["seek"] = segment.seek_frames;
         // Milliseconds, as SRT and WebVTT write them: 0.94, not 0.9400000000000001.
         item["start"] = std::round(segment.start_s * 1000.0) / 1000.0;
         item["end"] = std::round(segment.end_s * 1000.0) / 1000.0;

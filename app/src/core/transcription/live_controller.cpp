@@ -224,7 +224,9 @@ struct LiveController::Impl {
             while (!cancel.load()) {
                 const bool over = source_finished();
                 int64_t consumed = 0;
-                while (transcriber.room_frames() > 0 && queue.pop(frame, info)) {
+                while (transcriber.room_frames() > 0 &&
+                       !(options.exact_steps && transcriber.update_due()) &&
+                       queue.pop(frame, info)) {
                     transcriber.push_frame(frame, info.speech);
                     remember_speech(info.speech);
                     ++consumed;
@@ -308,6 +310,8 @@ void LiveController::start() {
     if (!s.options.input.empty()) {
         s.file = std::make_unique<audio::PacedFileSource>(
             s.options.input, consumer, audio::PacedFileOptions{.speed = s.options.speed});
+    } else if (s.options.pushed_input) {
+        // push_samples() is the source.
     } else if (s.options.microphone != nullptr) {
         s.microphone = s.options.microphone;
     } else {
@@ -319,6 +323,7 @@ void LiveController::start() {
         s.file->start();
         return;
     }
+    if (s.options.pushed_input) return;
     if (s.microphone) {
         // Stream time 0 is the start of the pre-roll, which was heard before now.
         const auto kept_ns =
@@ -354,6 +359,21 @@ void LiveController::cancel() {
     s.cancel.store(true);
     s.stop_source();
     s.join();
+}
+
+void LiveController::push_samples(std::span<const float> samples) {
+    Impl& s = *impl_;
+    if (!s.options.pushed_input)
+        throw std::logic_error("live: push_samples() without pushed_input");
+    if (!s.started || s.input_over.load()) return;
+    s.consume(samples);
+}
+
+void LiveController::end_input() { impl_->input_over.store(true); }
+
+void LiveController::request_cancel() {
+    impl_->cancel.store(true);
+    impl_->input_over.store(true);
 }
 
 bool LiveController::wait_for(std::chrono::milliseconds timeout) {

@@ -1,5 +1,6 @@
 // GuiController's files feature: the Files queue it owns, fed by FilesWorker's reports, the
 // page's cancel and export requests, and the results kept over restarts (FilesHistory).
+#include <QSettings>
 #include <QStatusBar>
 #include <memory>
 #include <utility>
@@ -9,6 +10,7 @@
 #include "earshot/ui/main_window.h"
 #include "gui/files/files_history.h"
 #include "gui/files/files_player.h"
+#include "gui/files/files_watch.h"
 #include "gui/files/files_worker.h"
 #include "gui/gui_controller.h"
 #include "gui/status_message.h"
@@ -66,6 +68,44 @@ void GuiController::connectFiles() {
                     keepResult(id, true);
                 }
             });
+}
+
+void GuiController::connectFilesWatch() {
+    static const QString kWatchKey = QStringLiteral("files/watchFolder");
+    ui::FilesPanel* panel = m_window.filesPanel();
+    m_watch = new FilesWatch(this);
+    connect(panel, &ui::FilesPanel::watchFolderChanged, this, [this](const QString& folder) {
+        m_store->setValue(kWatchKey, folder);
+        m_watch->setFolder(folder);
+    });
+    // A settled recording is queued unless the queue has it already, waiting, running or done
+    // (so a restart, whose history restores the done ones, does not do them again); one that
+    // failed or was cancelled is queued again when it has changed.
+    connect(m_watch, &FilesWatch::recordingsReady, this, [this](const QStringList& paths) {
+        QStringList fresh;
+        for (const QString& path : paths) {
+            bool have = false;
+            for (int id : m_filesQueue->jobIds()) {
+                const ui::FileJobState state = m_filesQueue->jobState(id);
+                have = have ||
+                       (m_filesQueue->jobPath(id) == path && state != ui::FileJobState::failed &&
+                        state != ui::FileJobState::cancelled);
+            }
+            if (!have) fresh << path;
+        }
+        if (!fresh.isEmpty()) m_filesQueue->addFiles(fresh);
+    });
+    connect(m_watch, &FilesWatch::ignored, this,
+            [this](const QString& name, const QString& reason) {
+                m_window.statusBar()->showMessage(
+                    tr("Watch folder: left %1 alone: %2").arg(name, reason), kStatusMessageMs);
+            });
+    connect(m_watch, &FilesWatch::folderUnreadable, this, [this](const QString& message) {
+        m_window.statusBar()->showMessage(tr("Watch folder: cannot read %1").arg(message), 0);
+    });
+    const QString folder = m_store->value(kWatchKey).toString();
+    panel->setWatchFolder(folder);
+    m_watch->setFolder(folder);
 }
 
 void GuiController::restoreFilesHistory() {

@@ -41,6 +41,10 @@ Transcript sample() {
                                  -1.5, 0.75, 1.0, 2.5));
     t.segments.push_back(segment(3725.5, 7384.0126, "  final line  ", {50364, 2001, 1002, 50365},
                                  -0.125, 0.0625, 0.0, 1.25));
+    // The windows they came from (openai's "seek", in 10 ms frames).
+    t.segments[1].seek_frames = 250;
+    t.segments[2].seek_frames = 359999;
+    t.segments[3].seek_frames = 372550;
     for (const Segment& s : t.segments) t.text += s.text;
     return t;
 }

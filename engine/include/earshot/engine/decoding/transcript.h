@@ -19,6 +19,8 @@ struct Word {
 
 // One timed piece of text, as openai transcribe() reports it (reference §5.8).
 struct Segment {
+    // The first mel frame (10 ms) of the window the segment was decoded in: openai's "seek".
+    int64_t seek_frames = 0;
     double start_s = 0.0;  // from the start of the file
     double end_s = 0.0;
     std::string text;             // decode of the segment's text tokens, leading space kept

@@ -56,6 +56,13 @@ public:
     // by how sure the decoder was) below that, and selects it.
     void selectSegment(int row);
 
+    // The watch folder shown under the buttons (empty: none). Setting it does not emit
+    // watchFolderChanged; chooseWatchFolder and Stop watching do.
+    void setWatchFolder(const QString& folder);
+    QString watchFolder() const { return m_watchFolder; }
+    // Watches `folder` (empty: stops watching), as the dialog and Stop watching do.
+    void watchFolder(const QString& folder);
+
     QTableWidget* queueTable() const;
     // The selected file's result: words, segments, timeline and cross-attention.
     FileResultView* resultView() const { return m_result; }
@@ -80,7 +87,8 @@ public Q_SLOTS:
     void removeSelected();  // removes the selected rows, a queued or running job's too
     void clearFinished();   // removes every done, failed and cancelled row, after asking
     void exportSelected(const QString& format);  // "txt", "srt", "vtt" or "json": save dialog
-    void exportAll();  // ExportAllDialog, then exportAllRequested with exportTargets' names
+    void exportAll();          // ExportAllDialog, then exportAllRequested with exportTargets' names
+    void chooseWatchFolder();  // the folder dialog, then watchFolder()
     // Play/Pause: plays the shown file from where it paused (from the start when it ended or
     // another file played), or pauses it.
     void togglePlayback();
@@ -95,6 +103,8 @@ Q_SIGNALS:
     void exportRequested(int id, const QString& format, const QString& path);
     // Write each target (all into `folder`) and say once how it went.
     void exportAllRequested(const QList<earshot::ui::ExportTarget>& targets, const QString& folder);
+    // The user chose a folder to watch (empty: stopped watching).
+    void watchFolderChanged(const QString& folder);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -114,6 +124,10 @@ private:
     QPushButton* m_clearFinished = nullptr;
     QPushButton* m_export = nullptr;
     QPushButton* m_exportAll = nullptr;
+    QPushButton* m_watch = nullptr;
+    QPushButton* m_stopWatch = nullptr;
+    QLabel* m_watchLabel = nullptr;
+    QString m_watchFolder;
 };
 
 }  // namespace earshot::ui

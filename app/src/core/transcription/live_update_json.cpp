@@ -1,5 +1,5 @@
 // Live updates as JSON Lines.
-#include "cli/terminal/live_update_json.h"
+#include "core/transcription/live_update_json.h"
 
 #include <nlohmann/json.hpp>
 
