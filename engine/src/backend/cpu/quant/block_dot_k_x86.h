@@ -75,17 +75,23 @@ struct Q3K {  // hmask[32] | qs[64] | scales[12] | d; level = 2 bits + 4 x the h
     static constexpr int kBytes = 110;
     static constexpr int kOffsetShift = 2;
     static constexpr bool kMin = false;
+    // Scale i (6 bits, stored + 32): low nibble of byte i (i < 8) or high nibble of byte i - 8,
+    // with bits 2 (i / 4) .. 2 (i / 4) + 1 of byte 8 + i % 4 above it; four scales at a time.
     static KHeader header(const std::byte* block) {
-        const auto* packed = reinterpret_cast<const uint8_t*>(block + 96);
-        alignas(32) int16_t scales[16];
-        for (int i = 0; i < 16; ++i) {
-            const int low = i < 8 ? (packed[i] & 0x0f) : (packed[i - 8] >> 4);
-            const int high = (packed[8 + i % 4] >> (2 * (i / 4))) & 3;
-            scales[i] = static_cast<int16_t>((low | high << 4) - 32);
-        }
+        uint32_t a = 0;
+        uint32_t b = 0;
+        uint32_t c = 0;
+        std::memcpy(&a, block + 96, 4);
+        std::memcpy(&b, block + 100, 4);
+        std::memcpy(&c, block + 104, 4);
+        const auto scales = [&](uint32_t low, int shift) {
+            return static_cast<int>((low & 0x0f0f0f0fU) | ((c >> shift) & 0x03030303U) << 4);
+        };
+        const __m128i biased =
+            _mm_setr_epi32(scales(a, 0), scales(b, 2), scales(a >> 4, 4), scales(b >> 4, 6));
         KHeader h;
         h.d = f16_at(block + 108);
-        h.scales = _mm256_load_si256(reinterpret_cast<const __m256i*>(scales));
+        h.scales = _mm256_cvtepi8_epi16(_mm_sub_epi8(biased, _mm_set1_epi8(32)));
         return h;
     }
     template <typename F>
