@@ -1,10 +1,11 @@
-// The CPU backend on quantized checkpoints (q8_0, q5_0, q4_0, q4_k) against the f16 checkpoint of
-// the same random tiny- or base-shaped model, measured in the same process: a decoder step at
-// positions 8 and 200, a beam-5 step and the encoder on one 30 s window, each reported as its time
-// over the f16 one (x_f16, the two measured in alternating blocks so that both see the same
-// machine); the bytes a step reads (weights and caches) and the rate that makes; and the memory
-// a loaded model keeps resident against its file's size (x_file). The quantized files are the f16
-// model's weights quantized by the project's reference quantizer into whisper.cpp's layout.
+// The CPU backend on quantized checkpoints (q8_0, q5_0, q4_0, q2_k .. q6_k) against the f16
+// checkpoint of the same random tiny- or base-shaped model, measured in the same process: a
+// decoder step at positions 8 and 200, a beam-5 step and the encoder on one 30 s window, each
+// reported as its time over the f16 one (x_f16, the two measured in alternating blocks so that
+// both see the same machine); the bytes a step reads (weights and caches) and the rate that makes;
+// and the memory a loaded model keeps resident against its file's size (x_file). The quantized
+// files are the f16 model's weights quantized by the project's reference quantizer into
+// whisper.cpp's layout.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
@@ -252,6 +253,10 @@ EARSHOT_QUANT_BENCH(Tiny, q5_0);
 EARSHOT_QUANT_BENCH(Base, q8_0);
 EARSHOT_QUANT_BENCH(Base, q5_0);
 EARSHOT_QUANT_BENCH(Base, q4_0);
+EARSHOT_QUANT_BENCH(Base, q2_k);
+EARSHOT_QUANT_BENCH(Base, q3_k);
 EARSHOT_QUANT_BENCH(Base, q4_k);
+EARSHOT_QUANT_BENCH(Base, q5_k);
+EARSHOT_QUANT_BENCH(Base, q6_k);
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "backend/cpu/cpu_weights.h"
 #include "backend/cpu/quant/block_dot.h"
+#include "backend/cpu/quant/block_dot_k.h"
 #include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/checkpoint/ggml_blocks.h"
@@ -117,14 +118,12 @@ TEST_P(CpuQuantizedWeights, BlocksStayBlocksAndLogitsMatchTheDecodedTwin) {
     // The integer block dots round the activations of every product to 8 bits per block of 32
     // (at most 1/254 of the block's largest activation per value, as ggml's q8 activations do):
     // measured 1.2e-2 .. 1.4e-2 of the logits over this random model's 13 products in a row, about
-    // what q8_0 weights alone move them (the round-trip test's 1.6e-2). The k-quants decode their
-    // rows to f32 here: the twin's values but for the order of the sums.
-    if (backend::cpu::has_block_dot(type)) {
-        EXPECT_LT(relative, 3e-2);
-        EXPECT_GT(relative, 1e-3);
-    } else {
-        EXPECT_LT(relative, 1e-5);
-    }
+    // what q8_0 weights alone move them (the round-trip test's 1.6e-2). The k-quants round theirs
+    // per block of 256 (ggml's q8_K), a coarser step where a block's values differ in size:
+    // measured 1.7e-2 (q4_k) and 1.8e-2 (q6_k).
+    ASSERT_TRUE(backend::cpu::has_block_dot(type) || backend::cpu::has_k_block_dot(type));
+    EXPECT_LT(relative, 3e-2);
+    EXPECT_GT(relative, 1e-3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, CpuQuantizedWeights,

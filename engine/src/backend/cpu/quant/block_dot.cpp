@@ -1,5 +1,7 @@
-// Choosing a block dot kernel: the ISA this CPU runs, checked once.
+// Choosing a block dot kernel (legacy types and k-quants): the ISA this CPU runs, checked once.
 #include "backend/cpu/quant/block_dot.h"
+
+#include "backend/cpu/quant/block_dot_k.h"
 
 namespace earshot::backend::cpu {
 
@@ -41,6 +43,30 @@ BlockDotRows block_dot_rows(checkpoint::GgmlType type, BlockDotIsa isa) {
             return avx2_block_dot_rows(type);
         case BlockDotIsa::avx512_vnni:
             return avx512_vnni_block_dot_rows(type);
+    }
+    return nullptr;
+}
+
+KBlockDot k_block_dot(checkpoint::GgmlType type, BlockDotIsa isa) {
+    switch (isa) {
+        case BlockDotIsa::reference:
+            return reference_k_block_dot(type);
+        case BlockDotIsa::avx2:
+            return avx2_k_block_dot(type);
+        case BlockDotIsa::avx512_vnni:
+            return avx512_vnni_k_block_dot(type);
+    }
+    return nullptr;
+}
+
+KBlockDotRows k_block_dot_rows(checkpoint::GgmlType type, BlockDotIsa isa) {
+    switch (isa) {
+        case BlockDotIsa::reference:
+            return reference_k_block_dot_rows(type);
+        case BlockDotIsa::avx2:
+            return avx2_k_block_dot_rows(type);
+        case BlockDotIsa::avx512_vnni:
+            return avx512_vnni_k_block_dot_rows(type);
     }
     return nullptr;
 }

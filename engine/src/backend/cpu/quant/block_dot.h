@@ -18,11 +18,12 @@ namespace earshot::backend::cpu {
 // w_row: `blocks` blocks of the weight type; x: `blocks` activation blocks.
 using BlockDot = float (*)(const std::byte* w_row, const Q8Block* x, int64_t blocks);
 
-// out[r] = BlockDot(w_row, x + r * x_stride, blocks) for the rows r < rows (1 to 4), bit for bit:
-// the weight row is read and unpacked once for all of them (a beam's rows).
+// out[r] = BlockDot(w_row, x + r * x_stride, blocks) for the rows r < rows (1 to
+// kBlockDotMaxRows), bit for bit: the weight row is read and unpacked once for all of them (a
+// beam's rows).
 using BlockDotRows = void (*)(const std::byte* w_row, const Q8Block* x, int64_t x_stride, int rows,
                               int64_t blocks, float* out);
-inline constexpr int kBlockDotMaxRows = 4;
+inline constexpr int kBlockDotMaxRows = 8;
 
 enum class BlockDotIsa { reference, avx2, avx512_vnni };
 

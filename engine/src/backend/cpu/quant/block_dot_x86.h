@@ -152,23 +152,17 @@ float dot_one(const std::byte* w, const Q8Block* x, int64_t blocks) {
     return out;
 }
 
-template <typename Type>
-void dot_up_to_four(const std::byte* w, const Q8Block* x, int64_t x_stride, int rows,
-                    int64_t blocks, float* out) {
-    switch (rows) {
-        case 1:
-            dot_rows<Type, 1>(w, x, x_stride, blocks, out);
+// rows (1 to kBlockDotMaxRows) -> dot_rows<Type, rows>.
+template <typename Type, int kRows = 1>
+void dot_up_to(const std::byte* w, const Q8Block* x, int64_t x_stride, int rows, int64_t blocks,
+               float* out) {
+    if constexpr (kRows < kBlockDotMaxRows) {
+        if (rows > kRows) {
+            dot_up_to<Type, kRows + 1>(w, x, x_stride, rows, blocks, out);
             return;
-        case 2:
-            dot_rows<Type, 2>(w, x, x_stride, blocks, out);
-            return;
-        case 3:
-            dot_rows<Type, 3>(w, x, x_stride, blocks, out);
-            return;
-        default:
-            dot_rows<Type, 4>(w, x, x_stride, blocks, out);
-            return;
+        }
     }
+    dot_rows<Type, kRows>(w, x, x_stride, blocks, out);
 }
 
 BlockDot x86_block_dot(checkpoint::GgmlType type) {
@@ -191,15 +185,15 @@ BlockDot x86_block_dot(checkpoint::GgmlType type) {
 BlockDotRows x86_block_dot_rows(checkpoint::GgmlType type) {
     switch (type) {
         case checkpoint::GgmlType::q8_0:
-            return dot_up_to_four<Q8_0>;
+            return dot_up_to<Q8_0>;
         case checkpoint::GgmlType::q4_0:
-            return dot_up_to_four<Q4_0>;
+            return dot_up_to<Q4_0>;
         case checkpoint::GgmlType::q4_1:
-            return dot_up_to_four<Q4_1>;
+            return dot_up_to<Q4_1>;
         case checkpoint::GgmlType::q5_0:
-            return dot_up_to_four<Q5_0>;
+            return dot_up_to<Q5_0>;
         case checkpoint::GgmlType::q5_1:
-            return dot_up_to_four<Q5_1>;
+            return dot_up_to<Q5_1>;
         default:
             return nullptr;
     }

@@ -1,6 +1,6 @@
 // linear_blocks and embedding_blocks: the few-row products as integer block dots over each weight
-// row (or rows decoded one at a time for the k-quants), the many-row ones as decoded f32 panels
-// through sgemm.
+// row (Q8Block activations for the legacy types, Q8KBlock ones for the k-quants), the many-row
+// ones as decoded f32 panels through sgemm.
 #include "backend/cpu/quant/block_linear.h"
 
 #include <cblas.h>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu_gemv_f16.h"
+#include "backend/cpu/quant/block_dot_k.h"
 #include "backend/cpu/quant/q8_activations.h"
 
 namespace earshot::backend::cpu {
@@ -36,22 +37,42 @@ float dot_f32(const float* x, const float* w, int64_t k) {
     return sum;
 }
 
-// Rows [begin, end) of y for every row of x, each weight row read once for up to four rows of x.
-void dot_weight_rows(const Q8Block* xq, const BlockMatrix& w, const float* bias, float* y,
-                     int64_t m, int64_t n, BlockDotRows dot, int64_t begin, int64_t end) {
-    const int64_t blocks = w.row_values / kQ8BlockValues;
-    float out[kBlockDotMaxRows];
+// Rows [begin, end) of y for every row of x (its activation blocks `xq`, `blocks` per row), each
+// weight row read once for up to kMaxRows rows of x by `dot` (a BlockDotRows or KBlockDotRows).
+template <typename Activations, typename Dot, int kMaxRows>
+void dot_weight_rows(const Activations* xq, int64_t blocks, const BlockMatrix& w, const float* bias,
+                     float* y, int64_t m, int64_t n, Dot dot, int64_t begin, int64_t end) {
+    float out[static_cast<size_t>(kMaxRows)];
     for (int64_t j = begin; j < end; ++j) {
         const float b = bias != nullptr ? bias[j] : 0.0F;
-        for (int64_t r0 = 0; r0 < m; r0 += kBlockDotMaxRows) {
-            const int rows = static_cast<int>(std::min<int64_t>(kBlockDotMaxRows, m - r0));
+        for (int64_t r0 = 0; r0 < m; r0 += kMaxRows) {
+            const int rows = static_cast<int>(std::min<int64_t>(kMaxRows, m - r0));
             dot(w.row(j), xq + r0 * blocks, blocks, rows, blocks, out);
             for (int r = 0; r < rows; ++r) y[(r0 + r) * n + j] = out[r] + b;
         }
     }
 }
 
-// The same rows decoded to f32 one at a time (types without a block dot).
+// The rows of x quantized to `Activations` by `quantize` (`values` per block), then the integer
+// block dots over each weight row on `pool`.
+template <typename Activations, int kMaxRows, typename Dot>
+void integer_rows(const float* x, const BlockMatrix& w, const float* bias, float* y, int64_t m,
+                  int64_t n, ThreadPool& pool, int64_t grain, int64_t values,
+                  void (*quantize)(const float*, int64_t, Activations*), Dot dot) {
+    const int64_t blocks = w.row_values / values;
+    thread_local std::vector<Activations> xq;  // [m, K / values]
+    xq.resize(static_cast<size_t>(m * blocks));
+    for (int64_t r = 0; r < m; ++r) {
+        quantize(x + r * w.row_values, w.row_values, xq.data() + r * blocks);
+    }
+    const Activations* activations = xq.data();
+    pool.parallel_for(n, grain, [&](int64_t begin, int64_t end) {
+        dot_weight_rows<Activations, Dot, kMaxRows>(activations, blocks, w, bias, y, m, n, dot,
+                                                    begin, end);
+    });
+}
+
+// The same rows decoded to f32 one at a time (a type without a block dot).
 void decoded_rows(const float* x, const BlockMatrix& w, const float* bias, float* y, int64_t m,
                   int64_t n, int64_t begin, int64_t end) {
     thread_local std::vector<float> row;  // [K]
@@ -68,22 +89,18 @@ void decoded_rows(const float* x, const BlockMatrix& w, const float* bias, float
 void few_rows(const float* x, const BlockMatrix& w, const float* bias, float* y, int64_t m,
               int64_t n, ThreadPool& pool, BlockDotIsa isa) {
     const int64_t grain = std::max<int64_t>(1, kGrainBytes / std::max<int64_t>(1, w.row_bytes));
-    const BlockDotRows dot = block_dot_rows(w.type, isa);
-    if (dot == nullptr) {
-        pool.parallel_for(n, grain, [&](int64_t begin, int64_t end) {
-            decoded_rows(x, w, bias, y, m, n, begin, end);
-        });
+    if (const BlockDotRows dot = block_dot_rows(w.type, isa)) {
+        integer_rows<Q8Block, kBlockDotMaxRows>(x, w, bias, y, m, n, pool, grain, kQ8BlockValues,
+                                                quantize_q8_activations, dot);
         return;
     }
-    const int64_t blocks = w.row_values / kQ8BlockValues;
-    thread_local std::vector<Q8Block> xq;  // [m, K / 32]
-    xq.resize(static_cast<size_t>(m * blocks));
-    for (int64_t r = 0; r < m; ++r) {
-        quantize_q8_activations(x + r * w.row_values, w.row_values, xq.data() + r * blocks);
+    if (const KBlockDotRows dot = k_block_dot_rows(w.type, isa)) {
+        integer_rows<Q8KBlock, kKBlockDotMaxRows>(x, w, bias, y, m, n, pool, grain, kQ8KBlockValues,
+                                                  quantize_q8k_activations, dot);
+        return;
     }
-    const Q8Block* activations = xq.data();
     pool.parallel_for(n, grain, [&](int64_t begin, int64_t end) {
-        dot_weight_rows(activations, w, bias, y, m, n, dot, begin, end);
+        decoded_rows(x, w, bias, y, m, n, begin, end);
     });
 }
 

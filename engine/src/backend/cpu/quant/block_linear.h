@@ -1,10 +1,10 @@
 // Matrix products and lookups against weights kept in quantized ggml blocks (BlockMatrix), never
 // expanded to f16 or f32 as a whole. Few-row products (decoder steps, beams: at most
-// kHalfGemvRows rows) quantize the activations to Q8Blocks and run the integer block dot over
-// each weight row once (q8_0, q5_0, q5_1, q4_0, q4_1; the k-quants decode one row at a time to
-// f32 for now); many-row products (the encoder, prefill) decode one panel of rows at a time to
-// f32 and hand it to OpenBLAS's sgemm, as linear_f16 widens its panels. Every output value is
-// computed by one thread with the same arithmetic, whatever the number of threads.
+// kHalfGemvRows rows) quantize the activations to 8 bits and run the integer block dot over
+// each weight row once (Q8Blocks for q8_0, q5_0, q5_1, q4_0, q4_1; Q8KBlocks for q2_k .. q6_k);
+// many-row products (the encoder, prefill) decode one panel of rows at a time to f32 and hand it to
+// OpenBLAS's sgemm, as linear_f16 widens its panels. Every output value is computed by one thread
+// with the same arithmetic, whatever the number of threads.
 #pragma once
 
 #include <cstdint>

@@ -177,7 +177,8 @@ TEST_P(BlockDotKernels, SeveralRowsGiveEachRowItsOneRowValue) {
 
 INSTANTIATE_TEST_SUITE_P(LegacyTypes, BlockDotKernels, testing::ValuesIn(kDotTypes), type_name);
 
-TEST(BlockDotTable, KQuantsHaveNoBlockDotYet) {
+// The k-quants have their own kernels (block_dot_k.h, block_dot_k_test.cpp), f16 and f32 none.
+TEST(BlockDotTable, OnlyTheLegacyTypesHaveABlockDot) {
     for (const GgmlType type : {GgmlType::q2_k, GgmlType::q3_k, GgmlType::q4_k, GgmlType::q5_k,
                                 GgmlType::q6_k, GgmlType::f16, GgmlType::f32}) {
         EXPECT_FALSE(has_block_dot(type)) << checkpoint::ggml_type_name(type);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu_threads.h"
+#include "backend/cpu/quant/block_dot_k.h"
 #include "backend/cpu/quant/q8_activations.h"
 #include "earshot/engine/checkpoint/ggml_blocks.h"
 #include "ggml_quantizer.h"
@@ -61,16 +62,23 @@ TEST_P(BlockLinear, FewAndManyRowsMatchTheDecodedProduct) {
     const int64_t k = 512;
     const QuantizedMatrix w = quantized_matrix(type, n, k);
     const std::vector<float> bias = normal_values(n, 6, 1.0F);
-    const bool integer_dot = has_block_dot(type);
+    const bool k_quant = has_k_block_dot(type);
+    const bool integer_dot = has_block_dot(type) || k_quant;
     for (const int64_t m : {int64_t{1}, int64_t{3}, int64_t{8}, int64_t{9}, int64_t{40}}) {
         const std::vector<float> x = normal_values(m * k, 7 + static_cast<uint64_t>(m), 1.0F);
         std::vector<float> y(static_cast<size_t>(m * n));
         linear_blocks(x.data(), w.matrix, bias.data(), y.data(), m, k, n);
-        // The activation rounding of the few-row products: per block d_x / 2 x sum |w|.
+        // The activation rounding of the few-row products: per block d_x / 2 x sum |w|, with
+        // blocks of 32 (Q8Block) or, for the k-quants, 256 (Q8KBlock).
         std::vector<Q8Block> xq(static_cast<size_t>(k / 32));
+        std::vector<Q8KBlock> xk(static_cast<size_t>(k / 256));
+        const auto block_scale = [&](int64_t i) {
+            return double(k_quant ? xk[size_t(i / 256)].d : xq[size_t(i / 32)].d);
+        };
         double worst = 0.0;  // largest |error| / allowed
         for (int64_t r = 0; r < m; ++r) {
             quantize_q8_activations(x.data() + r * k, k, xq.data());
+            quantize_q8k_activations(x.data() + r * k, k, xk.data());
             for (int64_t j = 0; j < n; ++j) {
                 double want = bias[size_t(j)];
                 double magnitude = std::fabs(want);
@@ -80,8 +88,8 @@ TEST_P(BlockLinear, FewAndManyRowsMatchTheDecodedProduct) {
                         double(w.decoded[size_t(j * k + i)]) * double(x[size_t(r * k + i)]);
                     want += product;
                     magnitude += std::fabs(product);
-                    rounding += 0.5 * double(xq[size_t(i / 32)].d) *
-                                std::fabs(double(w.decoded[size_t(j * k + i)]));
+                    rounding +=
+                        0.5 * block_scale(i) * std::fabs(double(w.decoded[size_t(j * k + i)]));
                 }
                 const bool few = m <= 8;
                 const double allowed =
