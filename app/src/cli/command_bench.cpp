@@ -149,10 +149,11 @@ int run_bench(const Request& r, std::ostream& out, std::ostream& err) {
                                            ? std::string(std::getenv("EARSHOT_CPU_THREADS"))
                                            : "one per hardware thread");
     out << "model: " << path.string() << " (" << checkpoint.binding.config.dtype_source << ")\n";
-    out << "backend: " << whisper.backend_name() << ", threads: " << threads << "\n";
+    out << "backend: " << whisper.backend_name() << ", threads: " << threads << "\n" << std::flush;
     out << "memory: file " << fixed(file_bytes / kMiB, 1) << " MiB, resident after loading "
         << fixed(resident / kMiB, 1) << " MiB (" << fixed(resident / file_bytes, 2)
-        << " x the file)\n";
+        << " x the file)\n"
+        << std::flush;
 
     std::mt19937 random(7);
     std::normal_distribution<float> normal(0.0F, 0.5F);
@@ -168,7 +169,8 @@ int run_bench(const Request& r, std::ostream& out, std::ostream& err) {
         whisper.listen(first ? mel : other);
         first = !first;
     });
-    out << "encoder: " << fixed(encoder_ms, 1) << " ms per window (best of " << kRuns << ")\n";
+    out << "encoder: " << fixed(encoder_ms, 1) << " ms per window (best of " << kRuns << ")\n"
+        << std::flush;
 
     const HostTensor token = HostTensor::i32({1, 1}, kStartOfTranscript);
     for (const int32_t pos : {8, 64, 200}) {
@@ -177,7 +179,8 @@ int run_bench(const Request& r, std::ostream& out, std::ostream& err) {
         const double ms = best_ms([&] { whisper.step(token, pos); });
         out << "step at position " << pos << ": " << fixed(ms, 2) << " ms, reads "
             << fixed(step_bytes / kMiB, 1) << " MiB of weights ("
-            << fixed(step_bytes / (ms * 1e-3) / 1e9, 1) << " GB/s)\n";
+            << fixed(step_bytes / (ms * 1e-3) / 1e9, 1) << " GB/s)\n"
+            << std::flush;
     }
     const int32_t beam_pos = static_cast<int32_t>(std::min<int64_t>(64, whisper.max_tokens() - 1));
     whisper.expand(kBeamRows);
@@ -186,7 +189,8 @@ int run_bench(const Request& r, std::ostream& out, std::ostream& err) {
     whisper.step(tokens, beam_pos);
     const double beam_ms = best_ms([&] { whisper.step(tokens, beam_pos); });
     out << "beam-5 step at position " << beam_pos << ": " << fixed(beam_ms, 2) << " ms ("
-        << fixed(beam_ms / kBeamRows, 2) << " ms per row)\n";
+        << fixed(beam_ms / kBeamRows, 2) << " ms per row)\n"
+        << std::flush;
     return kExitOk;
 }
 
