@@ -145,8 +145,17 @@ std::vector<fs::path> output_bases(const std::vector<std::string>& inputs,
 }
 
 // Whether every output of `base` in `formats` is there (each is written whole or not at all).
+// Beside an interrupted file's outputs: `<base>.incomplete`, so that --skip-done (and `earshot
+// watch`) takes the file again; a complete run removes it.
+fs::path incomplete_marker(const fs::path& base) {
+    fs::path marker = base;
+    marker += ".incomplete";
+    return marker;
+}
+
 bool outputs_exist(const fs::path& base, const std::vector<TranscriptFormat>& formats) {
     std::error_code error;
+    if (fs::exists(incomplete_marker(base), error)) return false;  // cut short last time
     for (TranscriptFormat format : formats) {
         fs::path target = base;
         target += "." + std::string(transcript_format_name(format));
@@ -203,6 +212,15 @@ void transcribe_file(Session& session, const fs::path& input, const fs::path& ba
         target += "." + std::string(transcript_format_name(format));
         write_file_atomically(target, render_transcript(transcript, format, session.cues));
         out << "Wrote " << target.string() << "\n";
+    }
+    const fs::path marker = incomplete_marker(base);
+    if (!transcript.complete) {
+        write_file_atomically(marker, "interrupted: these transcripts hold only part of " +
+                                          input.filename().string() + "\n");
+        out << "Wrote " << marker.string() << " (the transcripts are incomplete)\n";
+    } else {
+        std::error_code error;
+        fs::remove(marker, error);  // an earlier, interrupted run's
     }
 }
 

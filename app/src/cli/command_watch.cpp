@@ -85,12 +85,14 @@ std::vector<std::string> split_formats(const std::string& list) {
 }
 
 // Done: every format's transcript is in `out`, newer than the recording (a recording written
-// again after its transcripts is transcribed again).
+// again after its transcripts is transcribed again), and none is marked incomplete.
 bool transcripts_newer(const fs::path& input, const fs::path& out,
                        const std::vector<std::string>& formats) {
     std::error_code error;
     const auto input_time = fs::last_write_time(input, error);
     if (error) return false;
+    // An interrupted transcription left this marker beside its partial transcripts.
+    if (fs::exists(out / (input.stem().string() + ".incomplete"), error)) return false;
     for (const std::string& format : formats) {
         const fs::path target = out / (input.stem().string() + "." + format);
         const auto target_time = fs::last_write_time(target, error);

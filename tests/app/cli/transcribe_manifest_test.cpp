@@ -65,6 +65,18 @@ TEST_F(TranscribeManifest, ShardsTakeEveryFileOnceAndSkipDoneSkipsThem) {
     EXPECT_EQ(again.out.find("Wrote"), std::string::npos) << again.out;
     EXPECT_EQ(fs::last_write_time(dir_.path() / "two.txt"), written);
 
+    // Outputs an interrupted run left (marked `<name>.incomplete`) are not done: the file is
+    // transcribed again and the marker goes.
+    std::ofstream(dir_.path() / "three.incomplete") << "interrupted\n";
+    const ProcessResult redo = transcribe({}, list + " --skip-done");
+    ASSERT_EQ(redo.exit_code, 0) << redo.err;
+    EXPECT_NE(redo.out.find("Wrote " + (dir_.path() / "three.txt").string()), std::string::npos)
+        << redo.out;
+    EXPECT_EQ(redo.out.find("Wrote " + (dir_.path() / "one.txt").string()), std::string::npos)
+        << redo.out;
+    EXPECT_FALSE(fs::exists(dir_.path() / "three.incomplete"));
+    EXPECT_EQ(text_of("three"), "please call me");
+
     // A format not written yet is not done.
     const ProcessResult json = transcribe({}, "--manifest " + shell_quote(manifest.string()) +
                                                   " --format txt,json --skip-done --shard 1/2");

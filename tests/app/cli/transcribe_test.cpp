@@ -312,6 +312,8 @@ TEST_F(TranscribeCommand, CtrlCWritesWhatIsDoneAndStops) {
     // What the windows done before the interrupt heard is written...
     ASSERT_FALSE(json["segments"].empty()) << "no segment before the interrupt";
     EXPECT_EQ(json.value("incomplete", false), true) << "the JSON must say it is incomplete";
+    // ... and a marker beside it says so for every format (--skip-done takes the file again).
+    EXPECT_TRUE(fs::is_regular_file(out.path() / "long.incomplete"));
     std::printf("interrupted with %zu segments written, the last ending at %.1f s of 330 s\n",
                 json["segments"].size(), json["segments"].back()["end"].get<double>());
     // ... only part of the 5.5 minutes was transcribed, and the second file never started.
