@@ -146,9 +146,8 @@ std::vector<TappableEdge> CpuWhisper::tappable_edges(const std::string& entry, i
     if (entry == "encode") extra["B"] = 1;
     if (entry == "prefill") extra["S"] = tokens;
     if (entry == "decode") {
-        extra = {{"B", 1},
-                 {"S", tokens},
-                 {"A", model::audio_positions(impl_->binding.values.dims)}};
+        extra = {
+            {"B", 1}, {"S", tokens}, {"A", model::audio_positions(impl_->binding.values.dims)}};
     }
     const ExecutionPlan& plan = impl_->plan_for(entry, extra);
     return list_tappable_edges(plan, impl_->plans.graph(entry));

@@ -89,7 +89,8 @@ TEST(LiveTaps, EveryDecodedUpdatePublishesItsTappedValues) {
     // update ended at its prefill, the prefill ([1, S, D]).
     ASSERT_EQ(attended.tensor.shape().size(), 3U);
     EXPECT_EQ(attended.tensor.dim(2), audio.tensor.dim(2));
-    EXPECT_TRUE(attended.entry == "whisper::Model.step" || attended.entry == "whisper::Model.prefill")
+    EXPECT_TRUE(attended.entry == "whisper::Model.step" ||
+                attended.entry == "whisper::Model.prefill")
         << attended.entry;
     EXPECT_TRUE(live.stats().error.empty()) << live.stats().error;
 }

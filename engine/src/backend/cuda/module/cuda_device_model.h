@@ -120,7 +120,7 @@ private:
     bool flash_enabled_ = true;
     bool sync_each_step_ = false;
     bool unfused_run_ = false;  // a tapped run: every step launched as the plan has it
-    OldKernels old_kernels_;  // EARSHOT_CUDA_OLD_KERNELS (cuda_launch_rules.h)
+    OldKernels old_kernels_;    // EARSHOT_CUDA_OLD_KERNELS (cuda_launch_rules.h)
     int64_t graph_capture_failures_ = 0;
     std::unordered_map<std::string, Param> params_;
     std::unordered_map<std::string, State> states_;
