@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -21,6 +22,7 @@
 #include "cli/model_argument.h"
 #include "cli/terminal/transcribe_progress.h"
 #include "cli/transcribe_inputs.h"
+#include "cli/transcribe_summary.h"
 #include "cli/vocabulary_option.h"
 #include "core/files/atomic_file.h"
 #include "core/files/transcript_formats.h"
@@ -64,6 +66,7 @@ struct TranscribeRequest {
     std::string segment_times = "speech";
     int max_line_words = 0;
     std::string output_dir;
+    std::string summary;  // the batch's summary JSON; empty: none
     std::string backend = "auto";
     uint64_t seed = 0;
 };
@@ -272,6 +275,12 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
     } catch (const VocabularyFileError& e) {
         return fail(e.what());
     }
+    if (!r.summary.empty()) {  // refused before hours of work, not after
+        const fs::path folder = fs::absolute(fs::path(r.summary)).parent_path();
+        if (!fs::is_directory(folder)) {
+            return fail("--summary " + r.summary + ": there is no folder " + folder.string());
+        }
+    }
     if (!r.output_dir.empty()) {
         session.output_dir = fs::path(r.output_dir);
         std::error_code error;
@@ -307,24 +316,53 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
     const InterruptGuard guard;
     int failed = 0;
     size_t taken = 0;
+    std::vector<InputSummary> summary;
+    auto outputs_of = [&](const fs::path& base) {
+        std::vector<fs::path> outputs;
+        for (TranscriptFormat format : session.formats) {
+            fs::path target = base;
+            target += "." + std::string(transcript_format_name(format));
+            outputs.push_back(target);
+        }
+        return outputs;
+    };
     for (size_t i = 0; i < inputs.size(); ++i) {
         const std::string& input = inputs[i];
         if (interrupted().load()) break;
         if (!in_shard(shard, i)) continue;
         if (r.skip_done && outputs_exist(bases[i], session.formats)) {
             out << "Skipped " << input << ": its outputs exist\n";
+            summary.push_back({input, InputOutcome::skipped, outputs_of(bases[i]), "", 0.0});
             continue;
         }
         ++taken;
+        const auto start = std::chrono::steady_clock::now();
+        InputSummary entry{input, InputOutcome::done, {}, "", 0.0};
         try {
             transcribe_file(session, fs::path(input), bases[i], out, err);
+            entry.outputs = outputs_of(bases[i]);
+            if (interrupted().load()) entry.outcome = InputOutcome::interrupted;
         } catch (const std::exception& e) {
             // The file's name once: readers' messages usually start with it already.
             const std::string message = e.what();
             const std::string named = input + ": ";
-            err << "earshot transcribe: "
-                << (message.rfind(named, 0) == 0 ? message : named + message) << "\n";
+            entry.error = message.rfind(named, 0) == 0 ? message : named + message;
+            entry.outcome = InputOutcome::failed;
+            err << "earshot transcribe: " << entry.error << "\n";
             ++failed;
+        }
+        entry.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        summary.push_back(std::move(entry));
+    }
+    if (!r.summary.empty()) {
+        try {
+            write_file_atomically(fs::path(r.summary), transcribe_summary_json(summary, r.shard));
+            out << "Wrote " << r.summary << "\n";
+        } catch (const std::exception& e) {
+            err << "earshot transcribe: cannot write the summary " << r.summary << ": " << e.what()
+                << "\n";
+            return kExitBadInput;
         }
     }
     if (interrupted().load()) return kExitInterrupted;
@@ -346,6 +384,9 @@ ExtraCommand add_transcribe(CLI::App& root) {
     command->add_option("--shard", r.shard,
                         "K/N: only every N-th input from the K-th (0 <= K < N), to split a list "
                         "across jobs (a Slurm array's task id as K)");
+    command->add_option("--summary", r.summary,
+                        "Write a JSON summary of the batch: each input's status (done, skipped, "
+                        "failed, interrupted), its outputs, its error, and the counts");
     command->add_flag("--skip-done", r.skip_done,
                       "Skip inputs whose outputs in every --format exist already");
     command->add_option("--model", r.model,

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,42 @@ TEST_F(TranscribeManifest, ShardsTakeEveryFileOnceAndSkipDoneSkipsThem) {
     ASSERT_EQ(json.exit_code, 0) << json.err;
     EXPECT_TRUE(fs::exists(dir_.path() / "two.json"));
     EXPECT_FALSE(fs::exists(dir_.path() / "one.json"));
+}
+
+// --summary: every input of the run with its status, outputs and error, and the counts; a
+// missing file fails alone (exit 1) while the others are written.
+TEST_F(TranscribeManifest, TheSummaryNamesEachInputsOutcome) {
+    say("one", "please call me tomorrow");
+    const fs::path manifest = audio_ / "list.txt";
+    std::ofstream(manifest) << "one.wav\nmissing.wav\n";
+    const fs::path summary_path = dir_.path() / "summary.json";
+    const std::string args = "--manifest " + shell_quote(manifest.string()) +
+                             " --format txt --summary " + shell_quote(summary_path.string());
+    const ProcessResult first = transcribe({}, args);
+    EXPECT_EQ(first.exit_code, 1) << first.err;
+    auto summary = nlohmann::json::parse(read_file_text(summary_path));
+    EXPECT_TRUE(summary["shard"].is_null());
+    EXPECT_EQ(summary["counts"]["done"], 1);
+    EXPECT_EQ(summary["counts"]["failed"], 1);
+    EXPECT_EQ(summary["counts"]["skipped"], 0);
+    ASSERT_EQ(summary["files"].size(), 2U);
+    EXPECT_EQ(summary["files"][0]["status"], "done");
+    EXPECT_EQ(summary["files"][0]["outputs"][0], (dir_.path() / "one.txt").string());
+    EXPECT_EQ(summary["files"][1]["status"], "failed");
+    EXPECT_NE(summary["files"][1]["error"].get<std::string>().find("missing.wav"),
+              std::string::npos);
+
+    const ProcessResult again = transcribe({}, args + " --skip-done --shard 0/1");
+    EXPECT_EQ(again.exit_code, 2) << again.err;  // the only file it tried failed
+    summary = nlohmann::json::parse(read_file_text(summary_path));
+    EXPECT_EQ(summary["shard"], "0/1");
+    EXPECT_EQ(summary["counts"]["skipped"], 1);
+    EXPECT_EQ(summary["counts"]["failed"], 1);
+
+    const ProcessResult nowhere = run_earshot("transcribe x.wav --summary /nonexistent/s.json");
+    EXPECT_EQ(nowhere.exit_code, 2);
+    EXPECT_NE(nowhere.err.find("there is no folder /nonexistent"), std::string::npos)
+        << nowhere.err;
 }
 
 TEST_F(TranscribeManifest, BadShardsAndManifestsAreRefused) {
