@@ -145,6 +145,12 @@ done
 # Each recording was transcribed by exactly one task.
 wrote=$(cat "$dir"/task-"$job"_*.log | grep -c '^Wrote .*\.txt$')
 [[ $wrote -eq 6 ]] || { cat "$dir"/task-"$job"_*.log; fail "$wrote .txt writes in the task logs, expected 6"; }
+# Each task's summary: together 6 recordings done, none failed.
+done_total=0
+for summary in "$dir"/summary-"$job"_*.json; do
+    done_total=$((done_total + $(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["counts"]; print(c["done"] if c["failed"] == 0 else -100)' "$summary")))
+done
+[[ $done_total -eq 6 ]] || { cat "$dir"/summary-"$job"_*.json; fail "the task summaries count $done_total done, expected 6"; }
 echo "slurm: array $job of 3 tasks wrote 6 recordings x 2 formats, equal to the single run"
 
 # A lost node: one recording's outputs are gone; the resubmitted array redoes only that one.
