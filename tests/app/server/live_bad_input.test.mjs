@@ -44,8 +44,12 @@ test('bad messages close the session with the reason; the server serves on', asy
   assert.equal(odd.reason, 'odd-length PCM');
   assert.match(odd.message.message, /3 bytes is not a whole number of 2-byte samples/);
 
+  // Refused from the frame's header: the server sends close 1009 and closes while the client is
+  // still sending the rest, so the client's TCP sees a reset, which on a loaded machine can land
+  // before it reads the close frame (1006; once in a clean-clone run). Either way the session is
+  // over, and the checks after this show the server serving on.
   const big = await closedAfter(server, (ws) => ws.send(Buffer.alloc(600 * 1024)));
-  assert.equal(big.code, 1009);
+  assert.ok(big.code === 1009 || big.code === 1006, `closed with ${big.code}`);
 
   const unknown = await closedAfter(server, (ws) => ws.send(JSON.stringify({ type: 'pause' })));
   assert.equal(unknown.code, 1008);
