@@ -87,12 +87,11 @@ PlanListing list_plan(const model::WhisperBinding& binding, const PlanListingReq
         throw PlanListingError("prefill tokens must be 1 .. " + std::to_string(max_tokens) +
                                " (the model's MaxTokens), got " + std::to_string(request.tokens));
     }
-    program::DimValues extra;
-    if (request.entry == "encode") extra["B"] = request.rows;
-    if (prefill) extra["S"] = request.tokens;
     WhisperPlans plans(binding);
     // The plan as a loaded checkpoint runs it: an absent optional parameter reads as none.
-    ExecutionPlan plan = plans.plan(request.entry, request.rows, extra);
+    ExecutionPlan plan =
+        plans.plan(request.entry, request.rows,
+                   entry_dims(binding, request.entry, request.rows, prefill ? request.tokens : 0));
     for (Slot& slot : plan.slots) {
         if (slot.kind != SlotKind::param) continue;
         const bool held =

@@ -236,10 +236,8 @@ std::vector<TappableEdge> list_tappable_edges(const model::WhisperBinding& bindi
                        std::to_string(shape.tokens));
     }
     WhisperPlans plans(binding);
-    program::DimValues extra;
-    if (entry == "encode") extra["B"] = shape.batch;
-    if (entry == "prefill") extra["S"] = shape.tokens;
-    const ExecutionPlan& plan = plans.plan(entry, shape.batch, extra);
+    const ExecutionPlan& plan =
+        plans.plan(entry, shape.batch, entry_dims(binding, entry, shape.batch, shape.tokens));
     return list_tappable_edges(plan, plans.graph(entry));
 }
 

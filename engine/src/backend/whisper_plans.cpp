@@ -71,4 +71,15 @@ void check_inputs(const ExecutionPlan& plan, const std::vector<const HostTensor*
     }
 }
 
+program::DimValues entry_dims(const model::WhisperBinding& binding, const std::string& entry,
+                              int64_t batch, int64_t tokens) {
+    program::DimValues extra;
+    if (entry == "encode") extra["B"] = batch;
+    if (entry == "prefill") extra["S"] = tokens;
+    if (entry == "decode") {
+        extra = {{"B", batch}, {"S", tokens}, {"A", model::audio_positions(binding.values.dims)}};
+    }
+    return extra;
+}
+
 }  // namespace earshot::backend

@@ -44,6 +44,11 @@ private:
     std::map<std::string, ExecutionPlan> plans_;    // planned once per (entry, binding)
 };
 
+// The generics an entry takes besides Batch, at `batch` rows of `tokens` tokens: encode's B,
+// prefill's S, decode's B, S and A (the audio positions); none for listen and step.
+program::DimValues entry_dims(const model::WhisperBinding& binding, const std::string& entry,
+                              int64_t batch, int64_t tokens);
+
 // std::invalid_argument "<what> must have rank N, got [..]" unless `t` has rank `rank`.
 void require_rank(const HostTensor& t, size_t rank, const char* what);
 

@@ -142,14 +142,8 @@ const std::vector<StepTiming>& CpuWhisper::last_timings() const { return impl_->
 void CpuWhisper::set_taps(TapSet* taps) { impl_->taps = taps; }
 
 std::vector<TappableEdge> CpuWhisper::tappable_edges(const std::string& entry, int64_t tokens) {
-    program::DimValues extra;
-    if (entry == "encode") extra["B"] = 1;
-    if (entry == "prefill") extra["S"] = tokens;
-    if (entry == "decode") {
-        extra = {
-            {"B", 1}, {"S", tokens}, {"A", model::audio_positions(impl_->binding.values.dims)}};
-    }
-    const ExecutionPlan& plan = impl_->plan_for(entry, extra);
+    const ExecutionPlan& plan =
+        impl_->plan_for(entry, entry_dims(impl_->binding, entry, 1, tokens));
     return list_tappable_edges(plan, impl_->plans.graph(entry));
 }
 
