@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "gemv_columns.cuh"
 #include "kernels_step.h"
 #include "launch.cuh"
 
@@ -15,12 +16,6 @@ namespace earshot::backend::cuda::kernels {
 namespace {
 
 constexpr int kWarpsPerBlock = kThreads / 32;
-constexpr int kElementsPerLoad = 8;                // f16 in 16 bytes
-constexpr int64_t kChunk = 32 * kElementsPerLoad;  // elements one warp-wide load covers
-constexpr int kUnroll = 2;                         // chunks in flight per loop
-// Four columns per warp once there are warps enough for every SM of a large GPU (132 on an
-// H100/H200) to hold 16 of them; two below that, so small layers still fill the GPU.
-constexpr int64_t kTargetWarps = 132 * 16;
 
 // Rows: 1 (a batch-1 step, no row loop at run time) or kMaxGemvRows (m rows, m <= kMaxGemvRows).
 template <int Columns, int Rows>
@@ -36,42 +31,7 @@ __global__ void gemv_columns_kernel(const float* x, const __half* w, const float
         rows[c] = w + (first + c < n ? first + c : n - 1) * k;
     }
     float acc[Columns][Rows] = {};
-    int64_t j = static_cast<int64_t>(lane) * kElementsPerLoad;
-    // Both chunks of an iteration lie inside k: k % 8 == 0, so j + kChunk < k covers j + kChunk
-    // + 7.
-    for (; j < k; j += kUnroll * kChunk) {
-        const int chunks = j + kChunk < k ? kUnroll : 1;
-        uint4 raw[kUnroll][Columns];
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            if (u >= chunks) break;
-#pragma unroll
-            for (int c = 0; c < Columns; ++c) {
-                raw[u][c] = *reinterpret_cast<const uint4*>(rows[c] + j + u * kChunk);
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            if (u >= chunks) break;
-#pragma unroll
-            for (int r = 0; r < Rows; ++r) {
-                if (r >= m) break;
-                const float* xr = x + r * k + j + u * kChunk;
-                const float4 lo = *reinterpret_cast<const float4*>(xr);
-                const float4 hi = *reinterpret_cast<const float4*>(xr + 4);
-                const float xs[kElementsPerLoad] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-#pragma unroll
-                for (int c = 0; c < Columns; ++c) {
-                    const __half* halves = reinterpret_cast<const __half*>(&raw[u][c]);
-                    float sum = acc[c][r];
-                    for (int i = 0; i < kElementsPerLoad; ++i) {
-                        sum += __half2float(halves[i]) * xs[i];
-                    }
-                    acc[c][r] = sum;
-                }
-            }
-        }
-    }
+    gemv_columns_dots<Columns, Rows>(rows, x, m, k, lane, acc);
 #pragma unroll
     for (int c = 0; c < Columns; ++c) {
         const int64_t column = first + c;
@@ -106,12 +66,12 @@ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 void gemv_f16_columns(const float* x, const uint16_t* w, const float* bias, float* y, int64_t m,
                       int64_t k, int64_t n, const Epilogue& epilogue, cudaStream_t stream) {
     if (m < 1 || m > kMaxGemvRows || n == 0) return;
-    if (k % kElementsPerLoad != 0 || !aligned16(x) || !aligned16(w)) {
+    if (k % kGemvElementsPerLoad != 0 || !aligned16(x) || !aligned16(w)) {
         gemv_f16(x, w, bias, y, m, k, n, epilogue, stream);  // rows without 16-byte loads
         return;
     }
     const auto* wh = reinterpret_cast<const __half*>(w);
-    const bool wide = n >= 4 * kTargetWarps;
+    const bool wide = n >= 4 * kGemvTargetWarps;
     if (m == 1) {
         if (wide) return launch_columns<4, 1>(x, wh, bias, y, m, k, n, epilogue, stream);
         return launch_columns<2, 1>(x, wh, bias, y, m, k, n, epilogue, stream);

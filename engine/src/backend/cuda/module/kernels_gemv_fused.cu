@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "backend/cuda/cuda_launch_rules.h"
+#include "gemv_columns.cuh"
 #include "kernels_step.h"
 #include "launch.cuh"
 
@@ -19,10 +20,6 @@ namespace earshot::backend::cuda::kernels {
 namespace {
 
 constexpr int kWarpsPerBlock = kThreads / 32;
-constexpr int kElementsPerLoad = 8;                // f16 in 16 bytes
-constexpr int64_t kChunk = 32 * kElementsPerLoad;  // elements one warp-wide load covers
-constexpr int kUnroll = 2;                         // chunks in flight per loop
-constexpr int64_t kTargetWarps = 132 * 16;         // as gemv_f16_columns
 
 // The linear that global column `column` belongs to, and the column inside it.
 __device__ inline int linear_of(const FusedGemv& args, int64_t& column) {
@@ -89,40 +86,7 @@ __global__ void gemv_fused_kernel(FusedGemv args, int64_t total_columns) {
         rows[c] = reinterpret_cast<const __half*>(args.linears[l].w) + column * k;
     }
     float acc[Columns][Rows] = {};
-    int64_t j = static_cast<int64_t>(lane) * kElementsPerLoad;
-    for (; j < k; j += kUnroll * kChunk) {
-        const int chunks = j + kChunk < k ? kUnroll : 1;
-        uint4 raw[kUnroll][Columns];
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            if (u >= chunks) break;
-#pragma unroll
-            for (int c = 0; c < Columns; ++c) {
-                raw[u][c] = *reinterpret_cast<const uint4*>(rows[c] + j + u * kChunk);
-            }
-        }
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-            if (u >= chunks) break;
-#pragma unroll
-            for (int r = 0; r < Rows; ++r) {
-                if (r >= m) break;
-                const float* xr = xs + r * k + j + u * kChunk;
-                const float4 lo = *reinterpret_cast<const float4*>(xr);
-                const float4 hi = *reinterpret_cast<const float4*>(xr + 4);
-                const float x8[kElementsPerLoad] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-#pragma unroll
-                for (int c = 0; c < Columns; ++c) {
-                    const __half* halves = reinterpret_cast<const __half*>(&raw[u][c]);
-                    float sum = acc[c][r];
-                    for (int i = 0; i < kElementsPerLoad; ++i) {
-                        sum += __half2float(halves[i]) * x8[i];
-                    }
-                    acc[c][r] = sum;
-                }
-            }
-        }
-    }
+    gemv_columns_dots<Columns, Rows>(rows, xs, m, k, lane, acc);
 #pragma unroll
     for (int c = 0; c < Columns; ++c) {
         int64_t column = first + c;
@@ -164,7 +128,7 @@ bool gemv_f16_fused(const FusedGemv& args, cudaStream_t stream) {
         }
         total_columns += linear.n;
     }
-    const bool wide = total_columns >= 4 * kTargetWarps;
+    const bool wide = total_columns >= 4 * kGemvTargetWarps;
     if (args.m == 1) {
         if (wide) {
             launch_fused<4, 1>(args, total_columns, stream);
