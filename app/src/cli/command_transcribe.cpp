@@ -66,7 +66,8 @@ struct TranscribeRequest {
     std::string segment_times = "speech";
     int max_line_words = 0;
     std::string output_dir;
-    std::string summary;  // the batch's summary JSON; empty: none
+    std::string output_name;  // one input's outputs' name without extension; empty: its stem
+    std::string summary;      // the batch's summary JSON; empty: none
     std::string backend = "auto";
     uint64_t seed = 0;
 };
@@ -131,7 +132,12 @@ private:
 // a.txt, a-2.txt). The names are planned before any file is transcribed: they do not depend on
 // which files fail.
 std::vector<fs::path> output_bases(const std::vector<std::string>& inputs,
-                                   const std::optional<fs::path>& output_dir) {
+                                   const std::optional<fs::path>& output_dir,
+                                   const std::string& output_name) {
+    if (!output_name.empty()) {  // one input, named by the caller (`earshot watch`)
+        const fs::path path(inputs.front());
+        return {(output_dir ? *output_dir : path.parent_path()) / output_name};
+    }
     std::vector<fs::path> bases;
     std::set<fs::path> taken;  // absolute and normalised, so "out/a" and "./out/a" meet
     for (const std::string& input : inputs) {
@@ -250,6 +256,17 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
         return fail(e.what());
     }
     if (inputs.empty()) return fail("no input files: name some, or give --manifest LIST");
+    if (!r.output_name.empty()) {
+        if (inputs.size() != 1) {
+            return fail("--output-name names the outputs of one input; " +
+                        std::to_string(inputs.size()) + " were given");
+        }
+        if (r.output_name == "." || r.output_name == ".." ||
+            r.output_name.find('/') != std::string::npos) {
+            return fail("--output-name " + r.output_name +
+                        ": expected a file name without a folder");
+        }
+    }
     if (r.max_line_words > 0 && !r.word_timestamps) {
         return fail("--max-line-words needs --word-timestamps");
     }
@@ -312,7 +329,7 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
         err << "earshot: " << session.loaded->backend_fallback << "\n";
     }
     // Output names are planned over the whole list, so that every shard names a file the same.
-    const std::vector<fs::path> bases = output_bases(inputs, session.output_dir);
+    const std::vector<fs::path> bases = output_bases(inputs, session.output_dir, r.output_name);
     const InterruptGuard guard;
     int failed = 0;
     size_t taken = 0;
@@ -431,6 +448,9 @@ ExtraCommand add_transcribe(CLI::App& root) {
     command->add_option("--output-dir", r.output_dir,
                         "Where to write the results (default: beside each input). Inputs that "
                         "would share a name get -2, -3, ...: a.mp3 a.ogg -> a.txt, a-2.txt");
+    command->add_option("--output-name", r.output_name,
+                        "With one input: its outputs' name without the format's extension "
+                        "(default: the input's name without its extension)");
     add_backend_option(*command, r.backend);
     command->add_option("--seed", r.seed, "Seed of the sampling at temperatures above 0")
         ->capture_default_str();

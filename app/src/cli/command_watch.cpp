@@ -92,9 +92,10 @@ bool transcripts_newer(const fs::path& input, const fs::path& out,
     const auto input_time = fs::last_write_time(input, error);
     if (error) return false;
     // An interrupted transcription left this marker beside its partial transcripts.
-    if (fs::exists(out / (input.stem().string() + ".incomplete"), error)) return false;
+    const std::string name = transcript_name(input);
+    if (fs::exists(out / (name + ".incomplete"), error)) return false;
     for (const std::string& format : formats) {
-        const fs::path target = out / (input.stem().string() + "." + format);
+        const fs::path target = out / (name + "." + format);
         const auto target_time = fs::last_write_time(target, error);
         if (error || target_time < input_time) return false;
     }
@@ -107,10 +108,10 @@ bool transcripts_newer(const fs::path& input, const fs::path& out,
 int transcribe_child(const WatchRequest& r, const fs::path& input, const fs::path& out) {
     std::error_code error;
     const fs::path self = fs::read_symlink("/proc/self/exe", error);
-    std::vector<std::string> args = {self.string(), "transcribe", input.string(), "--output-dir",
-                                     out.string(),  "--format",   r.formats,      "--language",
-                                     r.language,    "--task",     r.task,         "--backend",
-                                     r.backend};
+    std::vector<std::string> args = {
+        self.string(), "transcribe", input.string(), "--output-dir",  out.string(),
+        "--format",    r.formats,    "--language",   r.language,      "--task",
+        r.task,        "--backend",  r.backend,      "--output-name", transcript_name(input)};
     if (!r.model.empty()) {
         args.push_back("--model");
         args.push_back(r.model);

@@ -276,6 +276,17 @@ TEST(TranscribeArguments, BadArgumentsExitTwo) {
 
     r = run_earshot("transcribe " + audio + model + " --task summarize");
     EXPECT_EQ(r.exit_code, 2) << r.err;
+
+    r = run_earshot("transcribe " + audio + " " + audio + model + " --output-name b");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("--output-name names the outputs of one input; 2 were given"),
+              std::string::npos)
+        << r.err;
+    r = run_earshot("transcribe " + audio + model + " --output-name sub/b");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("--output-name sub/b: expected a file name without a folder"),
+              std::string::npos)
+        << r.err;
     EXPECT_FALSE(fs::exists(dir.path() / "a.txt"));
 }
 

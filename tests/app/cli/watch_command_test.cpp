@@ -137,6 +137,29 @@ TEST_F(WatchCommand, TakesSettledRecordingsIgnoresTheRestAndSkipsWhatIsDoneAfter
     EXPECT_EQ(fs::last_write_time(out_ / "grown.txt"), written);
 }
 
+// Two recordings with one stem (same.wav, same.wave): each gets its own transcripts, named with
+// its extension, and neither is skipped as done because of the other's.
+TEST_F(WatchCommand, RecordingsThatShareANameKeepTheirOwnTranscripts) {
+    fs::create_directories(watched_);
+    fs::create_directories(spoken_);
+    const fs::path first = say(spoken_, "first", "please call me tomorrow");
+    const fs::path second = say(spoken_, "second", "see you tomorrow");
+    fs::copy_file(first, watched_ / "same.wav");
+    fs::copy_file(second, watched_ / "same.wave");
+
+    start_watch();
+    ASSERT_TRUE(wait_for_log("Transcribed same.wav ")) << logs();
+    ASSERT_TRUE(wait_for_log("Transcribed same.wave ")) << logs();
+    EXPECT_EQ(stop_watch(), 0);
+    EXPECT_NE(read_file_text(out_ / "same.wav.txt").find("please call me tomorrow"),
+              std::string::npos)
+        << read_file_text(out_ / "same.wav.txt");
+    EXPECT_NE(read_file_text(out_ / "same.wave.txt").find("see you tomorrow"), std::string::npos)
+        << read_file_text(out_ / "same.wave.txt");
+    EXPECT_TRUE(fs::is_regular_file(out_ / "same.wave.json"));
+    EXPECT_FALSE(fs::exists(out_ / "same.txt"));
+}
+
 TEST_F(WatchCommand, SigtermFinishesTheFileInProgress) {
     fs::create_directories(watched_);
     fs::create_directories(spoken_);

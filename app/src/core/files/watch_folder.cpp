@@ -103,4 +103,19 @@ std::vector<WatchEvent> WatchFolder::scan(Clock::time_point now) {
     return events;
 }
 
+std::string transcript_name(const fs::path& recording) {
+    const fs::path stem = recording.stem();
+    std::error_code error;
+    fs::directory_iterator it(
+        recording.parent_path().empty() ? fs::path(".") : recording.parent_path(), error);
+    for (; !error && it != fs::directory_iterator(); it.increment(error)) {
+        const fs::path& other = it->path();
+        if (other.filename() == recording.filename()) continue;
+        if (other.stem() != stem || !has_audio_extension(other)) continue;
+        if (is_temporary_name(other.filename().string())) continue;
+        return recording.filename().string();  // a.mp3 beside a.wav: "a.mp3"
+    }
+    return stem.string();
+}
+
 }  // namespace earshot::app

@@ -66,4 +66,10 @@ bool is_temporary_name(const std::string& name);
 // record in (.wav .mp3 .flac .ogg .opus .m4a .aac .mp4 .mkv .webm ...), any case.
 bool has_audio_extension(const std::filesystem::path& path);
 
+// The name, without folder or format extension, that `earshot watch` gives `recording`'s
+// transcripts: its stem; or, when another recording in the same folder has the same stem (a.mp3
+// beside a.wav), its whole file name (a.mp3.txt, a.wav.txt), so that neither recording's
+// transcripts overwrite the other's or make it look done.
+std::string transcript_name(const std::filesystem::path& recording);
+
 }  // namespace earshot::app

@@ -106,5 +106,18 @@ TEST(WatchFolder, NamesAndExtensions) {
     EXPECT_FALSE(has_audio_extension("wav"));
 }
 
+TEST(WatchFolder, RecordingsThatShareAStemAreNamedWithTheirExtension) {
+    const TempDir dir("earshot-watch-names");
+    write(dir.path() / "talk.wav", "RIFF");
+    write(dir.path() / "talk.txt", "notes");     // not a recording
+    write(dir.path() / "talk.mp3.part", "ID3");  // not yet a recording
+    EXPECT_EQ(transcript_name(dir.path() / "talk.wav"), "talk");
+    write(dir.path() / "talk.MP3", "ID3");
+    EXPECT_EQ(transcript_name(dir.path() / "talk.wav"), "talk.wav");
+    EXPECT_EQ(transcript_name(dir.path() / "talk.MP3"), "talk.MP3");
+    write(dir.path() / "other.flac", "fLaC");
+    EXPECT_EQ(transcript_name(dir.path() / "other.flac"), "other");
+}
+
 }  // namespace
 }  // namespace earshot::app
