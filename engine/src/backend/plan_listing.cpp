@@ -129,9 +129,10 @@ PlanListing list_plan(const model::WhisperBinding& binding, const PlanListingReq
             ++listing.views;
             continue;
         }
-        std::vector<PlanKernel> kernels = request.backend == PlanBackend::cuda
-                                              ? cuda_step_kernels(plan, s, fusions, fused)
-                                              : cpu_step_kernels(plan, step, matrices, caches);
+        std::vector<PlanKernel> kernels =
+            request.backend == PlanBackend::cuda
+                ? cuda_step_kernels(plan, s, fusions, fused, request.weight_blocks)
+                : cpu_step_kernels(plan, step, matrices, caches);
         for (PlanKernel& k : kernels) listing.kernels.push_back(std::move(k));
     }
     return listing;
