@@ -14,6 +14,7 @@
 #include "backend/cpu/quant/block_dot.h"
 #include "backend/cpu/quant/q8_activations.h"
 #include "backend/cuda/cuda_launch_rules.h"
+#include "backend/cuda/module_loader.h"
 #include "earshot/engine/checkpoint/ggml_blocks.h"
 #include "earshot/engine/checkpoint/ggml_quantize.h"
 #include "kernel_table_fixture.h"
@@ -251,6 +252,40 @@ TEST_F(GemvBlocksOnCudaDevice, FusedRefusesPartialBlocks) {
     args.k = 64;
     args.block_type = static_cast<int32_t>(GgmlType::q4_1);
     EXPECT_FALSE(k_->gemv_f16_fused(args));
+}
+
+// A model's block weights are checked when they are added: whole blocks of a type the GEMVs
+// read, exactly the bytes those blocks take; anything else is refused with the parameter named.
+TEST_F(GemvBlocksOnCudaDevice, ModelRefusesBlocksOfTheWrongSizeOrType) {
+    const auto model = earshot::backend::cuda::load_module().open(0, "the test model");
+    const std::vector<std::byte> bytes(64);
+    earshot::backend::cuda::HostParam param;
+    param.path = "decoder_layers.0.mlp.fc1.weight";
+    param.elements = 64;  // two q5_0 blocks: 44 bytes
+    param.blocks = bytes.data();
+    param.block_type = static_cast<int32_t>(GgmlType::q5_0);
+    auto refusal = [&]() -> std::string {
+        try {
+            model->add_param(param);
+        } catch (const std::invalid_argument& error) {
+            return error.what();
+        }
+        return "";
+    };
+    param.block_bytes = 43;
+    EXPECT_EQ(refusal(),
+              "parameter decoder_layers.0.mlp.fc1.weight: 43 bytes of blocks of ggml type 6 for 64 "
+              "values; the CUDA module keeps whole q8_0, q5_0 or q4_0 blocks only");
+    param.block_bytes = 48;  // two q4_1 blocks, a type without a block GEMV
+    param.block_type = static_cast<int32_t>(GgmlType::q4_1);
+    EXPECT_NE(refusal().find("ggml type 3 for 64 values"), std::string::npos);
+    param.elements = 48;  // not whole blocks
+    param.block_bytes = 33;
+    param.block_type = static_cast<int32_t>(GgmlType::q5_0);
+    EXPECT_NE(refusal().find("33 bytes"), std::string::npos);
+    param.elements = 64;
+    param.block_bytes = 44;
+    EXPECT_EQ(refusal(), "");  // the right size is taken
 }
 
 }  // namespace
