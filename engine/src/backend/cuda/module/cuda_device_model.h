@@ -82,9 +82,6 @@ private:
     // After step `index`: the probabilities of the kept heads of that step into kept_attention_.
     void keep_attention(const ExecutionPlan& plan, size_t index, const std::vector<void*>& ptr,
                         std::span<const KeptAttention> kept);
-    // Every fused GEMV group whose linears' weights are not all stored alike (f16, or blocks of
-    // one type) back to separate launches: one fused kernel reads one kind of weights.
-    static void unfuse_mixed_weights(Prepared& prepared);
     // What one step needs in the scratch area (f16 operands, attention scores).
     int64_t scratch_bytes(const ExecutionPlan& plan, const PlanStep& step) const;
     // Whether attention with head size dh runs as the fused kernel.

@@ -107,7 +107,11 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
     // A decoder step's LayerNorms, linears and cache writes as fused GEMVs, unless
     // EARSHOT_CUDA_OLD_KERNELS asks for the separate launches (or the old GEMV).
     if (!old_kernels_.fusion && !old_kernels_.gemv) prepared.fusions = plan_step_fusions(plan);
-    unfuse_mixed_weights(prepared);
+    // One fused GEMV reads one kind of weights: a group stored otherwise runs unfused.
+    unfuse_mixed_weights(prepared.fusions, [&prepared](int64_t t) {
+        const int32_t blocks = prepared.weight_blocks[static_cast<size_t>(t)];
+        return blocks == 0 ? std::string() : std::to_string(blocks);
+    });
     int64_t top = align_up(plan.arena_bytes);
     prepared.scratch_offset = top;
     top += scratch;

@@ -62,24 +62,4 @@ void CudaDeviceModel::fused_gemv(const Prepared& prepared, size_t index,
     }
 }
 
-void CudaDeviceModel::unfuse_mixed_weights(Prepared& prepared) {
-    for (size_t s = 0; s < prepared.fusions.size(); ++s) {
-        StepFusion& fusion = prepared.fusions[s];
-        if (fusion.role != StepFusion::Role::fused_gemv) continue;
-        const int32_t first = prepared.weight_blocks[static_cast<size_t>(fusion.linears[0].step)];
-        bool alike = true;
-        for (const FusedLinearStep& l : fusion.linears) {
-            alike = alike && prepared.weight_blocks[static_cast<size_t>(l.step)] == first;
-        }
-        if (alike) continue;
-        std::vector<int64_t> steps;
-        if (fusion.layer_norm >= 0) steps.push_back(fusion.layer_norm);
-        for (const FusedLinearStep& l : fusion.linears) {
-            steps.push_back(l.step);
-            if (l.cache_write >= 0) steps.push_back(l.cache_write);
-        }
-        for (int64_t t : steps) prepared.fusions[static_cast<size_t>(t)] = StepFusion();
-    }
-}
-
 }  // namespace earshot::backend::cuda
