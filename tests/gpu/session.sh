@@ -181,13 +181,13 @@ suite() {
 # Each kernel alone first (the step's split-key attention, multi-column and fused GEMVs too, and
 # old against new kernels and fused against separate launches on one model): a wrong kernel is
 # named here before the whole models show it.
-suite suite_kernels "$limit_suite_kernels" '*KernelsOnCudaDevice.*:FusedGemvOnCudaDevice.*'
+suite suite_kernels "$limit_suite_kernels" '*KernelsOnCudaDevice.*:FusedGemvOnCudaDevice.*:GemvBlocksOnCudaDevice.*'
 suite suite_parity "$limit_suite_parity" '*BackendParityOnCudaDevice.*'
 # large-v3's width (D 1280, 20 heads, 1500 audio positions, 51866 tokens) against the CPU.
 suite suite_wide "$limit_suite_wide" '*WideParityOnCudaDevice.*'
 suite suite_micro "$limit_suite_micro" 'MicroModelOnCudaDevice.*'
 suite suite_cross_attention "$limit_suite_cross_attention" '*CrossAttentionOnCudaDevice.*'
-suite suite_ggml_quant "$limit_suite_ggml_quant" 'GgmlQuantOnCudaDevice.*'
+suite suite_ggml_quant "$limit_suite_ggml_quant" 'GgmlQuantOnCudaDevice.*:*BlockGemvOnCudaDevice.*'
 
 sanitize() {
     local tool=$1 name=$2 limit=$3 filter=$4

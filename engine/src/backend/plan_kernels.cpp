@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "earshot/engine/checkpoint/ggml_blocks.h"
+
 namespace earshot::backend {
 
 using program::OpKind;
@@ -23,10 +25,24 @@ int64_t element_bytes(const std::string& dtype) {
 
 std::string PlanOperand::str() const { return dtype + program::shape_str(shape); }
 
+// The quantized ggml type a dtype names ("q5_0"), if any.
+std::optional<checkpoint::GgmlType> block_type_named(const std::string& dtype) {
+    if (dtype.size() < 2 || dtype[0] != 'q') return std::nullopt;
+    for (int32_t id = 2; id <= 14; ++id) {
+        const auto type = checkpoint::ggml_type_from_id(id);
+        if (type && checkpoint::ggml_type_name(*type) == dtype) return type;
+    }
+    return std::nullopt;
+}
+
 int64_t operand_bytes(const std::string& dtype, const std::vector<int64_t>& shape) {
-    int64_t n = element_bytes(dtype);
+    int64_t n = 1;
     for (int64_t d : shape) n *= d;
-    return n;
+    if (const auto blocks = block_type_named(dtype)) {  // whole blocks of their bytes
+        const checkpoint::GgmlBlockLayout layout = checkpoint::ggml_block_layout(*blocks);
+        return n / static_cast<int64_t>(layout.elements) * static_cast<int64_t>(layout.bytes);
+    }
+    return n * element_bytes(dtype);
 }
 
 std::string slot_dtype(const Slot& slot) { return std::string(program::dtype_name(slot.dtype)); }

@@ -79,8 +79,11 @@ std::vector<cuda::StepFusion> cuda_step_fusions(const ExecutionPlan& plan);
 
 // The CUDA module: the kernels CudaDeviceModel::execute launches for step `index` (none for a
 // step a fused GEMV computes; the whole group's fused GEMV for the group's first linear).
-std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t index,
-                                          const std::vector<cuda::StepFusion>& fusions,
-                                          bool fused_attention);
+// `weight_blocks` (may be empty) names the block type a linear's weight is kept in (as
+// PlanListingRequest::weight_blocks); such a weight is listed and counted at its blocks' bytes.
+std::vector<PlanKernel> cuda_step_kernels(
+    const ExecutionPlan& plan, size_t index, const std::vector<cuda::StepFusion>& fusions,
+    bool fused_attention,
+    const std::function<std::string(const std::string& path)>& weight_blocks = {});
 
 }  // namespace earshot::backend

@@ -120,18 +120,26 @@ PlanListing list_plan(const model::WhisperBinding& binding, const PlanListingReq
     }
     listing.cache_dtype = stored_name(caches);
     const bool fused = cuda_fused_attention_enabled();
-    const std::vector<cuda::StepFusion> fusions = request.backend == PlanBackend::cuda
-                                                      ? cuda_step_fusions(plan)
-                                                      : std::vector<cuda::StepFusion>();
+    std::vector<cuda::StepFusion> fusions = request.backend == PlanBackend::cuda
+                                                ? cuda_step_fusions(plan)
+                                                : std::vector<cuda::StepFusion>();
+    if (request.weight_blocks) {  // as the module: a group of mixed weights runs unfused
+        cuda::unfuse_mixed_weights(fusions, [&](int64_t t) {
+            const PlanStep& linear = plan.steps[static_cast<size_t>(t)];
+            const Slot& w = plan.slots[static_cast<size_t>(linear.inputs.at(1))];
+            return w.kind == SlotKind::param ? request.weight_blocks(w.path) : std::string();
+        });
+    }
     for (size_t s = 0; s < plan.steps.size(); ++s) {
         const PlanStep& step = plan.steps[s];
         if (step.alias) {
             ++listing.views;
             continue;
         }
-        std::vector<PlanKernel> kernels = request.backend == PlanBackend::cuda
-                                              ? cuda_step_kernels(plan, s, fusions, fused)
-                                              : cpu_step_kernels(plan, step, matrices, caches);
+        std::vector<PlanKernel> kernels =
+            request.backend == PlanBackend::cuda
+                ? cuda_step_kernels(plan, s, fusions, fused, request.weight_blocks)
+                : cpu_step_kernels(plan, step, matrices, caches);
         for (PlanKernel& k : kernels) listing.kernels.push_back(std::move(k));
     }
     return listing;

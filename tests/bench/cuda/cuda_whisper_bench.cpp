@@ -3,12 +3,14 @@
 // positions 8 and 200, a beam-5 step, and one window end to end (listen, prefill, 100 greedy
 // tokens with the token read back each step); the steps again on the kernels the speed work
 // replaced (EARSHOT_CUDA_OLD_KERNELS=all while that model is made), named .../old_kernels, as the
-// baseline in the same run. Each reports its time beside the floor the GPU
-// allows (FLOPs at 790 TFLOP/s, bytes at 4.3 TB/s: an H200's measured rates; a step's bytes count
-// the caches as f16, as the module keeps them) and the target of the speed work, the bytes and
-// FLOPs of the entries it ran as the plan listing counts them (`earshot debug plan`: kernels,
-// MiB read and written, GFLOP), and the model's device memory. Without a CUDA device every
-// benchmark reports the reason instead of a time.
+// baseline in the same run. A step on the same weights quantized to q5_0 (issue 34: the GEMVs read
+// the blocks), named step/<shape>/pos8/q5_0, reports its time against the f16 step's timed in the
+// same process (vs_f16, f16_step_ms). Each reports its time beside the floor the GPU allows (FLOPs
+// at 790 TFLOP/s, bytes at 4.3 TB/s: an H200's measured rates; a step's bytes count the caches as
+// f16, as the module keeps them) and the target of the speed work, the bytes and FLOPs of the
+// entries it ran as the plan listing counts them (`earshot debug plan`: kernels, MiB read and
+// written, GFLOP), and the model's device memory. Without a CUDA device every benchmark reports the
+// reason instead of a time.
 //
 // Checkpoints are written once into $EARSHOT_BENCH_CHECKPOINTS (default: a temporary directory)
 // and reused when they exist, so the Hugging Face comparison (tests/gpu/hf_whisper_bench.py) can
@@ -31,6 +33,7 @@
 #include "earshot/engine/backend/plan_listing.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "ggml_writer.h"
 
 namespace {
 
@@ -151,6 +154,32 @@ private:
     std::optional<std::string> before_;
 };
 
+// The shape's random checkpoint as a whisper.cpp file with its 2-D weights in q5_0 (as
+// whisper.cpp's quantizer makes them), written once beside it.
+fs::path q5_0_file(const Shape& shape) {
+    const fs::path file =
+        checkpoint_dir(shape).parent_path() / (std::string(shape.name) + "-q5_0.bin");
+    if (!fs::exists(file)) {
+        const auto f16 = earshot::model::load_whisper_checkpoint(checkpoint_dir(shape));
+        const fs::path partial = file.string() + ".partial";
+        earshot::test::write_ggml_file(
+            partial, earshot::test::ggml_twin(f16.weights, f16.binding.config,
+                                              earshot::checkpoint::GgmlType::q5_0));
+        fs::rename(partial, file);
+    }
+    return file;
+}
+
+CudaWhisper& q5_0_model(const Shape& shape) {
+    static std::map<std::string, std::unique_ptr<CudaWhisper>> models;
+    auto& slot = models[shape.name];
+    if (!slot) {
+        const auto checkpoint = earshot::model::load_whisper_checkpoint(q5_0_file(shape));
+        slot = std::make_unique<CudaWhisper>(checkpoint, 1, 0, std::string(shape.name) + " q5_0");
+    }
+    return *slot;
+}
+
 // One loaded model per shape (and kernels) for the whole run (writing and uploading takes
 // seconds).
 CudaWhisper& model(const Shape& shape, StepKernels kernels = StepKernels::current) {
@@ -184,6 +213,10 @@ struct PlanWork {
                   double times = 1.0) {
         earshot::backend::PlanListingRequest request;
         request.entry = entry;
+        // Weights the module keeps as blocks counted at their blocks' bytes.
+        request.weight_blocks = [&whisper](const std::string& path) {
+            return whisper.kept_blocks(path);
+        };
         request.backend = earshot::backend::PlanBackend::cuda;
         request.rows = rows;
         const auto listing = earshot::backend::list_plan(whisper.binding(), request);
@@ -240,6 +273,46 @@ void BM_Step(benchmark::State& state, const Shape& shape, int32_t pos, int64_t r
            rows == 1 ? shape.step_target_ms : 0.0, PlanWork().add(whisper, "step", rows));
 }
 
+// A step at `pos` on the q5_0 twin of the shape's weights, and the same step on the f16 weights
+// timed in the same process after it (the baseline): vs_f16 is the q5_0 step's time over the
+// f16 step's.
+void BM_StepQ5_0(benchmark::State& state, const Shape& shape, int32_t pos) {
+    if (skip_without_cuda(state)) return;
+    CudaWhisper& whisper = q5_0_model(shape);
+    whisper.resize_batch(1);
+    whisper.listen_on_device(random_mel(shape));
+    const HostTensor token = tokens(1, 50);
+    int64_t iterations = 0;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(whisper.step(token, pos));
+        ++iterations;
+    }
+    // The baseline: as many f16 steps (at least 10), timed here with the wall clock, as are the
+    // q5_0 steps just before them (each step synchronises: its logits come back).
+    const auto time_steps = [&](CudaWhisper& m, int64_t count) {
+        m.step(token, pos);  // warm: the plan prepared, its graph captured
+        m.step(token, pos);
+        const auto start = std::chrono::steady_clock::now();
+        for (int64_t i = 0; i < count; ++i) benchmark::DoNotOptimize(m.step(token, pos));
+        const std::chrono::duration<double, std::milli> spent =
+            std::chrono::steady_clock::now() - start;
+        return spent.count() / static_cast<double>(count);
+    };
+    const int64_t count = std::max<int64_t>(10, iterations);
+    const double q5_0_step_ms = time_steps(whisper, count);
+    CudaWhisper& f16 = model(shape);
+    f16.resize_batch(1);
+    f16.listen_on_device(random_mel(shape));
+    const double f16_step_ms = time_steps(f16, count);
+    state.counters["q5_0_step_ms"] = q5_0_step_ms;
+    state.counters["f16_step_ms"] = f16_step_ms;
+    state.counters["vs_f16"] = q5_0_step_ms / f16_step_ms;
+    const PlanWork work = PlanWork().add(whisper, "step", 1);
+    report(state, whisper, work.read_bytes / kBytesPerSecond * 1e3, 0.0, work);
+    state.counters["f16_plan_read_MiB"] =
+        PlanWork().add(f16, "step", 1).read_bytes / (1024.0 * 1024.0);
+}
+
 // One window: listen, prefill of 4 tokens, 100 greedy steps, each token read back and chosen on
 // the host (argmax) before the next step is launched.
 void BM_Window(benchmark::State& state, const Shape& shape) {
@@ -286,6 +359,11 @@ void BM_Window(benchmark::State& state, const Shape& shape) {
                                          shape, int32_t{8}, int64_t{5}, kernels)
                 ->Unit(benchmark::kMillisecond);
         }
+        // One position: writing and loading the q5_0 twin is most of this row's time (large-v3:
+        // 1.55 G values quantized), so the shape gets one such row.
+        benchmark::RegisterBenchmark(("step/" + name + "/pos8/q5_0").c_str(), BM_StepQ5_0, shape,
+                                     int32_t{8})
+            ->Unit(benchmark::kMillisecond);
         benchmark::RegisterBenchmark(("window100/" + name).c_str(), BM_Window, shape)
             ->Unit(benchmark::kMillisecond);
     }

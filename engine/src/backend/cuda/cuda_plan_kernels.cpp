@@ -1,6 +1,7 @@
 // The kernels the CUDA module launches for one plan step, as CudaDeviceModel::execute launches
 // them: the same launch rules (cuda_launch_rules.h) decide a linear's GEMV or GEMM and an
 // attention's path, and parameters are read as device_module.h says (f16 GEMM operands).
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -34,7 +35,19 @@ std::vector<cuda::StepFusion> cuda_step_fusions(const ExecutionPlan& plan) {
 namespace {
 
 // The fused GEMV a group's first linear launches (cuda_step_fusions.h).
-PlanKernel fused_gemv_kernel(const ExecutionPlan& plan, const cuda::StepFusion& fusion) {
+using WeightBlocks = std::function<std::string(const std::string& path)>;
+
+// The dtype the module keeps a linear's weight (step input 1) in: f16, or its blocks' type.
+std::string weight_dtype(const ExecutionPlan& plan, const PlanStep& step,
+                         const WeightBlocks& weight_blocks) {
+    const Slot& w = plan.slots[static_cast<size_t>(step.inputs.at(1))];
+    if (!weight_blocks || w.kind != SlotKind::param) return "f16";
+    const std::string blocks = weight_blocks(w.path);
+    return blocks.empty() ? "f16" : blocks;
+}
+
+PlanKernel fused_gemv_kernel(const ExecutionPlan& plan, const cuda::StepFusion& fusion,
+                             const WeightBlocks& weight_blocks) {
     auto in = [&](int64_t t, size_t i) -> const Slot& {
         return plan.slots[static_cast<size_t>(plan.steps[static_cast<size_t>(t)].inputs.at(i))];
     };
@@ -42,7 +55,9 @@ PlanKernel fused_gemv_kernel(const ExecutionPlan& plan, const cuda::StepFusion& 
     const auto& xs = in(source, 0).shape;  // [.., K]
     const int64_t k = xs.back();
     const int64_t m = count(xs) / k;
-    std::string name = "gemv_f16_fused";
+    const std::string weights =
+        weight_dtype(plan, plan.steps[static_cast<size_t>(fusion.linears[0].step)], weight_blocks);
+    std::string name = "gemv_" + weights + "_fused";
     if (fusion.layer_norm >= 0) name += "+layer_norm";
     if (fusion.linears.size() > 1) name += " x" + std::to_string(fusion.linears.size());
     bool caches = false;
@@ -63,7 +78,7 @@ PlanKernel fused_gemv_kernel(const ExecutionPlan& plan, const cuda::StepFusion& 
     for (const cuda::FusedLinearStep& l : fusion.linears) {
         const PlanStep& step = plan.steps[static_cast<size_t>(l.step)];
         const auto& ws = in(l.step, 1).shape;  // [N, K]
-        gemv.read("f16", ws);
+        gemv.read(weight_dtype(plan, step, weight_blocks), ws);
         if (const auto bias = linear_bias_input(step);
             bias && in(l.step, *bias).kind != SlotKind::none) {
             gemv.read("f32", in(l.step, *bias).shape);
@@ -85,14 +100,14 @@ PlanKernel fused_gemv_kernel(const ExecutionPlan& plan, const cuda::StepFusion& 
 
 std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t index,
                                           const std::vector<cuda::StepFusion>& fusions,
-                                          bool fused_attention) {
+                                          bool fused_attention, const WeightBlocks& weight_blocks) {
     const PlanStep& step = plan.steps.at(index);
     if (step.alias) return {};  // a view: nothing runs
     if (!fusions.empty()) {
         const cuda::StepFusion& fusion = fusions.at(index);
         if (fusion.role == cuda::StepFusion::Role::skipped) return {};
         if (fusion.role == cuda::StepFusion::Role::fused_gemv) {
-            return {fused_gemv_kernel(plan, fusion)};
+            return {fused_gemv_kernel(plan, fusion, weight_blocks)};
         }
     }
     auto in = [&](size_t i) -> const Slot& {
@@ -146,12 +161,15 @@ std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t inde
             const bool gelu = linear_gelu_epilogue(step);
             const std::string epilogue =
                 std::string(gelu ? "+gelu" : "") + (residual ? "+residual" : "");
+            const std::string weights = weight_dtype(plan, step, weight_blocks);
             if (cuda::linear_path(m) == cuda::LinearPath::gemv) {
                 const bool columns =
                     cuda::gemv_kernel(k, cuda::old_kernels_enabled()) == cuda::GemvKernel::columns;
-                KernelDescription gemv((columns ? "gemv_f16_columns" : "gemv_f16") + epilogue,
-                                       step);
-                gemv.read("f32", xs).read(dtype(1), ws);
+                const std::string kernel = weights != "f16" ? "gemv_" + weights
+                                           : columns        ? "gemv_f16_columns"
+                                                            : "gemv_f16";
+                KernelDescription gemv(kernel + epilogue, step);
+                gemv.read("f32", xs).read(weights, ws);
                 if (has_bias) gemv.read(dtype(*bias), in(*bias).shape);
                 if (residual) gemv.read("f32", in(*residual).shape);
                 kernels.push_back(gemv.write("f32", out.shape).flops(2 * m * k * n).done());
@@ -159,6 +177,12 @@ std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t inde
             }
             kernels.push_back(
                 KernelDescription("to_half", step).read("f32", xs).write("f16", {m, k}).done());
+            if (weights != "f16") {  // the blocks decoded into the scratch for the GEMM
+                kernels.push_back(KernelDescription("dequantize_blocks_f16", step)
+                                      .read(weights, ws)
+                                      .write("f16", ws)
+                                      .done());
+            }
             kernels.push_back(KernelDescription("cublas_gemm", step)
                                   .read("f16", {m, k})
                                   .read(dtype(1), ws)

@@ -239,4 +239,22 @@ std::vector<StepFusion> plan_step_fusions(const ExecutionPlan& plan,
     return Fuser(plan, materialized).run();
 }
 
+void unfuse_mixed_weights(std::vector<StepFusion>& fusions, const LinearWeightKind& weight_kind) {
+    for (StepFusion& fusion : fusions) {
+        if (fusion.role != StepFusion::Role::fused_gemv) continue;
+        const std::string first = weight_kind(fusion.linears.at(0).step);
+        bool alike = true;
+        for (const FusedLinearStep& l : fusion.linears)
+            alike = alike && weight_kind(l.step) == first;
+        if (alike) continue;
+        std::vector<int64_t> steps;
+        if (fusion.layer_norm >= 0) steps.push_back(fusion.layer_norm);
+        for (const FusedLinearStep& l : fusion.linears) {
+            steps.push_back(l.step);
+            if (l.cache_write >= 0) steps.push_back(l.cache_write);
+        }
+        for (int64_t t : steps) fusions[static_cast<size_t>(t)] = StepFusion();
+    }
+}
+
 }  // namespace earshot::backend::cuda

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "earshot/engine/backend/plan.h"
@@ -40,5 +42,13 @@ struct StepFusion {
 // output or a cache, shapes that the fused GEMV takes) and leaves a step alone otherwise.
 std::vector<StepFusion> plan_step_fusions(const ExecutionPlan& plan,
                                           std::span<const int32_t> materialized = {});
+
+// How the module stores the weight of linear step `step`: "" for f16, else its blocks' type.
+using LinearWeightKind = std::function<std::string(int64_t step)>;
+
+// Every fused group of `fusions` whose linears' weights are not stored alike back to separate
+// launches (each of its steps alone): one fused GEMV reads one kind of weights (f16, or blocks of
+// one type). The module and the plan listing both apply it after plan_step_fusions.
+void unfuse_mixed_weights(std::vector<StepFusion>& fusions, const LinearWeightKind& weight_kind);
 
 }  // namespace earshot::backend::cuda

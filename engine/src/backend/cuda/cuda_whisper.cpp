@@ -31,16 +31,51 @@ namespace {
 struct ParamUse {
     bool f16 = false;
     bool f32 = false;
+    bool f16_not_linear = false;  // read as f16 by a conv1d or an embedding
+    bool step_linear = false;     // the weight of a linear of the decoder step
 };
 
-void collect_uses(const ExecutionPlan& plan, std::map<std::string, ParamUse>& uses) {
+void collect_uses(const ExecutionPlan& plan, std::map<std::string, ParamUse>& uses,
+                  bool decoder_step) {
     for (const PlanStep& step : plan.steps) {
         for (size_t i = 0; i < step.inputs.size(); ++i) {
             const Slot& slot = plan.slots[static_cast<size_t>(step.inputs[i])];
             if (slot.kind != SlotKind::param) continue;
             ParamUse& use = uses[slot.path];
-            (cuda::reads_param_as_f16(step.kind, i) ? use.f16 : use.f32) = true;
+            const bool half = cuda::reads_param_as_f16(step.kind, i);
+            (half ? use.f16 : use.f32) = true;
+            use.f16_not_linear = use.f16_not_linear || (half && step.kind != OpKind::linear);
+            use.step_linear =
+                use.step_linear || (decoder_step && half && step.kind == OpKind::linear);
         }
+    }
+}
+
+// Whether the module keeps `weight` as its quantized blocks (issue 34): q8_0, q5_0 and q4_0
+// weights of the decoder step's linears that nothing reads otherwise (the embedding table, also
+// the logits' weight, stays f16); the module's GEMVs read them directly. Every other quantized
+// weight is decoded to f16 here, as before.
+bool kept_as_blocks(const checkpoint::Weight& weight, const ParamUse& use) {
+    using checkpoint::GgmlType;
+    if (weight.dtype != checkpoint::WeightDType::ggml_blocks) return false;
+    if (weight.blocks != GgmlType::q8_0 && weight.blocks != GgmlType::q5_0 &&
+        weight.blocks != GgmlType::q4_0) {
+        return false;
+    }
+    return use.step_linear && !use.f32 && !use.f16_not_linear && weight.shape.size() == 2;
+}
+
+// The blocks of `weight` checked against its shape before they go to the device: whole blocks per
+// row, and exactly the bytes those blocks take (checkpoint/ggml_blocks.h's layouts).
+void check_blocks(const checkpoint::Weight& weight) {
+    const checkpoint::GgmlBlockLayout layout = checkpoint::ggml_block_layout(weight.blocks);
+    const auto k = static_cast<uint64_t>(weight.shape.back());
+    const uint64_t want = weight.element_count() / layout.elements * layout.bytes;
+    if (k % layout.elements != 0 || weight.bytes.size() != want) {
+        throw std::invalid_argument(
+            weight.path + ": " + std::to_string(weight.bytes.size()) + " bytes of " +
+            std::string(checkpoint::ggml_type_name(weight.blocks)) + " blocks for rows of " +
+            std::to_string(k) + " values (" + std::to_string(want) + " bytes expected)");
     }
 }
 
@@ -54,7 +89,8 @@ struct CudaWhisper::Impl {
     CudaDevice device;
     WhisperPlans plans;
     std::unique_ptr<cuda::DeviceModel> model;
-    std::set<std::string> params;  // paths uploaded
+    std::set<std::string> params;                             // paths uploaded
+    std::map<std::string, checkpoint::GgmlType> block_types;  // the params kept as blocks
     // A plan the module has prepared: its handle, and the steps whose host values (token ids,
     // pos) are checked before each run, found once instead of on every token.
     struct Prepared {
@@ -88,12 +124,25 @@ struct CudaWhisper::Impl {
 
     void upload(const model::WhisperCheckpoint& checkpoint) {
         std::map<std::string, ParamUse> uses;
-        collect_uses(plan_for("listen", {}), uses);
-        collect_uses(plan_for("prefill", {{"S", 1}}), uses);
-        collect_uses(plan_for("step", {}), uses);
+        collect_uses(plan_for("listen", {}), uses, false);
+        collect_uses(plan_for("prefill", {{"S", 1}}), uses, false);
+        collect_uses(plan_for("step", {}), uses, true);
         for (const auto& weight : checkpoint.weights.weights()) {
             auto use = uses.find(weight.path);
             if (use == uses.end()) continue;  // read by no entry
+            if (kept_as_blocks(weight, use->second)) {
+                check_blocks(weight);
+                cuda::HostParam param;
+                param.path = weight.path;
+                param.elements = static_cast<int64_t>(weight.element_count());
+                param.blocks = weight.bytes.data();
+                param.block_bytes = static_cast<int64_t>(weight.bytes.size());
+                param.block_type = static_cast<int32_t>(weight.blocks);
+                model->add_param(param);
+                params.insert(weight.path);
+                block_types[weight.path] = weight.blocks;
+                continue;
+            }
             std::vector<float> values(static_cast<size_t>(weight.element_count()));
             checkpoint::convert_to_f32(weight, values);
             // Exact for f16 checkpoints; bf16 and f32 ones round to nearest even here.
@@ -333,6 +382,13 @@ void CudaWhisper::reorder_batch(std::span<const int64_t> source_rows) {
 int64_t CudaWhisper::device_bytes() const { return impl_->model->device_bytes(); }
 int64_t CudaWhisper::graph_capture_failures() const {
     return impl_->model->graph_capture_failures();
+}
+
+std::string CudaWhisper::kept_blocks(const std::string& path) const {
+    const auto found = impl_->block_types.find(path);
+    return found == impl_->block_types.end()
+               ? std::string()
+               : std::string(checkpoint::ggml_type_name(found->second));
 }
 
 void CudaWhisper::set_profiling(bool on) { impl_->profiling = on; }

@@ -4,6 +4,7 @@
 // one device. Both sides are built by the same compiler from this header; the version guards it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -16,19 +17,25 @@
 namespace earshot::backend::cuda {
 
 // Bumped whenever anything in this header changes.
-inline constexpr int kModuleAbiVersion = 4;
+inline constexpr int kModuleAbiVersion = 5;
 // extern "C" Module* earshot_cuda_module(int abi_version): nullptr on a version mismatch.
 inline constexpr const char* kModuleEntryName = "earshot_cuda_module";
 inline constexpr const char* kModuleFileName = "libearshot_cuda.so";
 
 // A parameter as the plans read it: GEMM weights (linear and conv1d weights, the embedding
 // table) as f16, everything else (biases, norms, positions) as f32; a parameter read both ways
-// has both copies.
+// has both copies. A linear's weight that only linears read may come as quantized blocks
+// instead of f16 (issue 34): `block_bytes` bytes of whole blocks of the ggml type `block_type`
+// (q8_0 8, q5_0 6, q4_0 2; 32 values each, every row whole blocks), which the module keeps
+// as they are and its GEMVs read directly.
 struct HostParam {
     std::string path;
     int64_t elements = 0;
-    const uint16_t* f16 = nullptr;  // IEEE half bits, or null
-    const float* f32 = nullptr;     // or null
+    const uint16_t* f16 = nullptr;      // IEEE half bits, or null
+    const float* f32 = nullptr;         // or null
+    const std::byte* blocks = nullptr;  // or null (then f16 is null)
+    int64_t block_bytes = 0;
+    int32_t block_type = 0;
 };
 
 // Whether step input `input` of an op reads its parameter as f16 (the GEMM weight of linear and

@@ -12,9 +12,9 @@ namespace earshot::backend::cuda {
 
 inline constexpr int kMaxFusedLinears = 3;
 
-// One linear's columns: y = epilogue(x w^T + bias), w [n, k] f16.
+// One linear's columns: y = epilogue(x w^T + bias), w [n, k] f16 (or blocks, FusedGemv).
 struct FusedLinear {
-    const uint16_t* w = nullptr;  // [n, k] f16 bits
+    const uint16_t* w = nullptr;  // [n, k] f16 bits, or [n, k / 32] blocks of block_type
     const float* bias = nullptr;  // [n], or null
     int64_t n = 0;
     bool gelu = false;                // erf GELU after the bias
@@ -39,6 +39,9 @@ struct FusedGemv {
     float norm_eps = 0.0F;
     FusedLinear linears[kMaxFusedLinears];
     int linear_count = 0;
+    // 0: every w is f16. Else the ggml_type id (q8_0 8, q5_0 6, q4_0 2) whose blocks every w
+    // holds (k % 32 == 0): the block GEMVs' arithmetic, 8-bit activations per block.
+    int32_t block_type = 0;
 };
 
 // Shared memory the fused GEMV takes: x [m, k] f32 (normalised in place), and 32 floats of the

@@ -10,7 +10,7 @@
 namespace earshot::backend::cuda {
 
 // Bumped whenever the table changes.
-inline constexpr int kKernelTableVersion = 4;
+inline constexpr int kKernelTableVersion = 5;
 // extern "C" const KernelTable* earshot_cuda_kernel_table(int version): nullptr on a mismatch.
 inline constexpr const char* kKernelTableEntryName = "earshot_cuda_kernel_table";
 
@@ -92,6 +92,16 @@ struct KernelTable {
     // Version 4: the fused GEMV (LayerNorm, up to three linears, cache writes at *pos); false
     // when it refuses the arguments (then nothing ran).
     bool (*gemv_f16_fused)(const FusedGemv& args);
+    // Version 5 (issue 34), weights as quantized blocks of a ggml type id (q8_0 8, q5_0 6, q4_0
+    // 2): the bytes of one block the module's kernels read (0: a type they do not read), the
+    // GEMV on w [n, k / 32 blocks] (false: refused, nothing ran), and the blocks decoded to f16.
+    // FusedGemv::block_type (version 5) selects the blocks in gemv_f16_fused.
+    int64_t (*block_bytes)(int32_t block_type);
+    bool (*gemv_blocks)(const float* x, const void* w, int32_t block_type, const float* bias,
+                        float* y, int64_t m, int64_t k, int64_t n, bool gelu,
+                        const float* residual);
+    bool (*dequantize_blocks_f16)(const void* blocks, int32_t block_type, uint16_t* y,
+                                  int64_t n_blocks);
 };
 
 }  // namespace earshot::backend::cuda

@@ -154,4 +154,39 @@ TEST(CudaStepFusions, RowsPastTheGemvAndTheEncoderStayUnfused) {
     }
 }
 
+// A group whose linears' weights are stored differently (one of q, k, v as q5_0 blocks) goes back
+// to separate launches, every step of it alone; alike weights (all blocks) keep every group.
+TEST(CudaStepFusions, MixedWeightsUnfuseTheirGroupOnly) {
+    const ExecutionPlan& plan = step_plan(1);
+    const std::vector<StepFusion> fused = plan_step_fusions(plan);
+    const int64_t qkv = first_qkv(fused);
+    ASSERT_GE(qkv, 0);
+    const StepFusion group = fused[static_cast<size_t>(qkv)];
+    const int64_t odd = group.linears[1].step;  // k
+
+    std::vector<StepFusion> alike = fused;
+    earshot::backend::cuda::unfuse_mixed_weights(alike,
+                                                 [](int64_t) { return std::string("q5_0"); });
+    for (size_t s = 0; s < fused.size(); ++s) EXPECT_EQ(alike[s].role, fused[s].role) << s;
+
+    std::vector<StepFusion> mixed = fused;
+    earshot::backend::cuda::unfuse_mixed_weights(
+        mixed, [odd](int64_t t) { return t == odd ? std::string() : std::string("q5_0"); });
+    EXPECT_EQ(mixed[static_cast<size_t>(group.layer_norm)].role, Role::alone);
+    for (const auto& l : group.linears) {
+        EXPECT_EQ(mixed[static_cast<size_t>(l.step)].role, Role::alone);
+        EXPECT_TRUE(mixed[static_cast<size_t>(l.step)].linears.empty());
+        if (l.cache_write >= 0) {
+            EXPECT_EQ(mixed[static_cast<size_t>(l.cache_write)].role, Role::alone);
+        }
+    }
+    int fused_before = 0;
+    int fused_after = 0;
+    for (size_t s = 0; s < fused.size(); ++s) {
+        fused_before += fused[s].role == Role::fused_gemv ? 1 : 0;
+        fused_after += mixed[s].role == Role::fused_gemv ? 1 : 0;
+    }
+    EXPECT_EQ(fused_after, fused_before - 1);  // every other group kept
+}
+
 }  // namespace

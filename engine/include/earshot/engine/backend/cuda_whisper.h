@@ -53,6 +53,10 @@ public:
 
     // Everything this model holds on the device now: weights, caches, the workspace.
     int64_t device_bytes() const;
+    // The ggml type ("q8_0", "q5_0", "q4_0") whose blocks the device keeps the weight at `path`
+    // in, read directly by the decoder step's GEMVs; "" for a weight kept as f16 or f32. What
+    // PlanListingRequest::weight_blocks takes.
+    std::string kept_blocks(const std::string& path) const;
     // How many CUDA graph captures failed (the first is reported once on stderr with its reason;
     // the plan then runs step by step). EARSHOT_CUDA_SYNC_EACH_STEP=1 synchronises after every
     // plan step, so that a CudaError names the step, its op and its scope.

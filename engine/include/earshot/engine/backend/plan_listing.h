@@ -66,6 +66,9 @@ struct PlanListingRequest {
     // What the decoder caches hold, "f16" or "f32"; empty: the backend's own (the CPU's follow
     // the checkpoint's matrices, as decoding sets them up; CUDA's are always f16).
     std::string cache_dtype;
+    // CUDA: the ggml type ("q5_0") whose blocks the module keeps the parameter at `path` in, or
+    // "" for f16 (CudaWhisper::kept_blocks). Unset: every weight f16.
+    std::function<std::string(const std::string& path)> weight_blocks;
 };
 
 struct PlanListing {

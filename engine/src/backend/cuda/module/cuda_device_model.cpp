@@ -73,6 +73,23 @@ void CudaDeviceModel::add_param(const HostParam& param) {
     CUDA_CHECK(cudaSetDevice(device_));
     Param stored;
     stored.elements = param.elements;
+    if (param.blocks != nullptr) {
+        // Sizes checked here, at load: a GEMV would read past a short buffer.
+        const int64_t block_size = kernels::gemv_block_bytes(param.block_type);
+        if (block_size == 0 || param.f16 != nullptr ||
+            param.elements % kernels::kBlockValues != 0 ||
+            param.block_bytes != param.elements / kernels::kBlockValues * block_size) {
+            throw std::invalid_argument(
+                "parameter " + param.path + ": " + std::to_string(param.block_bytes) +
+                " bytes of blocks of ggml type " + std::to_string(param.block_type) + " for " +
+                std::to_string(param.elements) +
+                " values; the CUDA module keeps whole q8_0, q5_0 or q4_0 blocks only");
+        }
+        stored.blocks = DeviceBuffer(param.block_bytes, param.path + " (blocks)", model_name_);
+        stored.block_type = param.block_type;
+        CUDA_CHECK(cudaMemcpy(stored.blocks.get(), param.blocks,
+                              static_cast<size_t>(param.block_bytes), cudaMemcpyHostToDevice));
+    }
     if (param.f16 != nullptr) {
         stored.f16 = DeviceBuffer(param.elements * 2, param.path + " (f16)", model_name_);
         CUDA_CHECK(cudaMemcpy(stored.f16.get(), param.f16, static_cast<size_t>(param.elements * 2),
@@ -163,7 +180,9 @@ void CudaDeviceModel::gather_rows(std::span<const int64_t> source, int64_t batch
 
 int64_t CudaDeviceModel::device_bytes() const {
     int64_t total = workspace_.bytes() + kept_attention_.bytes();
-    for (const auto& [path, param] : params_) total += param.f16.bytes() + param.f32.bytes();
+    for (const auto& [path, param] : params_) {
+        total += param.f16.bytes() + param.f32.bytes() + param.blocks.bytes();
+    }
     for (const auto& [path, state] : states_) total += state.values.bytes() + state.spare.bytes();
     return total;
 }

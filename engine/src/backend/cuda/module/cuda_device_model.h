@@ -43,6 +43,8 @@ private:
     struct Param {
         DeviceBuffer f16;
         DeviceBuffer f32;
+        DeviceBuffer blocks;     // a linear's weight as quantized blocks (HostParam::blocks)
+        int32_t block_type = 0;  // their ggml type; 0 without blocks
         int64_t elements = 0;
     };
     struct State {
@@ -57,8 +59,9 @@ private:
         std::vector<int64_t> input_offsets;  // by input index; -1 for scalars
         int64_t pos_offset = 0;
         std::vector<std::vector<const void*>> params;  // [step][input], null when no param
-        std::vector<StepFusion> fusions;  // [step] (cuda_step_fusions.h); empty: none fused
-        std::vector<cudaEvent_t> events;  // steps + 1, made when first profiled
+        std::vector<int32_t> weight_blocks;  // [step]: a linear's weight block type, 0 for f16
+        std::vector<StepFusion> fusions;     // [step] (cuda_step_fusions.h); empty: none fused
+        std::vector<cudaEvent_t> events;     // steps + 1, made when first profiled
         int64_t runs = 0;
         bool graphable = true;               // false once a capture failed
         cudaGraphExec_t graph = nullptr;     // the steps captured, from the second run on

@@ -56,6 +56,7 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
     Prepared prepared;
     prepared.plan = &plan;
     prepared.params.resize(plan.steps.size());
+    prepared.weight_blocks.assign(plan.steps.size(), 0);
     int64_t scratch = 0;
     for (size_t s = 0; s < plan.steps.size(); ++s) {
         const PlanStep& step = plan.steps[s];
@@ -76,6 +77,24 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
             auto found = params_.find(slot.path);
             if (found == params_.end()) continue;  // an absent optional parameter (a bias)
             const bool half = reads_param_as_f16(step.kind, i);
+            if (half && found->second.blocks.get() != nullptr) {
+                // Block weights: linears only, whose GEMV reads them and whose GEMM (many rows)
+                // decodes them into the scratch first.
+                if (step.kind != OpKind::linear || found->second.elements != count(slot.shape)) {
+                    throw std::logic_error("parameter " + slot.path +
+                                           " is on the device as blocks, which only a linear of " +
+                                           "its shape reads");
+                }
+                prepared.params[s][i] = found->second.blocks.get();
+                prepared.weight_blocks[s] = found->second.block_type;
+                const int64_t k = slot.shape.back();
+                const int64_t m = count(plan.slots[static_cast<size_t>(step.inputs[0])].shape) / k;
+                if (linear_path(m) == LinearPath::gemm) {
+                    scratch =
+                        std::max(scratch, align_up(m * k * 2) + align_up(count(slot.shape) * 2));
+                }
+                continue;
+            }
             const DeviceBuffer& buffer = half ? found->second.f16 : found->second.f32;
             if (buffer.get() == nullptr || found->second.elements != count(slot.shape)) {
                 throw std::logic_error("parameter " + slot.path + " is not on the device as " +
@@ -88,6 +107,11 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
     // A decoder step's LayerNorms, linears and cache writes as fused GEMVs, unless
     // EARSHOT_CUDA_OLD_KERNELS asks for the separate launches (or the old GEMV).
     if (!old_kernels_.fusion && !old_kernels_.gemv) prepared.fusions = plan_step_fusions(plan);
+    // One fused GEMV reads one kind of weights: a group stored otherwise runs unfused.
+    unfuse_mixed_weights(prepared.fusions, [&prepared](int64_t t) {
+        const int32_t blocks = prepared.weight_blocks[static_cast<size_t>(t)];
+        return blocks == 0 ? std::string() : std::to_string(blocks);
+    });
     int64_t top = align_up(plan.arena_bytes);
     prepared.scratch_offset = top;
     top += scratch;

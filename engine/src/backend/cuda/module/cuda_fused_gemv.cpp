@@ -22,6 +22,7 @@ void CudaDeviceModel::fused_gemv(const Prepared& prepared, size_t index,
         return plan.slots[static_cast<size_t>(plan.steps[static_cast<size_t>(t)].inputs.at(i))];
     };
     FusedGemv args;
+    args.block_type = prepared.weight_blocks[static_cast<size_t>(fusion.linears.at(0).step)];
     const int64_t source = fusion.layer_norm >= 0 ? fusion.layer_norm : fusion.linears.at(0).step;
     const Slot& x = slot(source, 0);
     args.x = static_cast<const float*>(operand(source, 0));

@@ -217,8 +217,14 @@ void CudaDeviceModel::execute(const Prepared& prepared, size_t index, const std:
             epilogue.gelu = linear_gelu_epilogue(step);
             if (const auto residual = linear_residual_input(step))
                 epilogue.residual = in(*residual);
+            const int32_t blocks = prepared.weight_blocks[index];
             if (linear_path(m) == LinearPath::gemv) {  // a step: one kernel reads the weights once
-                if (gemv_kernel(k, old_kernels_) == GemvKernel::columns) {
+                if (blocks != 0) {
+                    if (!kernels::gemv_blocks(in(0), raw(1), blocks, bias, out, m, k, n, epilogue,
+                                              stream_)) {
+                        throw std::logic_error("gemv_blocks refused the blocks of " + slot(1).path);
+                    }
+                } else if (gemv_kernel(k, old_kernels_) == GemvKernel::columns) {
                     kernels::gemv_f16_columns(in(0), in_f16(1), bias, out, m, k, n, epilogue,
                                               stream_);
                 } else {
@@ -228,7 +234,17 @@ void CudaDeviceModel::execute(const Prepared& prepared, size_t index, const std:
             }
             auto* x16 = reinterpret_cast<uint16_t*>(scratch);
             kernels::to_half(in(0), x16, m * k, stream_);
-            gemm(x16, in_f16(1), out, m, k, n);
+            const uint16_t* w16 = in_f16(1);
+            if (blocks != 0) {  // many rows on block weights: decoded into the scratch first
+                auto* decoded = reinterpret_cast<uint16_t*>(scratch + align_up(m * k * 2));
+                if (!kernels::dequantize_blocks_f16(raw(1), blocks, decoded,
+                                                    n * k / kernels::kBlockValues, stream_)) {
+                    throw std::logic_error("dequantize_blocks_f16 refused the blocks of " +
+                                           slot(1).path);
+                }
+                w16 = decoded;
+            }
+            gemm(x16, w16, out, m, k, n);
             if (bias != nullptr || epilogue.gelu || epilogue.residual != nullptr) {
                 kernels::finish_linear(out, bias, m, n, epilogue, stream_);
             }

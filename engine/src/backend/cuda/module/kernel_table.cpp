@@ -163,6 +163,17 @@ KernelTable make_table() {
     t.gemv_f16_fused = [](const FusedGemv& args) {
         return k::gemv_f16_fused(args, kDefaultStream);
     };
+    t.block_bytes = [](int32_t block_type) { return k::gemv_block_bytes(block_type); };
+    t.gemv_blocks = [](const float* x, const void* w, int32_t block_type, const float* bias,
+                       float* y, int64_t m, int64_t kk, int64_t n, bool gelu,
+                       const float* residual) {
+        return k::gemv_blocks(x, w, block_type, bias, y, m, kk, n, epilogue(gelu, residual),
+                              kDefaultStream);
+    };
+    t.dequantize_blocks_f16 = [](const void* blocks, int32_t block_type, uint16_t* y,
+                                 int64_t n_blocks) {
+        return k::dequantize_blocks_f16(blocks, block_type, y, n_blocks, kDefaultStream);
+    };
     return t;
 }
 

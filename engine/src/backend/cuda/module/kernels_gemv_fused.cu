@@ -6,11 +6,15 @@
 // gemv_f16_columns (kernels_gemv_columns.cu): 16-byte loads, two chunks in flight; each column
 // finishes with its own bias and epilogue and goes to an f32 output or, as f16, into a decoder
 // cache at the position read from device memory (so a captured graph replays it at every pos).
+// Block weights (q8_0, q5_0, q4_0, all linears of a group the same type) go through the block
+// GEMVs' inner loop (gemv_blocks.cuh) on the same normalised x in shared memory.
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "backend/cuda/cuda_launch_rules.h"
+#include "gemv_blocks.cuh"
 #include "gemv_columns.cuh"
 #include "kernels_step.h"
 #include "launch.cuh"
@@ -46,8 +50,12 @@ __device__ inline void store_column(const FusedLinear& linear, int64_t row, int6
     reinterpret_cast<__half*>(linear.cache)[at] = __float2half_rn(value);
 }
 
-// Rows: 1 (a batch-1 step) or kMaxGemvRows (m rows at run time).
-template <int Columns, int Rows>
+// The weights of f16 linears, as opposed to a block Format (gemv_blocks.cuh).
+struct F16Weights {};
+
+// Rows: 1 (a batch-1 step) or kMaxGemvRows (m rows at run time). Weights: F16Weights, or the
+// block Format every linear of the group is stored in.
+template <class Weights, int Columns, int Rows>
 __global__ void gemv_fused_kernel(FusedGemv args, int64_t total_columns) {
     EARSHOT_DYNAMIC_SHARED(float, xs);  // [m, k]
     EARSHOT_STATIC_SHARED(float, reduce, 32);
@@ -78,15 +86,26 @@ __global__ void gemv_fused_kernel(FusedGemv args, int64_t total_columns) {
     const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
     const int64_t first = warp * Columns;
     if (first >= total_columns) return;  // the whole warp, after the block's last barrier
-    const __half* rows[Columns];
-    for (int c = 0; c < Columns; ++c) {
-        // Columns past the end read the last one's weights (in bounds) and write nothing.
-        int64_t column = first + c < total_columns ? first + c : total_columns - 1;
-        const int l = linear_of(args, column);
-        rows[c] = reinterpret_cast<const __half*>(args.linears[l].w) + column * k;
-    }
     float acc[Columns][Rows] = {};
-    gemv_columns_dots<Columns, Rows>(rows, xs, m, k, lane, acc);
+    if constexpr (std::is_same_v<Weights, F16Weights>) {
+        const __half* rows[Columns];
+        for (int c = 0; c < Columns; ++c) {
+            // Columns past the end read the last one's weights (in bounds) and write nothing.
+            int64_t column = first + c < total_columns ? first + c : total_columns - 1;
+            const int l = linear_of(args, column);
+            rows[c] = reinterpret_cast<const __half*>(args.linears[l].w) + column * k;
+        }
+        gemv_columns_dots<Columns, Rows>(rows, xs, m, k, lane, acc);
+    } else {
+        const uint8_t* rows[Columns];
+        for (int c = 0; c < Columns; ++c) {
+            int64_t column = first + c < total_columns ? first + c : total_columns - 1;
+            const int l = linear_of(args, column);
+            rows[c] = reinterpret_cast<const uint8_t*>(args.linears[l].w) +
+                      column * (k / kBlockValues * Weights::kBytes);
+        }
+        gemv_block_dots<Weights, Columns, Rows>(rows, xs, m, k, lane, acc);
+    }
 #pragma unroll
     for (int c = 0; c < Columns; ++c) {
         int64_t column = first + c;
@@ -101,14 +120,30 @@ __global__ void gemv_fused_kernel(FusedGemv args, int64_t total_columns) {
     }
 }
 
-template <int Columns, int Rows>
+template <class Weights, int Columns, int Rows>
 void launch_fused(const FusedGemv& args, int64_t total_columns, cudaStream_t stream) {
     const int64_t warps = (total_columns + Columns - 1) / Columns;
     const auto blocks = static_cast<unsigned>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
     const auto shared = static_cast<size_t>(args.m * args.k * 4);  // the dynamic part
-    const auto gemv_fused = &gemv_fused_kernel<Columns, Rows>;
+    const auto gemv_fused = &gemv_fused_kernel<Weights, Columns, Rows>;
     EARSHOT_LAUNCH(gemv_fused, blocks, kThreads, shared, stream)(args, total_columns);
     EARSHOT_CHECK_LAUNCH();
+}
+
+template <class Weights>
+void launch_weights(const FusedGemv& args, int64_t total_columns, cudaStream_t stream) {
+    const bool wide = total_columns >= 4 * kGemvTargetWarps;
+    if (args.m == 1) {
+        if (wide) {
+            launch_fused<Weights, 4, 1>(args, total_columns, stream);
+        } else {
+            launch_fused<Weights, 2, 1>(args, total_columns, stream);
+        }
+    } else if (wide) {
+        launch_fused<Weights, 4, kMaxGemvRows>(args, total_columns, stream);
+    } else {
+        launch_fused<Weights, 2, kMaxGemvRows>(args, total_columns, stream);
+    }
 }
 
 }  // namespace
@@ -118,29 +153,37 @@ bool gemv_f16_fused(const FusedGemv& args, cudaStream_t stream) {
         args.linear_count > kMaxFusedLinears) {
         return false;
     }
+    // Block weights: a type with a GEMV, whole blocks per row, 2-byte aligned rows.
+    const bool blocks = args.block_type != 0;
+    if (blocks && (gemv_block_bytes(args.block_type) == 0 || args.k % kBlockValues != 0)) {
+        return false;
+    }
     int64_t total_columns = 0;
     for (int l = 0; l < args.linear_count; ++l) {
         const FusedLinear& linear = args.linears[l];
-        if (linear.n < 1 || reinterpret_cast<uintptr_t>(linear.w) % 16 != 0) return false;
+        if (linear.n < 1 || reinterpret_cast<uintptr_t>(linear.w) % (blocks ? 2 : 16) != 0) {
+            return false;
+        }
         if (linear.y == nullptr && (linear.cache == nullptr || linear.pos == nullptr ||
                                     linear.dh < 1 || linear.heads * linear.dh != linear.n)) {
             return false;
         }
         total_columns += linear.n;
     }
-    const bool wide = total_columns >= 4 * kGemvTargetWarps;
-    if (args.m == 1) {
-        if (wide) {
-            launch_fused<4, 1>(args, total_columns, stream);
-        } else {
-            launch_fused<2, 1>(args, total_columns, stream);
-        }
-    } else if (wide) {
-        launch_fused<4, kMaxGemvRows>(args, total_columns, stream);
-    } else {
-        launch_fused<2, kMaxGemvRows>(args, total_columns, stream);
+    switch (args.block_type) {
+        case 0:
+            launch_weights<F16Weights>(args, total_columns, stream);
+            return true;
+        case kBlockTypeQ8_0:
+            launch_weights<Q8_0>(args, total_columns, stream);
+            return true;
+        case kBlockTypeQ5_0:
+            launch_weights<Q5_0>(args, total_columns, stream);
+            return true;
+        default:
+            launch_weights<Q4_0>(args, total_columns, stream);
+            return true;
     }
-    return true;
 }
 
 }  // namespace earshot::backend::cuda::kernels

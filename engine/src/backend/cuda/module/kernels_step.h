@@ -22,6 +22,31 @@ void gemv_f16_columns(const float* x, const uint16_t* w, const float* bias, floa
 // incomplete; then nothing is launched.
 bool gemv_f16_fused(const FusedGemv& args, cudaStream_t stream);
 
+// Weights kept as quantized blocks on the device (issue 34): the types whose blocks the GEMVs read
+// directly, by their ggml_type ids (ggml.h), 32 values per block.
+inline constexpr int64_t kBlockValues = 32;
+inline constexpr int32_t kBlockTypeQ4_0 = 2;
+inline constexpr int32_t kBlockTypeQ5_0 = 6;
+inline constexpr int32_t kBlockTypeQ8_0 = 8;
+// Bytes of one block of a type the GEMVs read (ggml-common.h); 0 for any other id.
+constexpr int64_t gemv_block_bytes(int32_t type) {
+    return type == kBlockTypeQ8_0   ? 34
+           : type == kBlockTypeQ5_0 ? 22
+           : type == kBlockTypeQ4_0 ? 18
+                                    : 0;
+}
+
+// y [m, n] = epilogue(x [m, k] w^T (+ bias [n])) for w [n, k] as k / 32 blocks of `block_type`
+// per row (kernels_gemv_blocks.cu): x quantized to 8 bits per block as the CPU backend does it,
+// exact integer dots per block, two or four columns per warp, 1 <= m <= kMaxGemvRows. False
+// (nothing launched) for a type without a GEMV, k % 32 != 0 or w not 2-byte aligned.
+bool gemv_blocks(const float* x, const void* w, int32_t block_type, const float* bias, float* y,
+                 int64_t m, int64_t k, int64_t n, const Epilogue& epilogue, cudaStream_t stream);
+// y [n_blocks x 32] f16 = the values of n_blocks blocks of `block_type` (d x level rounded to
+// f16), for the GEMMs of many rows on block weights. False for a type without a GEMV.
+bool dequantize_blocks_f16(const void* blocks, int32_t block_type, uint16_t* y, int64_t n_blocks,
+                           cudaStream_t stream);
+
 // One query split over the keys (kernels_attend_split_keys.cu), one launch: blocks of
 // (batch-head, 64 keys) write partial softmax results into `partials` (split_keys_partial_floats
 // floats, cuda_launch_rules.h) and count themselves in done [BH] (zero before, zero after); the
