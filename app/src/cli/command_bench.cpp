@@ -20,6 +20,7 @@
 #include "cli/command_registry.h"
 #include "cli/model_argument.h"
 #include "earshot/app/commands.h"
+#include "earshot/engine/backend/cuda_driver_probe.h"
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
@@ -112,13 +113,14 @@ int run_bench(const Request& r, std::ostream& out, std::ostream& err) {
     model::WhisperCheckpoint checkpoint;
     runtime::ChosenDecoderModel chosen;
     double resident = 0.0;
+    double load_ms = 0.0;  // the checkpoint read and checked, the backend's weights in place
     try {
         const ModelArgument argument = resolve_model_argument(r.model, "");
         if (!argument.note.empty()) err << "earshot bench: " << argument.note << "\n";
         path = argument.model;
         // Loading the CUDA module to look for a device (what auto does first) holds memory of its
         // own, device or not: it is loaded before the model's memory is measured.
-        if (choice == backend::BackendChoice::automatic) {
+        if (choice == backend::BackendChoice::automatic && !backend::missing_cuda_driver()) {
             try {
                 (void)backend::cuda_devices();
             } catch (const backend::CudaError&) {
@@ -126,9 +128,13 @@ int run_bench(const Request& r, std::ostream& out, std::ostream& err) {
             }
         }
         const double before = anonymous_resident_bytes();
+        const auto load_start = std::chrono::steady_clock::now();
         checkpoint = model::load_whisper_checkpoint(path);
         chosen = runtime::make_decoder_model(checkpoint, choice, path.filename().string());
         checkpoint.weights.release_files();  // as a loaded model does
+        load_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
+                .count();
         resident = anonymous_resident_bytes() - before;
     } catch (const backend::CudaError& e) {
         return fail("--backend cuda: " + backend::cuda_unavailable_reason(e));
@@ -153,6 +159,8 @@ int run_bench(const Request& r, std::ostream& out, std::ostream& err) {
     out << "memory: file " << fixed(file_bytes / kMiB, 1) << " MiB, resident after loading "
         << fixed(resident / kMiB, 1) << " MiB (" << fixed(resident / file_bytes, 2)
         << " x the file)\n"
+        << "load: " << fixed(load_ms, 0)
+        << " ms (the file read and checked, the weights in place)\n"
         << std::flush;
 
     std::mt19937 random(7);

@@ -13,6 +13,7 @@
 #include "earshot/engine/checkpoint/ggml_writer.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/checkpoint/whisper_config.h"
+#include "earshot/engine/tokenizer/tokenizer.h"
 #include "tokenizer/vocab_sources.h"
 
 namespace earshot::convert {
@@ -33,6 +34,13 @@ constexpr std::array<std::pair<std::string_view, GgmlType>, 7> file_types = {{
     {"f16", GgmlType::f16},
     {"f32", GgmlType::f32},
 }};
+
+// Where the input's vocabulary is read from: a ggml file's own block, a HF checkpoint's folder.
+std::filesystem::path vocabulary_source(const WhisperConfig& config) {
+    if (config.format == CheckpointFormat::ggml_file) return config.source;
+    return std::filesystem::is_directory(config.source) ? config.source
+                                                        : config.source.parent_path();
+}
 
 GgmlContents preamble_of(const WhisperConfig& config, GgmlType file_type,
                          const MelFiltersFor& mel_filters_for) {
@@ -55,10 +63,16 @@ GgmlContents preamble_of(const WhisperConfig& config, GgmlType file_type,
                                                  std::to_string(c.mel_filters.size()) +
                                                  " values, not " + std::to_string(mels) + " x 201");
     }
-    const std::filesystem::path directory =
-        std::filesystem::is_directory(config.source) ? config.source : config.source.parent_path();
-    c.vocab = tokenizer::read_hf_vocabulary(directory).tokens;
+    c.vocab = tokenizer::read_hf_vocabulary(vocabulary_source(config)).tokens;
     return c;
+}
+
+// The vocabulary must fit n_vocab as Earshot's tokenizer requires (its base tokens end where
+// n_vocab's <|endoftext|> begins): whisper.cpp loads a file that breaks this, but `earshot
+// transcribe` refuses it, so it is refused here before any weight is read (TokenizerError,
+// naming the vocabulary's file and both sizes).
+void require_vocabulary_fits(const WhisperConfig& config) {
+    (void)tokenizer::Tokenizer::load(vocabulary_source(config), config.n_vocab);
 }
 
 GgmlTensorToWrite tensor_of(const Weight& w, GgmlType file_type) {
@@ -112,6 +126,7 @@ void quantize_checkpoint_to_ggml(const std::filesystem::path& input, GgmlType fi
                                  const MelFiltersFor& mel_filters_for, std::ostream& out,
                                  const std::function<void(const GgmlQuantizeProgress&)>& progress) {
     const WhisperConfig config = read_whisper_config(input);
+    require_vocabulary_fits(config);
     const WeightSet weights = read_weights(config);
     write_ggml_preamble(out, preamble_of(config, file_type, mel_filters_for));
     std::vector<const Weight*> written;

@@ -1,7 +1,7 @@
 // `earshot bench` through the real executable, on the micro model quantized to q8_0 by `earshot
-// models quantize`: it names the model's blocks, reports the memory against the file, the encoder,
-// steps at the positions the model has and a beam-5 step, each with a positive time; a bad thread
-// count is one line and exit 2.
+// models quantize`: it names the model's blocks, reports the memory against the file, the load
+// time, the encoder, steps at the positions the model has and a beam-5 step, each with a positive
+// time; a bad thread count is one line and exit 2.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -42,6 +42,7 @@ TEST(BenchCommand, ReportsMemoryEncoderStepsAndBeamOnAQuantizedModel) {
     const double file_mib = number_after(out, "memory: file ");
     EXPECT_NEAR(file_mib, double(fs::file_size(q8)) / (1024.0 * 1024.0), 0.06) << out;
     EXPECT_GT(number_after(out, "resident after loading "), 0.0) << out;
+    EXPECT_GT(number_after(out, "load: "), 0.0) << out;
     EXPECT_GT(number_after(out, "encoder: "), 0.0) << out;
     EXPECT_GT(number_after(out, "step at position 8: "), 0.0) << out;
     EXPECT_GT(number_after(out, "beam-5 step at position "), 0.0) << out;

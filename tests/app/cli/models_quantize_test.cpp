@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "earshot/engine/checkpoint/ggml_file.h"
@@ -74,6 +76,67 @@ TEST(ModelsQuantize, AnUnreadableInputIsOneLineAndKeepsTheOldOutput) {
     std::string text;
     std::getline(in, text);
     EXPECT_EQ(text, "old");
+}
+
+// One second of silence as a 16 kHz mono 16-bit WAV file.
+void write_silence_wav(const fs::path& path) {
+    const uint32_t data_bytes = 16000 * 2;
+    std::ofstream out(path, std::ios::binary);
+    const auto u32 = [&](uint32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
+    const auto u16 = [&](uint16_t v) { out.write(reinterpret_cast<const char*>(&v), 2); };
+    out << "RIFF";
+    u32(36 + data_bytes);
+    out << "WAVEfmt ";
+    u32(16);
+    u16(1);  // PCM
+    u16(1);  // mono
+    u32(16000);
+    u32(16000 * 2);
+    u16(2);
+    u16(16);
+    out << "data";
+    u32(data_bytes);
+    out << std::string(data_bytes, '\0');
+}
+
+// A vocabulary that does not fit n_vocab: the micro model's GPT-2 vocabulary (50256 base tokens)
+// under the multilingual n_vocab 51865, whose <|endoftext|> is 50257. whisper.cpp would load the
+// file, but `earshot transcribe` refuses the folder, so quantize refuses it before any weight.
+TEST(ModelsQuantize, AVocabularyThatDoesNotFitNVocabIsOneLineAndExit2) {
+    const TempDir dir("earshot-models-quantize");
+    const fs::path model = dir.path() / "mismatched-vocabulary";
+    fs::copy(micro_model_dir(), model);
+    std::string config;
+    {
+        std::ifstream in(model / "config.json", std::ios::binary);
+        config.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    const std::string size = "\"vocab_size\": 51864";
+    const std::size_t at = config.find(size);
+    ASSERT_NE(at, std::string::npos) << "the micro model's config changed";
+    config.replace(at, size.size(), "\"vocab_size\": 51865");
+    std::ofstream(model / "config.json", std::ios::binary | std::ios::trunc) << config;
+
+    const fs::path out = dir.path() / "out.bin";
+    const ProcessResult result = run_earshot(quantize_args(model, out, "q8_0"));
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_EQ(line_count(result.err), 1u) << result.err;  // no progress line: refused up front
+    EXPECT_EQ(result.err.rfind("models quantize: ", 0), 0u) << result.err;
+    EXPECT_NE(
+        result.err.find("the base vocabulary has 50256 tokens, but n_vocab 51865 needs 50257"),
+        std::string::npos)
+        << result.err;
+    EXPECT_FALSE(fs::exists(out));
+
+    // What transcribe says of the same folder: the refusal a user would otherwise meet later.
+    const fs::path audio = dir.path() / "silence.wav";
+    write_silence_wav(audio);
+    const ProcessResult transcribe = run_earshot(
+        "transcribe --backend cpu --model " + shell_quote(model.string()) + " --output-dir " +
+        shell_quote(dir.path().string()) + " " + shell_quote(audio.string()));
+    EXPECT_NE(transcribe.exit_code, 0) << transcribe.err;
+    EXPECT_NE(transcribe.err.find("the base vocabulary has 50256 tokens"), std::string::npos)
+        << transcribe.err;
 }
 
 TEST(ModelsQuantize, AnUnwritableOutputIsExit2AndLeavesNoFile) {

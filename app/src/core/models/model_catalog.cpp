@@ -1,6 +1,7 @@
 // The built-in catalog of official checkpoints and the catalog file override (EARSHOT_CATALOG).
 #include "core/models/model_catalog.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -22,19 +23,23 @@ struct Size {
     int64_t safetensors_bytes;
     bool english_variant;  // openai released a `.en` model of this size
     const char* languages;
+    // The shape (openai/whisper's model dimensions): decoder layers, d_model, mel bands.
+    int64_t decoder_layers;
+    int64_t d_model;
+    int64_t mels;
 };
 
 // clang-format off
 constexpr Size kSizes[] = {
-    {"tiny",   75 * kMiB,  "bd577a113a864445d4c299885e0cb97d4ba92b5f", 273 * kMB,  151 * kMB,  true,  "99 languages"},
-    {"base",   142 * kMiB, "465707469ff3a37a2b9b8d8f89f2f99de7299dac", 388 * kMB,  290 * kMB,  true,  "99 languages"},
-    {"small",  466 * kMiB, "55356645c2b361a969dfd0ef2c5a50d530afd8d5", 852 * kMB,  967 * kMB,  true,  "99 languages"},
-    {"medium", 1536 * kMiB, "fd9727b6e1217c2f614f9b698455c4ffd82463b4", 2100 * kMB, 3055 * kMB, true,  "99 languages"},
-    {"large-v2", 2970 * kMiB, "0f4c8e34f21cf1a914c59d8b3ce882345ad349d6", 3900 * kMB, 6173 * kMB, false, "99 languages"},
-    {"large-v3", 2970 * kMiB, "ad82bf6a9043ceed055076d0fd39f5f186ff8062", 3900 * kMB, 3088 * kMB, false, "100 languages"},
+    {"tiny",   75 * kMiB,  "bd577a113a864445d4c299885e0cb97d4ba92b5f", 273 * kMB,  151 * kMB,  true,  "99 languages", 4, 384, 80},
+    {"base",   142 * kMiB, "465707469ff3a37a2b9b8d8f89f2f99de7299dac", 388 * kMB,  290 * kMB,  true,  "99 languages", 6, 512, 80},
+    {"small",  466 * kMiB, "55356645c2b361a969dfd0ef2c5a50d530afd8d5", 852 * kMB,  967 * kMB,  true,  "99 languages", 12, 768, 80},
+    {"medium", 1536 * kMiB, "fd9727b6e1217c2f614f9b698455c4ffd82463b4", 2100 * kMB, 3055 * kMB, true,  "99 languages", 24, 1024, 80},
+    {"large-v2", 2970 * kMiB, "0f4c8e34f21cf1a914c59d8b3ce882345ad349d6", 3900 * kMB, 6173 * kMB, false, "99 languages", 32, 1280, 80},
+    {"large-v3", 2970 * kMiB, "ad82bf6a9043ceed055076d0fd39f5f186ff8062", 3900 * kMB, 3088 * kMB, false, "100 languages", 32, 1280, 128},
     // whisper.cpp's README lists neither the turbo's disk size nor its hash: 809 M float16
     // parameters; the memory is that plus large's working memory beyond its weights.
-    {"large-v3-turbo", 1543 * kMiB, "", 2500 * kMB, 1618 * kMB, false, "100 languages"},
+    {"large-v3-turbo", 1543 * kMiB, "", 2500 * kMB, 1618 * kMB, false, "100 languages", 4, 1280, 128},
 };
 // The `.en` models' SHA-1 (whisper.cpp models/README.md).
 struct EnglishHash {
@@ -116,6 +121,29 @@ CatalogEntry ggml_entry(std::string_view model, int64_t bytes, const char* sha1,
     return entry;
 }
 
+// What a quantized file needs on Earshot's CPU backend beside its weights (kept in their blocks):
+// the peak of a transcription with beam 5 over a full window (224 sampled tokens). The process
+// itself (libraries, tokenizer, heap: 62 MiB, the rest of base.en q5_0's measured 168.4 MiB peak
+// beside its 52.7 MiB file), the f32 copies of the convolutions and positions, the audio caches
+// (f16, one row the beams share) and the larger of the encoder's scratch (7 + 3 f32 values per
+// audio position and model dimension: its arena and the second convolution's unfolded input)
+// and the self caches (f16, 5 beams, 256 positions: whole pages of 32). Measured beside a
+// 1031.1 MiB large-v3 q5_0 file: 1555 MiB, this 1558 MiB; whisper.cpp 1.9.1 took 1977 MiB for
+// the same transcription.
+int64_t cpu_working_bytes(const Size& size) {
+    constexpr int64_t kProcessBytes = 62 * kMiB;
+    constexpr int64_t kAudioPositions = 1500;  // n_audio_ctx
+    constexpr int64_t kTextPositions = 448;    // n_text_ctx
+    const int64_t d = size.d_model;
+    const int64_t layers = size.decoder_layers;
+    const int64_t f32_copies =
+        4 * (3 * d * d + 3 * size.mels * d + (kAudioPositions + kTextPositions) * d);
+    const int64_t audio_caches = 2 * layers * kAudioPositions * d * 2;
+    const int64_t encoder_scratch = kAudioPositions * d * (7 + 3) * 4;
+    const int64_t self_caches = 2 * layers * 5 * 256 * d * 2;
+    return kProcessBytes + f32_copies + audio_caches + std::max(encoder_scratch, self_caches);
+}
+
 // The bytes of a size's weights quantized to `kind`: its parameters (safetensors_bytes over 4 bytes
 // a float32 parameter, 2 for the float16 large-v3 and turbo) times the bytes per value of the
 // kind's blocks (ggml-common.h: q8_0 34 bytes per 32 values, q5_1 24, q5_0 22, q4_1 20, q4_0 18).
@@ -172,11 +200,11 @@ std::vector<CatalogEntry> builtin_catalog() {
             if (size_name == s.name) size = &s;
         }
         // Memory: Earshot keeps quantized weights in their blocks, so a quantized file needs its
-        // own bytes (the download's size, else estimated from the parameter count) plus the
-        // working memory the float16 file of its size needs beyond its weights.
+        // own bytes (the download's size, else estimated from the parameter count) plus what the
+        // CPU backend needs beside them for its shape.
         const int64_t weights_bytes = q.bytes > 0 ? q.bytes : quantized_bytes(*size, q.kind);
         catalog.push_back(ggml_entry(base + "-" + q.kind, q.bytes, q.sha1,
-                                     size->ggml_memory_bytes - size->ggml_bytes + weights_bytes,
+                                     weights_bytes + cpu_working_bytes(*size),
                                      english ? "English" : size->languages));
     }
     return catalog;

@@ -131,6 +131,11 @@ int64_t CpuWhisper::cache_bytes() const {
     return bytes;
 }
 
+int64_t CpuWhisper::scratch_bytes() const {
+    return static_cast<int64_t>((impl_->arena.capacity() + impl_->conv_scratch.capacity()) *
+                                sizeof(float));
+}
+
 CpuWhisper::~CpuWhisper() = default;
 CpuWhisper::CpuWhisper(CpuWhisper&&) noexcept = default;
 CpuWhisper& CpuWhisper::operator=(CpuWhisper&&) noexcept = default;

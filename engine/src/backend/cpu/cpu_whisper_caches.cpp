@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "backend/cpu/cpu_whisper_impl.h"
 
@@ -48,8 +49,10 @@ void CpuWhisper::Impl::unshare(State& state) const {
 }
 
 void CpuWhisper::Impl::release_scratch() {
-    arena = {};
-    conv_scratch = {};
+    // Swapped with empty vectors: `arena = {}` would assign an empty list and keep the capacity
+    // (the encoder's 51 MiB arena and 22 MiB conv scratch for large-v3, resident while decoding).
+    std::vector<float>().swap(arena);
+    std::vector<float>().swap(conv_scratch);
 }
 
 void CpuWhisper::Impl::gather_rows(std::span<const int64_t> source, int64_t rows) {

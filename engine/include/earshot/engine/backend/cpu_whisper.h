@@ -64,6 +64,10 @@ public:
     // Bytes the decoder caches hold: every stored row's positions written so far (an audio cache
     // the rows share counts once). The caches' other positions take no memory (never written).
     int64_t cache_bytes() const;
+    // Bytes of scratch held between calls: the running plan's intermediates (sized by the largest
+    // plan since the last listen) and the convolutions' unfolded input. listen releases them, the
+    // encoder's being far larger than what a decoder step needs.
+    int64_t scratch_bytes() const;
 
     // Time spent in each step of the last call, when profiling is on: the op and the call scope
     // it ran in (`encoder_layers.2.forward > self_attn.forward`). Measured, not estimated.

@@ -39,7 +39,8 @@ using MelFiltersFor = std::function<std::vector<float>(int mels)>;
 // and its base vocabulary (vocab.json / tokenizer.json beside it); every weight under its openai
 // name in whisper_cpp_tensor_type's type (ggml_writer.h), quantized ones by quantize_ggml_blocks.
 // `progress` is called before each tensor. Throws CheckpointError (reading the input, or a 2-D
-// weight whose rows are not whole 32-value blocks) and the tokenizer's errors.
+// weight whose rows are not whole 32-value blocks) and the tokenizer's errors, among them, before
+// any weight is read, a vocabulary that does not fit n_vocab as Earshot's tokenizer requires.
 void quantize_checkpoint_to_ggml(const std::filesystem::path& input, GgmlType file_type,
                                  const MelFiltersFor& mel_filters_for, std::ostream& out,
                                  const std::function<void(const GgmlQuantizeProgress&)>& progress);
