@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QSplitter>
 #include <QToolButton>
+#include <algorithm>
 
 #include "earshot/ui/inspector/compare_dialog.h"
 #include "earshot/ui/inspector/compare_panel.h"
@@ -43,6 +44,9 @@ void InspectorWidget::setUpCompare(QHBoxLayout* row) {
                                 : graph_style::HeatScale::engineTime);
     });
     connect(m_compare, &ComparePanel::cancelRequested, this, &InspectorWidget::compareCancelled);
+    connect(m_compare, &ComparePanel::rowSelected, this, [this](int index) {
+        m_tapHint->setText(tr("Compared %1").arg(m_compare->comparison().rows[index].name));
+    });
     connect(m_compare, &ComparePanel::closeRequested, this, [this] {
         if (m_compare->isRunning()) Q_EMIT compareCancelled();
         m_compare->setComparison(RunComparison{});
@@ -69,10 +73,11 @@ CompareDialog* InspectorWidget::openCompareDialog() {
 }
 
 void InspectorWidget::showCompareRunning(const QString& what, int step, int steps) {
-    const bool wasHidden = m_compare->isHidden();
+    // Hidden, or as small as a message left it: room for the table and the values again.
+    const bool small = m_compare->isHidden() || m_compare->height() < m_tapSplitter->height() / 3;
     m_compare->setRunning(what, step, steps);
     m_compare->show();
-    if (wasHidden) {
+    if (small) {
         // Half the height under the graph (the taps, when open, share the rest).
         QList<int> sizes = m_tapSplitter->sizes();
         const int total = m_tapSplitter->height();
@@ -88,6 +93,16 @@ void InspectorWidget::showComparison(const RunComparison& comparison) {
     m_compare->setComparison(comparison);
     m_compare->show();
     const bool any = !comparison.rows.isEmpty();
+    if (!any) {
+        // A message alone (an error, cancelled): a line under the graph, not half the page.
+        QList<int> sizes = m_tapSplitter->sizes();
+        if (sizes.size() == 3) {
+            const int line = m_compare->minimumSizeHint().height();
+            sizes[0] += std::max(0, sizes[2] - line);
+            sizes[2] = line;
+            m_tapSplitter->setSizes(sizes);
+        }
+    }
     m_heatPicker->setEnabled(any);
     setHeatScale(any ? graph_style::HeatScale::relativeError : graph_style::HeatScale::engineTime);
 }
@@ -117,8 +132,7 @@ bool InspectorWidget::chooseComparedBlock(const GraphEdge& edge) {
         if (node.callId.isEmpty() || !m_compare->selectCall(m_graph->entry(), node.callId)) {
             return false;
         }
-        m_tapHint->setText(tr("Compared %1").arg(node.label));
-        return true;
+        return true;  // the hint names the block (rowSelected)
     }
     return false;
 }
