@@ -33,6 +33,7 @@
 #include "gui/inspector/compare_runs.h"
 #include "gui/inspector/compare_worker.h"
 #include "gui/inspector/inspector_data.h"
+#include "gui_fixture.h"
 #include "micro_model.h"
 #include "temp_dir.h"
 
@@ -41,15 +42,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using ui::graph_style::HeatScale;
-
-void ensureApplication() {
-    if (QApplication::instance()) return;
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    static int argc = 1;
-    static char name[] = "earshot_app_tests";
-    static char* argv[] = {name, nullptr};
-    static QApplication application(argc, argv);
-}
 
 // ||a - b|| / ||a|| in double, as the comparison defines it (block_comparison.h).
 double relative_error(const std::vector<float>& a, const std::vector<float>& b) {
@@ -66,7 +58,7 @@ double relative_error(const std::vector<float>& a, const std::vector<float>& b) 
 class GuiInspectorCompare : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
-        ensureApplication();
+        ensure_gui_application();  // never destroyed: see gui_fixture.h
         dir_ = std::make_unique<TempDir>("earshot-inspector-compare");
         q8_ = dir_->path() / "micro-q8_0.bin";
         std::ostringstream out;
