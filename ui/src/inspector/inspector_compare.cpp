@@ -4,6 +4,8 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLayout>
+#include <QPushButton>
 #include <QSplitter>
 #include <QToolButton>
 #include <algorithm>
@@ -75,6 +77,7 @@ CompareDialog* InspectorWidget::openCompareDialog() {
 void InspectorWidget::showCompareRunning(const QString& what, int step, int steps) {
     // Hidden, or as small as a message left it: room for the table and the values again.
     const bool small = m_compare->isHidden() || m_compare->height() < m_tapSplitter->height() / 3;
+    m_compare->setMaximumHeight(QWIDGETSIZE_MAX);
     m_compare->setRunning(what, step, steps);
     m_compare->show();
     if (small) {
@@ -93,16 +96,11 @@ void InspectorWidget::showComparison(const RunComparison& comparison) {
     m_compare->setComparison(comparison);
     m_compare->show();
     const bool any = !comparison.rows.isEmpty();
-    if (!any) {
-        // A message alone (an error, cancelled): a line under the graph, not half the page.
-        QList<int> sizes = m_tapSplitter->sizes();
-        if (sizes.size() == 3) {
-            const int line = m_compare->minimumSizeHint().height();
-            sizes[0] += std::max(0, sizes[2] - line);
-            sizes[2] = line;
-            m_tapSplitter->setSizes(sizes);
-        }
-    }
+    // A message alone (an error, cancelled) is a line under the graph, not half the page: the
+    // splitter gives the rest to the graph.
+    const int line = std::max(m_compare->statusLabel()->sizeHint().height(),
+                              m_compare->cancelButton()->sizeHint().height());
+    m_compare->setMaximumHeight(any ? QWIDGETSIZE_MAX : line + 8);
     m_heatPicker->setEnabled(any);
     setHeatScale(any ? graph_style::HeatScale::relativeError : graph_style::HeatScale::engineTime);
 }

@@ -288,6 +288,10 @@ TEST_F(GuiInspectorCompare, BadInputsAreOneMessage) {
               QStringLiteral("Could not compare: ") + differ.error);
     EXPECT_FALSE(widget_.heatPicker()->isEnabled());
     EXPECT_EQ(widget_.heatScale(), HeatScale::engineTime);
+    // A line under the graph, not half of the 1000 px page; a comparison with rows gets room.
+    EXPECT_LT(widget_.comparePanel()->maximumHeight(), 100);
+    widget_.showComparison(comparison_);
+    EXPECT_GT(widget_.comparePanel()->maximumHeight(), 1000);
 
     // CUDA, where it cannot run (the device tests run this binary with a GPU: skip there).
     app::CompareJob cuda = job();
