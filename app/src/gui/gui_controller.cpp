@@ -73,6 +73,7 @@ GuiController::GuiController(ui::MainWindow& window, const GuiPaths& paths, QObj
     connectLive();
     connectFiles();
     connectCrossAttention();
+    connectCompare();
     connect(&m_window, &ui::MainWindow::modelChosen, this,
             [this](const QString& model, const QString& vocabulary) {
                 openModel(model, vocabulary, Remember::yes);

@@ -16,6 +16,7 @@
 #include "earshot/engine/backend/tap_channel.h"
 #include "earshot/engine/decoding/transcript.h"
 #include "earshot/ui/files/cross_attention_data.h"
+#include "earshot/ui/inspector/compare_data.h"
 #include "earshot/ui/settings/settings.h"
 
 class QLabel;
@@ -29,6 +30,7 @@ class MainWindow;
 
 namespace earshot::app {
 
+class CompareWorker;
 class CrossAttentionWorker;
 class FilesHistory;
 class FilesWatch;
@@ -132,6 +134,9 @@ private:
     void requestCrossAttention(const ui::CrossAttentionRequest& request);
     // The inspector's open taps on the Files page's selected segment's window.
     void requestTaps();
+    // The inspector's "Compare runs" (gui/inspector/inspector_compare.cpp).
+    void connectCompare();
+    void startCompare(const ui::CompareChoice& choice);
     // The transcript segment a Files row shows (rows leave blank segments out); null if none.
     const decoding::Segment* fileSegment(int job, int row) const;
     void restoreFilesHistory();
@@ -161,6 +166,7 @@ private:
     LiveBridge* m_live = nullptr;
     FilesWorker* m_files = nullptr;
     CrossAttentionWorker* m_crossAttention = nullptr;
+    CompareWorker* m_compare = nullptr;
     // The inspector's open taps while dictating: each update taps them and publishes a snapshot.
     std::shared_ptr<backend::TapChannel> m_liveTaps = std::make_shared<backend::TapChannel>();
     uint64_t m_shownTapUpdate = 0;  // the last snapshot the inspector shows

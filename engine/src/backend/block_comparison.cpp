@@ -161,23 +161,35 @@ BlockComparison compare_blocks(const ComparedRun& a, const ComparedRun& b,
                                const ComparisonRequest& request) {
     check_request(a, b, request);
     std::map<std::string, std::map<std::string, EdgeInfo>> info;
-    if (request.progress) request.progress(a.label);
-    const RunValues first = run_one(a, request, info);
-    if (request.progress) request.progress(b.label);
-    const RunValues second = run_one(b, request, info);
     BlockComparison comparison;
     comparison.label_a = a.label;
     comparison.label_b = b.label;
-    for (const auto& [entry, values] : first) {
+    const auto stop = [&] {
+        comparison.cancelled = request.cancelled && request.cancelled();
+        return comparison.cancelled;
+    };
+    if (stop()) return comparison;
+    if (request.progress) request.progress(a.label);
+    RunValues first = run_one(a, request, info);
+    if (stop()) return comparison;
+    if (request.progress) request.progress(b.label);
+    RunValues second = run_one(b, request, info);
+    if (stop()) return comparison;
+    const bool keep = request.kept == KeptValues::both_runs;
+    for (auto& [entry, values] : first) {
         auto other = second.find(entry);
         if (other == second.end()) continue;
-        for (const auto& [name, value] : values) {
+        for (auto& [name, value] : values) {
             auto same = other->second.find(name);
             if (same == other->second.end()) continue;
             BlockError error = tensor_error(value.tensor, same->second.tensor);
             error.name = name;
             error.entry = entry;
             error.op = info[entry][name].op;
+            if (keep) {
+                error.value_a = std::move(value.tensor);
+                error.value_b = std::move(same->second.tensor);
+            }
             comparison.blocks.push_back(std::move(error));
         }
     }

@@ -42,8 +42,9 @@ void GraphGroupItem::setHighlighted(bool on) {
     update();
 }
 
-void GraphGroupItem::setHeat(std::optional<double> share) {
+void GraphGroupItem::setHeat(std::optional<double> share, graph_style::HeatScale scale) {
     m_heat = share;
+    m_heatScale = scale;
     update();
 }
 
@@ -53,7 +54,7 @@ void GraphGroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, Q
     // fill="#000000" fill-opacity="0", which some viewers draw solid black.
     QBrush fill(Qt::NoBrush);
     if (m_heat) {
-        QColor tint = graph_style::heatFill(*m_heat);
+        QColor tint = graph_style::heatFill(m_heatScale, *m_heat);
         tint.setAlpha(40);  // light: nested groups tint over each other
         fill = QBrush(tint);
     }
@@ -92,12 +93,13 @@ void GraphGroupItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, Q
     }
     if (m_heat) {
         // The share as a badge on the top border's right end, clear of the label.
-        const QString value = graph_style::heatBadgeText(*m_heat);
+        const QString value = graph_style::heatBadgeText(m_heatScale, *m_heat);
         const QFontMetricsF metrics(sub);
         const QSizeF size(metrics.horizontalAdvance(value) + 8, metrics.height() + 2);
         const QRectF badge(m_rect.right() - size.width() - 6, m_rect.top() - size.height() / 2,
                            size.width(), size.height());
-        painter->setPen(QPen(graph_style::heatFill(1.0), 1.0));
+        painter->setPen(
+            QPen(graph_style::heatFill(m_heatScale, graph_style::kErrorHeatHighest), 1.0));
         painter->setBrush(Qt::white);
         painter->drawRoundedRect(badge, 3, 3);
         painter->setFont(sub);

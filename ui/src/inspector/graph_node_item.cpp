@@ -43,8 +43,9 @@ void GraphNodeItem::setHighlighted(bool on) {
     update();
 }
 
-void GraphNodeItem::setHeat(std::optional<double> share) {
+void GraphNodeItem::setHeat(std::optional<double> share, graph_style::HeatScale scale) {
     m_heat = share;
+    m_heatScale = scale;
     update();
 }
 
@@ -59,7 +60,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
     QColor fill = Qt::white;
     if (pill) fill = QColor(0xee, 0xf3, 0xfa);
     if (member) fill = QColor(0xfa, 0xf6, 0xe8);
-    if (m_heat) fill = graph_style::heatFill(*m_heat);
+    if (m_heat) fill = graph_style::heatFill(m_heatScale, *m_heat);
     QPen border(graph_style::ink(), call ? 2.0 : 1.0);
     if (m_highlighted) border = QPen(graph_style::highlight(), 3.0);
     painter->setPen(border);
@@ -99,12 +100,13 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
 
     if (m_heat) {
         // The share as a badge on the top-right corner.
-        const QString value = graph_style::heatBadgeText(*m_heat);
+        const QString value = graph_style::heatBadgeText(m_heatScale, *m_heat);
         const QFontMetricsF metrics(sub);
         const QSizeF size(metrics.horizontalAdvance(value) + 8, metrics.height() + 2);
         const QRectF badge(m_rect.right() - size.width() + 4, m_rect.top() - size.height() / 2,
                            size.width(), size.height());
-        painter->setPen(QPen(graph_style::heatFill(1.0), 1.0));
+        painter->setPen(
+            QPen(graph_style::heatFill(m_heatScale, graph_style::kErrorHeatHighest), 1.0));
         painter->setBrush(Qt::white);
         painter->drawRoundedRect(badge, 3, 3);
         painter->setFont(sub);

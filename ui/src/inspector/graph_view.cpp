@@ -379,8 +379,9 @@ int GraphView::highlightMatches() {
     return count;
 }
 
-void GraphView::setHeat(const QHash<QString, double>& shareByCallId) {
+void GraphView::setHeat(const QHash<QString, double>& shareByCallId, graph_style::HeatScale scale) {
     m_heat = shareByCallId;
+    m_heatScale = scale;
     applyHeat();
 }
 
@@ -392,9 +393,10 @@ void GraphView::applyHeat() {
     // Calls by call id; op nodes by their node id (an op that runs outside every call).
     for (GraphNodeItem* node : nodeItems()) {
         const GraphNode& n = node->node();
-        node->setHeat(share(n.kind == QLatin1String("op") ? n.id : n.callId));
+        node->setHeat(share(n.kind == QLatin1String("op") ? n.id : n.callId), m_heatScale);
     }
-    for (GraphGroupItem* group : groupItems()) group->setHeat(share(group->group().callId));
+    for (GraphGroupItem* group : groupItems())
+        group->setHeat(share(group->group().callId), m_heatScale);
 }
 
 void GraphView::zoomIn() { m_canvas->zoomBy(1.2); }

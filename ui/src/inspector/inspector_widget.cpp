@@ -87,6 +87,7 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
     m_taps = new TapTabs(m_tapSplitter);
     m_tapSplitter->addWidget(m_taps);
     m_taps->hide();  // until a tap opens
+    setUpCompare(pickerRow);
     auto* graphLayout = new QVBoxLayout(graphPage);
     graphLayout->setContentsMargins(4, 4, 4, 4);
     graphLayout->addLayout(pickerRow);
@@ -104,6 +105,7 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
     connect(m_entryPicker, &QComboBox::currentTextChanged, this, [this](const QString& entry) {
         if (entry != m_graph->entry()) m_graph->showEntry(entry);
         m_plan->showEntry(entry);
+        applyHeat();
     });
     connect(m_planToggle, &QToolButton::toggled, this, [this](bool on) {
         (width() >= kPlanBesideMinWidthPx ? m_planShownWide : m_planShownNarrow) = on;
@@ -113,6 +115,7 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
         if (QTableWidgetItem* item = m_entries->item(row, 0)) showEntry(item->text());
     });
     connect(m_graph, &GraphView::edgeClicked, this, [this](const GraphEdge& edge) {
+        if (chooseComparedBlock(edge)) return;
         const QString why = m_taps->openEdge(edge);
         m_tapHint->setText(
             why.isEmpty() ? tr("Tapped %1").arg(edge.tapTitle.isEmpty() ? edge.tap : edge.tapTitle)
@@ -216,6 +219,7 @@ void InspectorWidget::showEntry(const QString& entry) {
     }
     m_graph->showEntry(entry);
     m_plan->showEntry(entry);
+    applyHeat();
 }
 
 void InspectorWidget::resizeEvent(QResizeEvent* event) {
@@ -244,7 +248,8 @@ void InspectorWidget::updatePlanShown() {
 }
 
 void InspectorWidget::setHeat(const QHash<QString, double>& shareByCallId) {
-    m_graph->setHeat(shareByCallId);
+    m_timeHeat = shareByCallId;
+    if (m_heatScale == graph_style::HeatScale::engineTime) applyHeat();
 }
 
 }  // namespace earshot::ui

@@ -37,7 +37,15 @@ struct BlockError {
     // run makes it infinite.
     double relative_l2 = 0.0;
     int64_t nonfinite = 0;  // values that are NaN or Inf in one run and not the other
+    // The two values themselves (f32, `shape`) when the request kept them; empty otherwise.
+    HostTensor value_a;
+    HostTensor value_b;
 };
+
+// Whether a comparison hands back every compared value of both runs (what a viewer opens on a
+// click) or only the errors. Kept values cost two copies of every block output: 3 MB for the
+// micro model's encoder, about 4.5 GB for large-v3's (some 290 outputs of [1, 1500, 1280] f32).
+enum class KeptValues { errors_only, both_runs };
 
 struct ComparisonRequest {
     HostTensor mel;  // [1, Mels, Frames]
@@ -46,12 +54,17 @@ struct ComparisonRequest {
     std::vector<int32_t> tokens;
     // Called before each of the two runs with its label (progress on long work); may be empty.
     std::function<void(const std::string& label)> progress;
+    KeptValues kept = KeptValues::errors_only;
+    // Asked before each run and after the second; true stops the comparison, which then comes
+    // back empty with `cancelled` set. May be empty.
+    std::function<bool()> cancelled;
 };
 
 struct BlockComparison {
     std::string label_a;
     std::string label_b;
     std::vector<BlockError> blocks;  // sorted by relative_l2, largest first
+    bool cancelled = false;          // the request's `cancelled` said so; `blocks` is empty
 };
 
 // Runs `a` and `b` on the request, tapping every block output both plans have. Throws TapError

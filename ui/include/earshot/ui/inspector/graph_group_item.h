@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "earshot/ui/inspector/graph_data.h"
+#include "earshot/ui/inspector/graph_style.h"
 
 namespace earshot::ui {
 
@@ -30,8 +31,10 @@ public:
 
     void setHighlighted(bool on);
     bool isHighlighted() const { return m_highlighted; }
-    void setHeat(std::optional<double> share);
+    void setHeat(std::optional<double> share,
+                 graph_style::HeatScale scale = graph_style::HeatScale::engineTime);
     std::optional<double> heat() const { return m_heat; }
+    graph_style::HeatScale heatScale() const { return m_heatScale; }
 
 private:
     GraphGroup m_group;
@@ -39,6 +42,7 @@ private:
     QPointF m_labelCentre;
     bool m_highlighted = false;
     std::optional<double> m_heat;
+    graph_style::HeatScale m_heatScale = graph_style::HeatScale::engineTime;
 };
 
 }  // namespace earshot::ui

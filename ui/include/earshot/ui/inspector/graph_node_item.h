@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "earshot/ui/inspector/graph_data.h"
+#include "earshot/ui/inspector/graph_style.h"
 
 namespace earshot::ui {
 
@@ -28,15 +29,19 @@ public:
 
     void setHighlighted(bool on);
     bool isHighlighted() const { return m_highlighted; }
-    // The share of the engine time (0..1) spent in this call; nullopt draws no heat.
-    void setHeat(std::optional<double> share);
+    // The share of the engine time (0..1) spent in this call, or under HeatScale::relativeError
+    // its output's relative error between two runs; nullopt draws no heat.
+    void setHeat(std::optional<double> share,
+                 graph_style::HeatScale scale = graph_style::HeatScale::engineTime);
     std::optional<double> heat() const { return m_heat; }
+    graph_style::HeatScale heatScale() const { return m_heatScale; }
 
 private:
     GraphNode m_node;
     QRectF m_rect;
     bool m_highlighted = false;
     std::optional<double> m_heat;
+    graph_style::HeatScale m_heatScale = graph_style::HeatScale::engineTime;
 };
 
 }  // namespace earshot::ui

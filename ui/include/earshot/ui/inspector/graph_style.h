@@ -7,6 +7,8 @@
 #include <QFont>
 #include <QSizeF>
 #include <QString>
+#include <cmath>
+#include <limits>
 
 namespace earshot::ui::graph_style {
 
@@ -60,6 +62,54 @@ inline QColor heatFill(double share) {
     const double s = share < 0.0 ? 0.0 : share > 1.0 ? 1.0 : share;
     auto mix = [s](int from, int to) { return static_cast<int>(from + (to - from) * s + 0.5); };
     return QColor(mix(255, 0xe0), mix(255, 0x40), mix(255, 0x20));
+}
+
+// What a heat's numbers mean: a call's share of the engine time (0..1), or the relative error of
+// its output between two compared runs (0 .. inf), each with its own colours and badge.
+enum class HeatScale { engineTime, relativeError };
+
+// The relative-error scale is logarithmic: kErrorHeatLowest and below are white, kErrorHeatHighest
+// and above the full colour (f16 rounding is about 1e-3 relative; q8_0 weights a few 1e-3).
+inline constexpr double kErrorHeatLowest = 1e-6;
+inline constexpr double kErrorHeatHighest = 1.0;
+
+// 0..1 along the error scale for a relative error (NaN and infinity: 1).
+inline double errorHeatLevel(double relative) {
+    if (!(relative == relative) || relative >= kErrorHeatHighest) return 1.0;
+    if (relative <= kErrorHeatLowest) return 0.0;
+    return (std::log10(relative) - std::log10(kErrorHeatLowest)) /
+           (std::log10(kErrorHeatHighest) - std::log10(kErrorHeatLowest));
+}
+
+// White through a light blue to a violet, so that it reads apart from the time heat's orange and
+// the label stays dark on light.
+inline QColor errorHeatFill(double relative) {
+    const double s = errorHeatLevel(relative);
+    auto mix = [](int from, int to, double t) {
+        return static_cast<int>(from + (to - from) * t + 0.5);
+    };
+    if (s < 0.5) {
+        const double t = s / 0.5;
+        return QColor(mix(255, 0x9e, t), mix(255, 0xc9, t), mix(255, 0xf0, t));
+    }
+    const double t = (s - 0.5) / 0.5;
+    return QColor(mix(0x9e, 0xb0, t), mix(0xc9, 0x84, t), mix(0xf0, 0xe8, t));
+}
+
+// A relative error on a badge: "0", "3.2e-3", "inf".
+inline QString errorBadgeText(double relative) {
+    if (!(relative == relative) || relative == std::numeric_limits<double>::infinity()) {
+        return QStringLiteral("inf");
+    }
+    if (relative == 0.0) return QStringLiteral("0");
+    return QString::number(relative, 'e', 1).replace(QStringLiteral("e-0"), QStringLiteral("e-"));
+}
+
+inline QColor heatFill(HeatScale scale, double value) {
+    return scale == HeatScale::engineTime ? heatFill(value) : errorHeatFill(value);
+}
+inline QString heatBadgeText(HeatScale scale, double value) {
+    return scale == HeatScale::engineTime ? heatBadgeText(value) : errorBadgeText(value);
 }
 
 // The size a node of `kind` needs for its label and sublabel.

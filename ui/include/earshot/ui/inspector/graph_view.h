@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include "earshot/ui/inspector/graph_data.h"
+#include "earshot/ui/inspector/graph_style.h"
 
 class QCheckBox;
 class QGraphicsScene;
@@ -59,8 +60,11 @@ public:
     const QSet<QString>& searchOpenedCalls() const { return m_searchOpened; }
     QLabel* matchesLabel() const { return m_matches; }
 
-    // Colours call nodes and groups by their share (0..1) of the engine time; empty clears.
-    void setHeat(const QHash<QString, double>& shareByCallId);
+    // Colours call nodes and groups by their share (0..1) of the engine time, or under
+    // HeatScale::relativeError by their output's relative error between two runs; empty clears.
+    void setHeat(const QHash<QString, double>& shareByCallId,
+                 graph_style::HeatScale scale = graph_style::HeatScale::engineTime);
+    graph_style::HeatScale heatScale() const { return m_heatScale; }
 
     void zoomIn();
     void zoomOut();
@@ -104,6 +108,7 @@ private:
     GraphData m_graph;
     QString m_layoutError;
     QHash<QString, double> m_heat;
+    graph_style::HeatScale m_heatScale = graph_style::HeatScale::engineTime;
     QString m_searchText;
     QSet<QString> m_searchOpened;  // calls open only because the search needs them
     GraphData m_fullGraph;         // every call open, for the search; empty entry: not asked yet

@@ -6,13 +6,17 @@
 #include <QHash>
 #include <QString>
 #include <QWidget>
+#include <functional>
 
+#include "earshot/ui/inspector/compare_data.h"
 #include "earshot/ui/inspector/graph_data.h"
+#include "earshot/ui/inspector/graph_style.h"
 #include "earshot/ui/inspector/inspector_data.h"
 #include "earshot/ui/inspector/plan_data.h"
 #include "earshot/ui/inspector/tap_data.h"
 
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QSplitter;
 class QTabWidget;
@@ -22,7 +26,10 @@ class QTreeWidget;
 
 namespace earshot::ui {
 
+class CompareDialog;
+class ComparePanel;
 class GraphView;
+class HeatLegend;
 class PlanTable;
 class TapTabs;
 
@@ -44,8 +51,25 @@ public:
     void setPlanBackend(const QString& backend);
     // Switches to the Graph tab showing `entry` (its graph and its plan).
     void showEntry(const QString& entry);
-    // 0..1 per call id: each call node's share of the engine time of the last update.
+    // 0..1 per call id: each call node's share of the engine time of the last update (drawn
+    // while the heat shows the engine time).
     void setHeat(const QHash<QString, double>& shareByCallId);
+
+    // Compare runs (compare_panel.h). The app says what the dialog can offer through this.
+    void setCompareOfferProvider(std::function<CompareOffer()> provider);
+    // Opens the dialog (non-modal); Compare emits compareRequested with the choice.
+    CompareDialog* openCompareDialog();
+    // A comparison runs: the panel shows `what` (step of steps) and a Cancel button.
+    void showCompareRunning(const QString& what, int step, int steps);
+    // Its result: the table, and the heat switched to the relative error.
+    void showComparison(const RunComparison& comparison);
+    // Which heat the graph draws: the engine time's shares or the comparison's errors.
+    void setHeatScale(graph_style::HeatScale scale);
+    graph_style::HeatScale heatScale() const { return m_heatScale; }
+    ComparePanel* comparePanel() const { return m_compare; }
+    QToolButton* compareButton() const { return m_compareButton; }
+    QComboBox* heatPicker() const { return m_heatPicker; }
+    HeatLegend* heatLegend() const { return m_legend; }
 
     // A tapped value for an open tap (or one to open): shown in its tab, refreshed in place.
     void showTap(const TapValue& value);
@@ -75,12 +99,21 @@ Q_SIGNALS:
     // current input. Closed: no longer.
     void tapOpened(const QString& name);
     void tapClosed(const QString& name);
+    // Compare runs: the dialog's choice; the Cancel button of a comparison running.
+    void compareRequested(const earshot::ui::CompareChoice& choice);
+    void compareCancelled();
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
     void updatePlanShown();
+    // inspector_compare.cpp: the compare button, heat picker and legend in `row`, the panel
+    // under the graph; and a click on the graph choosing a compared block (true) under the error
+    // heat.
+    void setUpCompare(QHBoxLayout* row);
+    bool chooseComparedBlock(const GraphEdge& edge);
+    void applyHeat();  // the chosen heat for the entry shown
 
     InspectorData m_data;
     QTabWidget* m_tabs = nullptr;
@@ -98,6 +131,14 @@ private:
     QToolButton* m_planToggle = nullptr;
     bool m_planShownWide = true;     // what the user chose for a wide inspector
     bool m_planShownNarrow = false;  // and for a narrow one
+    QHash<QString, double> m_timeHeat;
+    graph_style::HeatScale m_heatScale = graph_style::HeatScale::engineTime;
+    std::function<CompareOffer()> m_compareOffer;
+    CompareChoice m_lastCompare;
+    ComparePanel* m_compare = nullptr;
+    QToolButton* m_compareButton = nullptr;
+    QComboBox* m_heatPicker = nullptr;
+    HeatLegend* m_legend = nullptr;
 };
 
 }  // namespace earshot::ui
