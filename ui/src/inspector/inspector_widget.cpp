@@ -134,7 +134,10 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
             m_tapSplitter->setSizes({total / 2, total - total / 2});
         }
     });
-    connect(m_taps, &TapTabs::tapOpened, this, &InspectorWidget::tapOpened);
+    connect(m_taps, &TapTabs::tapOpened, this, [this](const QString& name) {
+        m_tapHint->setText(tr("Tapped %1").arg(name));  // also a tab retargeted to another layer
+        Q_EMIT tapOpened(name);
+    });
     connect(m_taps, &TapTabs::tapClosed, this, [this](const QString& name) {
         if (m_taps->count() == 0) m_taps->hide();
         Q_EMIT tapClosed(name);
