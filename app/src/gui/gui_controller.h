@@ -14,6 +14,7 @@
 #include "earshot/core/loaded_model.h"
 #include "earshot/engine/backend/backend_choice.h"
 #include "earshot/engine/backend/tap_channel.h"
+#include "earshot/engine/decoding/live_cross_attention.h"
 #include "earshot/engine/decoding/transcript.h"
 #include "earshot/ui/files/cross_attention_data.h"
 #include "earshot/ui/inspector/compare_data.h"
@@ -169,6 +170,9 @@ private:
     CompareWorker* m_compare = nullptr;
     // The inspector's open taps while dictating: each update taps them and publishes a snapshot.
     std::shared_ptr<backend::TapChannel> m_liveTaps = std::make_shared<backend::TapChannel>();
+    // What the inspector's live cross-attention asks of dictation's updates.
+    std::shared_ptr<decoding::LiveCrossAttentionChoice> m_liveMapChoice =
+        std::make_shared<decoding::LiveCrossAttentionChoice>();
     uint64_t m_shownTapUpdate = 0;  // the last snapshot the inspector shows
     ui::FilesQueue* m_filesQueue = nullptr;
     FilesWatch* m_watch = nullptr;

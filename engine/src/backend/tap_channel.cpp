@@ -33,10 +33,20 @@ bool TapChannel::prepare(TapSet& taps) const {
 }
 
 uint64_t TapChannel::publish(const TapSet& taps) {
-    auto snapshot = std::make_shared<TapSnapshot>();
-    snapshot->values = taps.values();  // copied outside the lock
+    // The snapshot before the latest, when no reader holds it any more, takes the values into
+    // the buffers it has (same names, same shapes: no allocation); else a new one.
+    std::shared_ptr<TapSnapshot> snapshot;
+    {
+        std::lock_guard lock(mutex_);
+        if (spare_ && spare_.use_count() == 1) snapshot = std::move(spare_);
+        spare_.reset();
+    }
+    if (!snapshot) snapshot = std::make_shared<TapSnapshot>();
+    snapshot->values = taps.values();  // copied outside the lock, into the kept capacity
     std::lock_guard lock(mutex_);
     snapshot->update = ++updates_;
+    spare_ = std::move(writable_latest_);
+    writable_latest_ = snapshot;
     latest_ = std::move(snapshot);
     return updates_;
 }

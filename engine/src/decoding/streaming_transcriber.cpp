@@ -273,6 +273,7 @@ void StreamingTranscriber::show_words(const StreamHypothesis& hypothesis,
     // segment-based times of `words` (a window restarted at a word, a pause the model's end
     // timestamp confirms).
     std::vector<TimedWord> shown = words;
+    live_map_.reset();
     update_timing_ =
         word_timing_ == WordTiming::aligned && align_times(shown, tokens, window_mel, window_frames)
             ? WordTiming::aligned
@@ -292,6 +293,7 @@ void StreamingTranscriber::show_words(const StreamHypothesis& hypothesis,
             tokens.begin() + static_cast<std::ptrdiff_t>(words[i].token_end));
     }
     update.tentative_words = tentative_words_;
+    update.cross_attention = std::move(live_map_);
 }
 
 void StreamingTranscriber::pace_updates(const StreamUpdate& update) {

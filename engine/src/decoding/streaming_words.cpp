@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "earshot/engine/decoding/alignment_map.h"
+#include "earshot/engine/decoding/live_cross_attention.h"
 #include "earshot/engine/decoding/logit_filters.h"
 #include "earshot/engine/decoding/streaming_transcriber.h"
 #include "earshot/engine/decoding/word_alignment.h"
@@ -101,6 +105,72 @@ WordVocabulary StreamingTranscriber::word_vocabulary() const {
         .decode_text = [this](std::span<const int32_t> ids) { return tok_.decode_text(ids); }};
 }
 
+std::vector<AlignedWord> StreamingTranscriber::align_and_keep_map(
+    std::span<const int32_t> text, const backend::HostTensor& window_mel, int64_t window_frames) {
+    const LiveCrossAttentionChoice* choice = options_.cross_attention.get();
+    const bool keep = choice != nullptr && choice->keep.load(std::memory_order_relaxed);
+    // The heads of the one prefill: the alignment heads, and the chosen head after them when it
+    // is none of them (the map reads its own rows of the same weights).
+    std::vector<backend::AttentionHead> heads = options_.alignment_heads;
+    std::vector<size_t> map_heads;
+    if (keep) {
+        const backend::AttentionHead chosen{choice->layer.load(std::memory_order_relaxed),
+                                            choice->head.load(std::memory_order_relaxed)};
+        if (chosen.layer < 0 || chosen.head < 0) {
+            for (size_t h = 0; h < heads.size(); ++h) map_heads.push_back(h);
+        } else {
+            const auto at = std::find(heads.begin(), heads.end(), chosen);
+            if (at == heads.end()) heads.push_back(chosen);
+            map_heads.push_back(
+                static_cast<size_t>(std::find(heads.begin(), heads.end(), chosen) - heads.begin()));
+        }
+    }
+    size_t sot_length = 0;
+    backend::HostTensor weights;
+    try {
+        weights = alignment_prefill(model_, tok_, window_mel, language_, text, heads, sot_length);
+    } catch (const std::out_of_range&) {
+        if (heads.size() == options_.alignment_heads.size()) throw;
+        // A chosen head the decoder lacks: the words are timed, the map says nothing.
+        heads.pop_back();
+        map_heads.clear();
+        weights = alignment_prefill(model_, tok_, window_mel, language_, text, heads, sot_length);
+    }
+    const size_t aligning = options_.alignment_heads.size();
+    std::vector<size_t> alignment_rows(aligning);
+    for (size_t h = 0; h < aligning; ++h) alignment_rows[h] = h;
+    const backend::HostTensor aligned_weights =
+        heads.size() == aligning ? weights : select_heads(weights, alignment_rows);
+    const DecodeTextFn decode = [this](std::span<const int32_t> ids) {
+        return tok_.decode_text(ids);
+    };
+    std::vector<AlignedWord> aligned =
+        align_from_cross_attention(aligned_weights, sot_length, text, {}, window_frames, decode,
+                                   splits_by_character(language_));
+    if (keep && !map_heads.empty()) {
+        auto live = std::make_shared<LiveCrossAttention>();
+        for (const size_t h : map_heads) live->heads.push_back(heads[h]);
+        live->alignment_heads = map_heads.size() == aligning && heads.size() == aligning;
+        live->weights = map_heads.size() == heads.size() ? std::move(weights)
+                                                         : select_heads(weights, map_heads);
+        live->sot_length = sot_length;
+        live->map = alignment_map(live->weights, sot_length, static_cast<int64_t>(text.size()),
+                                  window_frames);
+        live->row_tokens.push_back(tok_.token_name(tok_.specials().notimestamps));
+        for (const int32_t token : text) live->row_tokens.push_back(token_text(token));
+        live->window_start_s = seconds(window_start_frame_);
+        live->window_frames = window_frames;
+        live->mels = mels_;
+        live->text_tokens.assign(text.begin(), text.end());
+        live->language = language_;
+        live->frames = frames_;
+        const auto mel = window_mel.f32_values();  // [1, Mels, Frames]
+        live->mel.assign(mel.begin(), mel.end());
+        live_map_ = std::move(live);
+    }
+    return aligned;
+}
+
 bool StreamingTranscriber::align_times(std::vector<TimedWord>& words,
                                        std::span<const int32_t> tokens,
                                        const backend::HostTensor& window_mel,
@@ -116,8 +186,7 @@ bool StreamingTranscriber::align_times(std::vector<TimedWord>& words,
     }
     // SOT, language, task, <|notimestamps|>, the text and EOT must fit the decoder.
     if (text.empty() || static_cast<int64_t>(text.size()) + 5 > model_.max_tokens()) return false;
-    const std::vector<AlignedWord> aligned = align_words(
-        model_, tok_, window_mel, language_, text, {}, window_frames, options_.alignment_heads);
+    const std::vector<AlignedWord> aligned = align_and_keep_map(text, window_mel, window_frames);
     if (aligned.empty()) return false;
     // aligned[a] holds text tokens [first[a], first[a + 1]). A timed word starts where the
     // aligned word holding its first text token starts and ends where the one holding its last

@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 
 #include "earshot/engine/decoding/alignment_map.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
@@ -69,13 +70,10 @@ std::vector<AlignedWord> align_from_cross_attention(const HostTensor& weights, s
     return words;
 }
 
-std::vector<AlignedWord> align_words(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
-                                     const HostTensor& window_mel, const std::string& language,
-                                     std::span<const int32_t> text_tokens,
-                                     std::span<const double> token_probabilities,
-                                     int64_t num_frames,
-                                     std::span<const backend::AttentionHead> heads) {
-    if (text_tokens.empty()) return {};
+HostTensor alignment_prefill(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
+                             const HostTensor& window_mel, const std::string& language,
+                             std::span<const int32_t> text_tokens,
+                             std::span<const backend::AttentionHead> heads, size_t& sot_length) {
     if (!model.keeps_cross_attention()) {
         throw std::logic_error("word times need cross-attention weights, which " +
                                model.backend_name() + " does not return");
@@ -91,7 +89,7 @@ std::vector<AlignedWord> align_words(DecoderModel& model, const tokenizer::Token
         tokens.push_back(sp.transcribe);
     }
     tokens.push_back(sp.notimestamps);
-    const size_t sot_length = tokens.size();
+    sot_length = tokens.size();
     tokens.insert(tokens.end(), text_tokens.begin(), text_tokens.end());
     tokens.push_back(sp.eot);
     if (static_cast<int64_t>(tokens.size()) > model.max_tokens()) {
@@ -102,10 +100,23 @@ std::vector<AlignedWord> align_words(DecoderModel& model, const tokenizer::Token
     backend::CrossAttentionRequest request{heads, {}};
     model.prefill_keeping_cross_attention(
         HostTensor::i32({1, static_cast<int64_t>(tokens.size())}, tokens), request);
+    return std::move(request.weights);
+}
+
+std::vector<AlignedWord> align_words(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
+                                     const HostTensor& window_mel, const std::string& language,
+                                     std::span<const int32_t> text_tokens,
+                                     std::span<const double> token_probabilities,
+                                     int64_t num_frames,
+                                     std::span<const backend::AttentionHead> heads) {
+    if (text_tokens.empty()) return {};
+    size_t sot_length = 0;
+    const HostTensor weights =
+        alignment_prefill(model, tokenizer, window_mel, language, text_tokens, heads, sot_length);
     const DecodeTextFn decode = [&tokenizer](std::span<const int32_t> ids) {
         return tokenizer.decode_text(ids);
     };
-    return align_from_cross_attention(request.weights, sot_length, text_tokens, token_probabilities,
+    return align_from_cross_attention(weights, sot_length, text_tokens, token_probabilities,
                                       num_frames, decode, splits_by_character(language));
 }
 

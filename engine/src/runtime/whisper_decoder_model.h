@@ -85,7 +85,12 @@ public:
     std::vector<backend::StepTiming> take_step_timings() override {
         return std::exchange(timings_, {});
     }
-    void set_taps(backend::TapSet* taps) override { whisper_.set_taps(taps); }
+    // Attaching taps forgets the window heard last: its listen ran without them (or with other
+    // names), so the next listen of that window runs again and fills the taps.
+    void set_taps(backend::TapSet* taps) override {
+        if (taps != nullptr) heard_shape_.clear();
+        whisper_.set_taps(taps);
+    }
     bool taps_supported() const override { return true; }
 
 private:

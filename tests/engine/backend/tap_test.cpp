@@ -21,6 +21,7 @@
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "earshot/engine/model/whisper_model.h"
 #include "earshot/engine/program/graph_view.h"
+#include "earshot/engine/runtime/decoder_models.h"
 #include "reference/encoder_layer_reference.h"
 
 namespace ref = earshot::test::reference;
@@ -240,6 +241,40 @@ TEST_F(TapsOnCpu, TapInsideALaterDecoderStepMatchesTheFullPass) {
     ASSERT_EQ(rows.shape(), (std::vector<int64_t>{1, 6, 64}));
     const auto last = rows.f32_values().subspan(5 * 64, 64);
     EXPECT_LE(relative_error(got->tensor.f32_values(), last), kCacheTolerance);
+}
+
+// The decoder model skips the encoder for the window it heard last; attaching taps forgets that
+// window, so that a listen of the same window runs again and fills them (before, the taps stayed
+// empty until another window came).
+TEST_F(TapsOnCpu, AttachingTapsListensToTheRememberedWindowAgain) {
+    const HostTensor mel = test_mel(1, dims_.mels, dims_.frames, 3);
+    const auto model = earshot::runtime::make_cpu_decoder_model(*checkpoint_);
+    model->set_profiling(true);
+    model->listen(mel);
+    EXPECT_FALSE(model->take_step_timings().empty());
+    model->listen(mel);  // the same window, untapped: remembered, no encoder run
+    EXPECT_TRUE(model->take_step_timings().empty());
+
+    TapSet taps({"encoder_layers[1].forward"});
+    model->set_taps(&taps);
+    model->listen(mel);
+    model->set_taps(nullptr);
+    EXPECT_FALSE(model->take_step_timings().empty());
+    const auto* tapped = taps.value("encoder_layers[1].forward");
+    ASSERT_TRUE(tapped->filled);
+    EXPECT_EQ(tapped->refreshes, 1U);
+    // The values the backend taps on its own for the same window.
+    CpuWhisper cpu(*checkpoint_);
+    TapSet direct({"encoder_layers[1].forward"});
+    cpu.set_taps(&direct);
+    cpu.listen(mel);
+    const auto want = direct.value("encoder_layers[1].forward")->tensor.f32_values();
+    const auto got = tapped->tensor.f32_values();
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_TRUE(std::equal(got.begin(), got.end(), want.begin()));
+    // Detached again, the window just heard is remembered once more.
+    model->listen(mel);
+    EXPECT_TRUE(model->take_step_timings().empty());
 }
 
 }  // namespace

@@ -123,3 +123,40 @@ TEST(TapChannel, HandsSnapshotsOverWithRisingUpdateNumbers) {
 }
 
 }  // namespace
+
+namespace {
+
+// Publishing reuses the buffers of the snapshot before the latest once no reader holds it (no
+// allocation per update); a snapshot a reader still holds is never written to.
+TEST(TapChannel, RefillsASnapshotNoReaderHolds) {
+    earshot::backend::TapChannel channel;
+    channel.set_names({"encoder_layers[0].forward"});
+    earshot::backend::TapSet taps;
+    ASSERT_TRUE(channel.prepare(taps));
+    auto publish = [&](float v) {
+        auto& value = taps.value_at(0);
+        value.filled = true;
+        value.tensor = HostTensor::f32({1, 1500, 64}, v);
+        return channel.publish(taps);
+    };
+    publish(1.0F);
+    const float* first = channel.latest()->values[0].tensor.f32_values().data();
+    publish(2.0F);
+    publish(3.0F);  // refills the first: nobody holds it
+    const auto third = channel.latest();
+    EXPECT_EQ(third->update, 3U);
+    EXPECT_EQ(third->values[0].tensor.f32_values().data(), first);
+    EXPECT_EQ(third->values[0].tensor.f32_values()[1234], 3.0F);
+
+    // A reader keeps update 3 while 4 and 5 are published: 5 gets new buffers, 3 stays 3.
+    publish(4.0F);
+    publish(5.0F);
+    EXPECT_EQ(channel.latest()->update, 5U);
+    EXPECT_NE(channel.latest()->values[0].tensor.f32_values().data(),
+              third->values[0].tensor.f32_values().data());
+    EXPECT_EQ(third->update, 3U);
+    EXPECT_EQ(third->values[0].tensor.f32_values()[1234], 3.0F);
+    EXPECT_EQ(channel.latest()->values[0].tensor.f32_values()[1234], 5.0F);
+}
+
+}  // namespace

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QComboBox>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
@@ -245,6 +246,57 @@ TEST(InspectorTaps, AnEdgeWithoutATapNameSaysSo) {
     fused.tapTitle = QStringLiteral("fused into the op after it");
     EXPECT_TRUE(inspector.tapTabs()->openEdge(fused).endsWith(
         QStringLiteral("cannot be tapped: fused into the op after it.")));
+}
+
+// An edge inside a loop: its tab has a layer picker listing every iteration; choosing the fourth
+// retargets the tab (tapClosed for the first, tapOpened for the fourth, the title says 4 of 6),
+// and a layer that has a tab already is shown instead of opened twice.
+TEST(InspectorTaps, AnEdgeInsideALoopHasALayerPicker) {
+    TapTabs tabs;
+    GraphEdge edge{QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("T[B, N, D]")};
+    for (int layer = 0; layer < 6; ++layer) {
+        edge.tapIterations.append(QStringLiteral("encoder_layers[%1].forward").arg(layer));
+    }
+    edge.tap = edge.tapIterations.front();
+    edge.tapTitle = QStringLiteral("encoder_layers[0].forward (1 of 6)");
+    QSignalSpy opened(&tabs, &TapTabs::tapOpened);
+    QSignalSpy closed(&tabs, &TapTabs::tapClosed);
+    ASSERT_TRUE(tabs.openEdge(edge).isEmpty());
+    QComboBox* picker = tabs.layerPicker(edge.tap);
+    ASSERT_NE(picker, nullptr);
+    EXPECT_EQ(picker->count(), 6);
+    EXPECT_EQ(picker->currentText(), QStringLiteral("encoder_layers[0].forward"));
+
+    picker->setCurrentIndex(3);
+    const QString fourth = QStringLiteral("encoder_layers[3].forward");
+    EXPECT_EQ(tabs.openTaps(), QStringList{fourth});
+    ASSERT_EQ(closed.count(), 1);
+    EXPECT_EQ(closed.at(0).at(0).toString(), edge.tap);
+    ASSERT_EQ(opened.count(), 2);
+    EXPECT_EQ(opened.at(1).at(0).toString(), fourth);
+    EXPECT_EQ(tabs.tabText(0), QStringLiteral("encoder_layers[3].forward (4 of 6)"));
+    // The value the app sends for the new name lands in this tab.
+    TapValue value = attentionShaped();
+    value.name = fourth;
+    tabs.showValue(value);
+    EXPECT_EQ(tabs.count(), 1);
+    EXPECT_EQ(tabs.panel(fourth)->summary().finite, 120);
+
+    // The first layer opened again from the graph, then the picker of that tab asked for the
+    // fourth: the fourth's tab is shown, the first's stays what it was.
+    ASSERT_TRUE(tabs.openEdge(edge).isEmpty());
+    ASSERT_EQ(tabs.count(), 2);
+    EXPECT_TRUE(tabs.chooseIteration(edge.tap, fourth));
+    EXPECT_EQ(tabs.openTaps(), (QStringList{fourth, edge.tap}));
+    EXPECT_EQ(tabs.currentIndex(), 0);
+    EXPECT_EQ(tabs.layerPicker(edge.tap)->currentText(), edge.tap);
+    EXPECT_FALSE(tabs.chooseIteration(edge.tap, QStringLiteral("decoder_layers[0].forward")));
+    // An edge outside loops has no picker.
+    GraphEdge plain = edge;
+    plain.tap = QStringLiteral("conv1d#0");
+    plain.tapIterations.clear();
+    ASSERT_TRUE(tabs.openEdge(plain).isEmpty());
+    EXPECT_EQ(tabs.layerPicker(plain.tap), nullptr);
 }
 
 }  // namespace

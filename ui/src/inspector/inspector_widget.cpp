@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "earshot/ui/inspector/graph_view.h"
+#include "earshot/ui/inspector/live_cross_attention_panel.h"
 #include "earshot/ui/inspector/plan_table.h"
 #include "earshot/ui/inspector/tap_tabs.h"
 
@@ -77,6 +78,13 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
     pickerRow->addWidget(new QLabel(tr("Entry:"), graphPage));
     pickerRow->addWidget(m_entryPicker);
     pickerRow->addStretch(1);
+    m_liveMapToggle = new QToolButton(graphPage);
+    m_liveMapToggle->setObjectName(QStringLiteral("liveCrossAttentionToggle"));
+    m_liveMapToggle->setText(tr("Cross-attention"));
+    m_liveMapToggle->setToolTip(
+        tr("While dictating: the current hypothesis's cross-attention over the audio"));
+    m_liveMapToggle->setCheckable(true);
+    pickerRow->addWidget(m_liveMapToggle);
     pickerRow->addWidget(m_planToggle);
     m_tapHint = new QLabel(tr("Click an edge or a block to see its values."), graphPage);
     m_tapHint->setObjectName(QStringLiteral("tapHint"));
@@ -87,6 +95,9 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
     m_taps = new TapTabs(m_tapSplitter);
     m_tapSplitter->addWidget(m_taps);
     m_taps->hide();  // until a tap opens
+    m_liveMap = new LiveCrossAttentionPanel(m_tapSplitter);
+    m_tapSplitter->addWidget(m_liveMap);
+    m_liveMap->hide();  // until its toggle opens it
     setUpCompare(pickerRow);
     auto* graphLayout = new QVBoxLayout(graphPage);
     graphLayout->setContentsMargins(4, 4, 4, 4);
@@ -126,14 +137,34 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
             m_tapSplitter->setSizes({total / 2, total - total / 2});
         }
     });
-    connect(m_taps, &TapTabs::tapOpened, this, &InspectorWidget::tapOpened);
+    connect(m_taps, &TapTabs::tapOpened, this, [this](const QString& name) {
+        m_tapHint->setText(tr("Tapped %1").arg(name));  // also a tab retargeted to another layer
+        Q_EMIT tapOpened(name);
+    });
     connect(m_taps, &TapTabs::tapClosed, this, [this](const QString& name) {
         if (m_taps->count() == 0) m_taps->hide();
         Q_EMIT tapClosed(name);
     });
+    connect(m_liveMapToggle, &QToolButton::toggled, this, [this](bool on) {
+        m_liveMap->setVisible(on);
+        if (on) {  // graph, taps (when open) and map share the height
+            const int total = m_tapSplitter->height();
+            const int parts = m_taps->isVisible() ? 3 : 2;
+            m_tapSplitter->setSizes(
+                {total / parts, m_taps->isVisible() ? total / parts : 0, total / parts});
+        }
+        Q_EMIT liveCrossAttentionChanged(on, m_liveMap->chosenLayer(), m_liveMap->chosenHead());
+    });
+    connect(m_liveMap, &LiveCrossAttentionPanel::headChosen, this, [this](int layer, int head) {
+        Q_EMIT liveCrossAttentionChanged(liveCrossAttentionOpen(), layer, head);
+    });
     setData(InspectorData{});
     updatePlanShown();
 }
+
+bool InspectorWidget::liveCrossAttentionOpen() const { return m_liveMapToggle->isChecked(); }
+
+void InspectorWidget::setLiveCrossAttentionOpen(bool open) { m_liveMapToggle->setChecked(open); }
 
 void InspectorWidget::showTap(const TapValue& value) {
     m_taps->showValue(value);

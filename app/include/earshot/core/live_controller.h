@@ -82,6 +82,9 @@ struct LiveUpdate {
     // The TapChannel snapshot this update published (TapSnapshot::update); 0 when nothing was
     // tapped.
     uint64_t tap_update = 0;
+    // With update.cross_attention: the audio of its window, [window_start_s, audio_end_s) of the
+    // stream at 16 kHz (what is still kept of it); else null.
+    std::shared_ptr<const std::vector<float>> window_samples;
 };
 
 struct LiveStats {

@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "core/dictation/dictation_editor.h"
 #include "core/dictation/invented_words_guard.h"
@@ -27,6 +30,9 @@ namespace {
 constexpr double kFramesPerSecond = 100.0;  // 10 ms hop (reference §1.1)
 // The VAD decisions kept for the guard: 120 s, more than a window (Whisper's 30 s) back.
 constexpr size_t kSpeechHistoryFrames = 12000;
+// The audio kept for the live cross-attention map's waveform: a window (30 s) and some.
+constexpr size_t kAudioHistorySamples = 32 * 16000;
+constexpr double kSampleRateHz = 16000.0;  // what the front end takes
 // How long the engine thread sleeps when it has nothing to do.
 constexpr std::chrono::milliseconds kEnginePoll{5};
 
@@ -69,6 +75,12 @@ struct LiveController::Impl {
     audio::PreRollCapture* microphone = nullptr;  // attached from start() to stop_source()
     std::atomic<uint64_t> microphone_samples{0};  // what the attached microphone delivered
     std::thread engine;
+    // While a live cross-attention map is asked for (options.streaming.cross_attention), the
+    // last kAudioHistorySamples samples: a ring written by the audio thread, read by the engine
+    // thread when it publishes a map (the lock is never taken in the audio callback).
+    std::mutex history_mutex;
+    std::vector<float> history;
+    uint64_t history_total = 0;  // samples ever written
 
     std::atomic<int64_t> first_sample_ns{0};
     std::atomic<bool> input_over{false};  // the source delivers nothing more (stop or file end)
@@ -91,6 +103,30 @@ struct LiveController::Impl {
             microphone_samples.fetch_add(samples.size(), std::memory_order_relaxed);
         }
         front.push(samples);
+        if (options.streaming.cross_attention) remember_audio(samples);
+    }
+
+    void remember_audio(std::span<const float> samples) {
+        const std::lock_guard lock(history_mutex);
+        if (history.empty()) history.resize(kAudioHistorySamples);
+        for (const float sample : samples) {
+            history[history_total % kAudioHistorySamples] = sample;
+            ++history_total;
+        }
+    }
+
+    // The remembered samples of stream seconds [start_s, end_s) (those still kept).
+    std::shared_ptr<const std::vector<float>> audio_between(double start_s, double end_s) {
+        const std::lock_guard lock(history_mutex);
+        const uint64_t oldest =
+            history_total > kAudioHistorySamples ? history_total - kAudioHistorySamples : 0;
+        const auto first =
+            std::max(oldest, static_cast<uint64_t>(std::max(0.0, start_s) * kSampleRateHz));
+        const auto last =
+            std::min(history_total, static_cast<uint64_t>(std::max(0.0, end_s) * kSampleRateHz));
+        auto out = std::make_shared<std::vector<float>>();
+        for (uint64_t i = first; i < last; ++i) out->push_back(history[i % kAudioHistorySamples]);
+        return out;
     }
 
     bool source_finished() const {
@@ -138,6 +174,9 @@ struct LiveController::Impl {
                 ++stats.decoded_updates;
                 stats.engine_ms.push_back(update.engine_ms);
             }
+        }
+        if (update.cross_attention) {
+            live.window_samples = audio_between(update.window_start_s, update.audio_end_s);
         }
         live.update = std::move(update);
         if (guard) apply_guard(live);

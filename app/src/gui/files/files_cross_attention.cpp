@@ -9,6 +9,7 @@
 #include "earshot/ui/files/files_panel.h"
 #include "earshot/ui/files/files_queue.h"
 #include "earshot/ui/inspector/inspector_widget.h"
+#include "earshot/ui/inspector/live_cross_attention_panel.h"
 #include "earshot/ui/inspector/tap_tabs.h"
 #include "earshot/ui/main_window.h"
 #include "gui/files/cross_attention_worker.h"
@@ -74,7 +75,19 @@ void GuiController::connectCrossAttention() {
         const auto& dims = m_model->checkpoint.binding.values.dims;
         result->setHeadChoices(static_cast<int>(dims.at("DecoderLayers")),
                                static_cast<int>(dims.at("Heads")));
+        m_inspector->liveCrossAttention()->setHeadChoices(
+            static_cast<int>(dims.at("DecoderLayers")), static_cast<int>(dims.at("Heads")));
     });
+    // The live map: the inspector's choice is read by the decoding thread at each update, and
+    // each update's map replaces the one shown.
+    connect(m_inspector, &ui::InspectorWidget::liveCrossAttentionChanged, this,
+            [this](bool open, int layer, int head) {
+                m_liveMapChoice->layer = layer;
+                m_liveMapChoice->head = head;
+                m_liveMapChoice->keep = open;
+            });
+    connect(m_live, &LiveBridge::crossAttentionMap, m_inspector->liveCrossAttention(),
+            &ui::LiveCrossAttentionPanel::showMap);
 }
 
 const decoding::Segment* GuiController::fileSegment(int job, int row) const {

@@ -68,7 +68,8 @@ std::set<program::ScopeId> scope_ids(const QSet<QString>& call_ids) {
 QString call_id(program::ScopeId scope) { return scope < 0 ? QString() : QString::number(scope); }
 
 // `taps`: the entry's tappable values (null: none can be tapped). An edge inside a loop taps its
-// first iteration, and its title says which (`encoder_layers[0].forward`, of how many).
+// first iteration, and its title says which (`encoder_layers[0].forward`, of how many); the names
+// of all its iterations go with it (the tab's layer picker).
 ui::GraphData to_graph_data(const program::GraphView& view, const program::Graph& graph,
                             const program::ConcreteBinding& values, bool concrete,
                             const std::vector<backend::TappableEdge>* taps) {
@@ -97,6 +98,11 @@ ui::GraphData to_graph_data(const program::GraphView& view, const program::Graph
                 backend::edges_of_value(*taps, e.value);
             if (!carried.empty()) {
                 edge.tap = qs(carried.front()->name);
+                if (carried.size() > 1) {
+                    for (const backend::TappableEdge* each : carried) {
+                        edge.tapIterations.append(qs(each->name));
+                    }
+                }
                 edge.tapTitle = carried.size() > 1
                                     ? QObject::tr("%1 (1 of %2)").arg(edge.tap).arg(carried.size())
                                     : edge.tap;

@@ -87,9 +87,8 @@ QList<ui::TapValue> run_taps(LoadedModel& loaded, const std::vector<std::string>
         decoding::DecoderModel& model;
         ~Detach() { model.set_taps(nullptr); }
     } detach{model};
-    // The model skips the encoder for the window it heard last (the cross-attention map may have
-    // just listened to this one): a silent window first, untapped, so that this listen runs.
-    model.listen(backend::HostTensor::f32(window_mel.shape(), 0.0F));
+    // Attaching the taps makes the model forget the window it heard last (the cross-attention
+    // map may have just listened to this one), so that this listen runs and fills them.
     model.set_taps(&taps);
     model.listen(window_mel);
     if (decoder && !prompt.empty()) {

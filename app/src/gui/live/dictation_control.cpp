@@ -42,6 +42,7 @@ QString GuiController::startLive(const QString& device) {
         return QString::fromStdString(error.what());
     }
     options.taps = m_liveTaps;  // the inspector's open taps, refreshed at each update
+    options.streaming.cross_attention = m_liveMapChoice;  // the inspector's live map
     const QString error = m_live->start(m_model, options);
     if (error.isEmpty()) {
         m_files->setHeld(true);

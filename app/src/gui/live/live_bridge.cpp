@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "earshot/audio/pre_roll_capture.h"
+#include "gui/live/live_cross_attention_map.h"
 
 namespace earshot::app {
 
@@ -152,14 +153,24 @@ QString LiveBridge::start(std::shared_ptr<LoadedModel> model, const LiveOptions&
     // The decoder model's timings are taken here too, on the engine thread, the only one using
     // the model while the session runs.
     decoding::DecoderModel* decoder = model->model.get();
-    auto sink = [this, decoder](const LiveUpdate& update) {
+    const tokenizer::Tokenizer* tokenizer = &model->tokenizer;
+    auto sink = [this, decoder, tokenizer](const LiveUpdate& update) {
         const ui::LiveTextUpdate text = to_text_update(update);
         auto timings = std::make_shared<const StepTimings>(decoder->take_step_timings());
+        // The map is turned into the view's data on the UI thread, off the engine's time.
+        std::shared_ptr<const decoding::LiveCrossAttention> map = update.update.cross_attention;
+        std::shared_ptr<const std::vector<float>> samples = update.window_samples;
+        const int64_t index = update.update.index;
         QMetaObject::invokeMethod(
             this,
-            [this, text, timings] {
+            [this, text, timings, map, samples, tokenizer, index] {
                 Q_EMIT updated(text);
                 if (!timings->empty()) Q_EMIT engineTimings(*timings);
+                if (map) {
+                    Q_EMIT crossAttentionMap(
+                        live_cross_attention_map(*map, samples.get(), *tokenizer),
+                        tr("dictation, update %1").arg(index + 1));
+                }
             },
             Qt::QueuedConnection);
     };

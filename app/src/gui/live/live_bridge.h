@@ -14,6 +14,7 @@
 #include "earshot/core/live_controller.h"
 #include "earshot/core/loaded_model.h"
 #include "earshot/engine/backend/cpu_whisper.h"
+#include "earshot/ui/files/cross_attention_data.h"
 #include "earshot/ui/live/live_types.h"
 
 class QTimer;
@@ -66,6 +67,9 @@ Q_SIGNALS:
     void updated(const earshot::ui::LiveTextUpdate& update);
     // After `updated`, for an update the engine ran on: the steps it timed, with their scopes.
     void engineTimings(const earshot::app::StepTimings& timings);
+    // After `updated`, for an update that kept the live cross-attention map
+    // (StreamingOptions::cross_attention): the map of its current hypothesis.
+    void crossAttentionMap(const earshot::ui::CrossAttentionMap& map, const QString& source);
     void levelChanged(double levelDbfs);
     // The device was lost, or the engine failed: the session stops; `message` says why.
     void failed(const QString& message);

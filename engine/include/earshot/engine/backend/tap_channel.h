@@ -29,8 +29,9 @@ public:
     // The decoding thread, before an update: `taps` takes the asked names when they changed
     // (keeping the values of names still asked for). True when any name is asked for.
     bool prepare(TapSet& taps) const;
-    // The decoding thread, after an update: publishes a copy of `taps`' values.
-    // Returns the snapshot's update number.
+    // The decoding thread, after an update: publishes a copy of `taps`' values, into the buffers
+    // of a snapshot no reader holds any more when there is one. Returns the snapshot's update
+    // number.
     uint64_t publish(const TapSet& taps);
 
     // Any thread: the latest snapshot (null before the first), shared and immutable.
@@ -42,6 +43,10 @@ private:
     std::vector<std::string> names_;
     uint64_t names_generation_ = 0;
     std::shared_ptr<const TapSnapshot> latest_;
+    // The decoding thread's handles on the latest and the one before it: the one before is
+    // refilled by the next publish when no reader holds it (no allocation per update).
+    std::shared_ptr<TapSnapshot> writable_latest_;
+    std::shared_ptr<TapSnapshot> spare_;
     uint64_t updates_ = 0;
 };
 

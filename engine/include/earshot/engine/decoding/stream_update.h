@@ -3,12 +3,15 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 namespace earshot::decoding {
+
+struct LiveCrossAttention;  // live_cross_attention.h
 
 // One token of a word: its text and how sure the decoder was when it sampled it.
 struct StreamToken {
@@ -65,6 +68,9 @@ struct StreamUpdate {
     // How this transcriber times words (StreamingTranscriber::word_timing()); a word committed
     // as it stood in an earlier update keeps its own `timing`.
     WordTiming word_timing = WordTiming::estimated;
+    // The current hypothesis's cross-attention map, from this update's own alignment prefill,
+    // when StreamingOptions::cross_attention asked for it and the update aligned words; else null.
+    std::shared_ptr<const LiveCrossAttention> cross_attention;
 };
 
 std::string_view to_string(UpdateGate gate) noexcept;

@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "earshot/engine/backend/cross_attention.h"
 #include "earshot/engine/decoding/decoding_options.h"
+#include "earshot/engine/decoding/live_cross_attention.h"
 
 namespace earshot::decoding {
 
@@ -52,6 +54,9 @@ struct StreamingOptions {
     // window's audio (word_alignment.h: one more prefill per update that has words, no encoder
     // run). Empty, or a model that returns no cross-attention weights: estimates (WordTiming).
     std::vector<backend::AttentionHead> alignment_heads;
+    // The live cross-attention map (live_cross_attention.h): while it says keep, each update that
+    // aligns words keeps the map of its alignment prefill in StreamUpdate::cross_attention.
+    std::shared_ptr<LiveCrossAttentionChoice> cross_attention;
 };
 
 // engine_time pacing: the interval (frames of new audio) after updates that took engine_ms

@@ -7,17 +7,20 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/decoding/decoder_model.h"
+#include "earshot/engine/decoding/live_cross_attention.h"
 #include "earshot/engine/decoding/local_agreement.h"
 #include "earshot/engine/decoding/stream_update.h"
 #include "earshot/engine/decoding/streaming_options.h"
 #include "earshot/engine/decoding/timed_words.h"
 #include "earshot/engine/decoding/token_probability.h"
+#include "earshot/engine/decoding/word_tokens.h"
 
 namespace earshot::tokenizer {
 class Tokenizer;
@@ -113,6 +116,11 @@ private:
     // false (words unchanged) when there is nothing to align.
     bool align_times(std::vector<TimedWord>& words, std::span<const int32_t> tokens,
                      const backend::HostTensor& window_mel, int64_t window_frames);
+    // align_times' prefill: the alignment heads' words; with options_.cross_attention asking,
+    // the same prefill also keeps the chosen heads' map in live_map_.
+    std::vector<AlignedWord> align_and_keep_map(std::span<const int32_t> text,
+                                                const backend::HostTensor& window_mel,
+                                                int64_t window_frames);
     std::string token_text(int32_t token) const;
     WordVocabulary word_vocabulary() const;
     size_t repeated_prefix(const std::vector<TimedWord>& words) const;
@@ -163,6 +171,7 @@ private:
     WordTiming word_timing_ = WordTiming::estimated;
     WordTiming update_timing_ = WordTiming::estimated;  // the words of the update being built
     double committed_end_s_ = 0.0;  // the last committed word's end (stream seconds)
+    std::shared_ptr<const LiveCrossAttention> live_map_;  // the update's map, when kept
 };
 
 }  // namespace earshot::decoding

@@ -45,6 +45,17 @@ std::vector<AlignedWord> align_from_cross_attention(
     std::span<const double> token_probabilities, int64_t num_frames,
     const DecodeTextFn& decode_text, bool by_character);
 
+// The prefill word alignment runs: the window mel [1, Mels, Frames] listened to (the same window
+// again costs no encoder run), then SOT (+ language, task) + <|notimestamps|> + text_tokens + EOT
+// prefilled keeping `heads`' cross-attention. Returns the weights [1, heads, S, Audio] and sets
+// `sot_length` (the tokens before the text). Throws what align_words throws.
+backend::HostTensor alignment_prefill(DecoderModel& model, const tokenizer::Tokenizer& tokenizer,
+                                      const backend::HostTensor& window_mel,
+                                      const std::string& language,
+                                      std::span<const int32_t> text_tokens,
+                                      std::span<const backend::AttentionHead> heads,
+                                      size_t& sot_length);
+
 // The model part: the window mel [1, Mels, Frames] listened to (the same window again costs no
 // encoder run), one prefill of SOT (+ language, task) + <|notimestamps|> + text_tokens + EOT that
 // keeps `heads`' cross-attention, then align_from_cross_attention. Empty for no text tokens.

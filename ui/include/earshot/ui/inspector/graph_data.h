@@ -5,6 +5,7 @@
 #include <QList>
 #include <QSet>
 #include <QString>
+#include <QStringList>
 #include <functional>
 
 namespace earshot::ui {
@@ -37,6 +38,10 @@ struct GraphEdge {
     // why it has none ("it is fused into the op after it").
     QString tap{};
     QString tapTitle{};
+    // For a value inside loops: the tap name of every iteration, in order
+    // ("encoder_layers[0].forward", "encoder_layers[1].forward", ...), `tap` among them; a tap's
+    // tab offers them as its layer picker. Empty outside loops.
+    QStringList tapIterations{};
 };
 
 struct GraphData {

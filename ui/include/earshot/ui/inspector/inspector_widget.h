@@ -30,6 +30,7 @@ class CompareDialog;
 class ComparePanel;
 class GraphView;
 class HeatLegend;
+class LiveCrossAttentionPanel;
 class PlanTable;
 class TapTabs;
 
@@ -79,6 +80,12 @@ public:
     // Below the graph: why a clicked edge opened no tap.
     QLabel* tapHint() const { return m_tapHint; }
 
+    // The live cross-attention map, below the taps (opened with its toggle, "Cross-attention").
+    LiveCrossAttentionPanel* liveCrossAttention() const { return m_liveMap; }
+    QToolButton* liveCrossAttentionToggle() const { return m_liveMapToggle; }
+    bool liveCrossAttentionOpen() const;
+    void setLiveCrossAttentionOpen(bool open);
+
     GraphView* graphView() const { return m_graph; }
     PlanTable* planTable() const { return m_plan; }
     QSplitter* graphSplitter() const { return m_graphSplitter; }  // graph left, plan right
@@ -102,6 +109,9 @@ Q_SIGNALS:
     // Compare runs: the dialog's choice; the Cancel button of a comparison running.
     void compareRequested(const earshot::ui::CompareChoice& choice);
     void compareCancelled();
+    // The live cross-attention map was opened or closed, or another head chosen (layer -1: the
+    // alignment heads).
+    void liveCrossAttentionChanged(bool open, int layer, int head);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -129,6 +139,8 @@ private:
     TapTabs* m_taps = nullptr;
     QLabel* m_tapHint = nullptr;
     QToolButton* m_planToggle = nullptr;
+    LiveCrossAttentionPanel* m_liveMap = nullptr;
+    QToolButton* m_liveMapToggle = nullptr;
     bool m_planShownWide = true;     // what the user chose for a wide inspector
     bool m_planShownNarrow = false;  // and for a narrow one
     QHash<QString, double> m_timeHeat;

@@ -5,6 +5,8 @@
 #include <QStringList>
 #include <QTabWidget>
 
+class QComboBox;
+
 #include "earshot/ui/inspector/graph_data.h"
 #include "earshot/ui/inspector/tap_data.h"
 
@@ -26,6 +28,13 @@ public:
     // The tab of `name` says `message` instead of a value (no model, no input, a failure).
     void showMessage(const QString& name, const QString& message);
 
+    // A tab opened on an edge inside loops has a layer picker (object name "tapLayer") listing
+    // every iteration's name; choosing one retargets the tab: tapClosed(old), tapOpened(new).
+    QComboBox* layerPicker(const QString& name) const;
+    // Retargets the tab of `name` to `iteration` (one of its picker's names); false when that tab
+    // has no such iteration.
+    bool chooseIteration(const QString& name, const QString& iteration);
+
     QStringList openTaps() const;
     TapPanel* panel(const QString& name) const;
     int indexOf(const QString& name) const;
@@ -35,7 +44,9 @@ Q_SIGNALS:
     void tapClosed(const QString& name);
 
 private:
-    TapPanel* addPanel(const QString& name, const QString& title);
+    TapPanel* addPanel(const QString& name, const QString& title,
+                       const QStringList& iterations = {});
+    void retarget(QWidget* page, const QString& iteration);
 };
 
 }  // namespace earshot::ui
