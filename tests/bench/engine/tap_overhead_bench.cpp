@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -134,22 +135,26 @@ void BM_UpdateWithOneTap(benchmark::State& state, const char* edge, HandOver han
     state.counters["ratio"] = median_ratio(ratios);
 }
 
+// Pairs per case: 8, or 2 in ctest's smoke run (EARSHOT_BENCH_SMOKE set), which only checks that
+// the benchmark runs; ratios need the 8.
+int64_t pair_count() { return std::getenv("EARSHOT_BENCH_SMOKE") != nullptr ? 2 : 8; }
+
 // The control: a tap set whose name no plan has (the same two models, no copy): what the
 // measurement itself shows as a difference.
 BENCHMARK_CAPTURE(BM_UpdateWithOneTap, control_no_such_edge, "no_such_edge", HandOver::none)
     ->Unit(benchmark::kMillisecond)
-    ->Iterations(8);
+    ->Iterations(pair_count());
 BENCHMARK_CAPTURE(BM_UpdateWithOneTap, encoder_block, "encoder_layers[3].forward", HandOver::none)
     ->Unit(benchmark::kMillisecond)
-    ->Iterations(8);
+    ->Iterations(pair_count());
 BENCHMARK_CAPTURE(BM_UpdateWithOneTap, cross_attention_in_steps,
                   "decoder_layers[3].encoder_attn.attend", HandOver::none)
     ->Unit(benchmark::kMillisecond)
-    ->Iterations(8);
+    ->Iterations(pair_count());
 // Dictation's whole hand-over: the encoder block's value through the TapChannel at every update.
 BENCHMARK_CAPTURE(BM_UpdateWithOneTap, encoder_block_live, "encoder_layers[3].forward",
                   HandOver::channel)
     ->Unit(benchmark::kMillisecond)
-    ->Iterations(8);
+    ->Iterations(pair_count());
 
 }  // namespace
