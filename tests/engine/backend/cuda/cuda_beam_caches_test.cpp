@@ -234,6 +234,26 @@ TEST_P(BeamCachesOnCudaDevice, LaterBeamWindowsReplayTheirGraphs) {
     EXPECT_EQ(*emulator_allocated_bytes(), bytes) << "the third window allocated device memory";
 }
 
+// listen at several rows after an expansion writes every row of the cross caches: each row gets
+// its own copy first, and a prompt on the two rows then reads two different audios like the CPU.
+TEST_P(BeamCachesOnCudaDevice, ListeningOnSharedRowsGivesEachRowItsOwnCopy) {
+    const auto& o = GetParam().options;
+    CpuWhisper cpu(*checkpoint_, 1);
+    CudaWhisper gpu(*checkpoint_, 1);
+    cpu.listen(test_mel(1, o.mels, o.frames, 0));
+    gpu.listen(test_mel(1, o.mels, o.frames, 0));
+    cpu.expand_batch(2);
+    gpu.expand_batch(2);  // the cross caches shared by the two rows
+    const HostTensor two = test_mel(2, o.mels, o.frames, 1);
+    cpu.listen(two);
+    gpu.listen(two);
+    const auto prompts = random_tokens(2, 3, o.vocab, 8);
+    const HostTensor want = cpu.prefill(token_tensor(prompts, 0, 3));
+    const HostTensor got = gpu.prefill(token_tensor(prompts, 0, 3));
+    ASSERT_EQ(got.shape(), want.shape());
+    EXPECT_LE(relative_error(got.f32_values(), want.f32_values()), kLogitsTolerance);
+}
+
 // EARSHOT_CUDA_OLD_KERNELS=cross_caches: every row its own copy of the cross caches, as before
 // (expanding adds them), with the CPU's logits; and the old one-query kernel reads shared ones.
 TEST_P(BeamCachesOnCudaDevice, OldCopiesPerRowAndOldAttentionKernelStillMatch) {
