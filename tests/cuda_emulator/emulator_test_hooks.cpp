@@ -26,3 +26,6 @@ extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_s
 extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_graph_launches() {
     return earshot::cuda_emulator::graph_launches();
 }
+extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_graph_captures() {
+    return earshot::cuda_emulator::graph_captures();
+}

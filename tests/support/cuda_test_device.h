@@ -94,17 +94,32 @@ inline CudaTestGate cuda_test_gate_from_gpus_output(const std::string& out) {
                               first.substr(close + 3));
 }
 
-// The emulated device's count of CUDA graph launches (nullopt on a real GPU).
-inline std::optional<size_t> emulator_graph_launches() {
+// One of the emulated device's counts, by its hook's name (nullopt on a real GPU).
+inline std::optional<size_t> emulator_count(const char* hook) {
     const char* module = std::getenv("EARSHOT_CUDA_MODULE");
     if (module == nullptr) return std::nullopt;
     void* handle = dlopen(module, RTLD_NOW | RTLD_NOLOAD);
     if (handle == nullptr) return std::nullopt;
     using Count = size_t (*)();
-    auto count = reinterpret_cast<Count>(dlsym(handle, "earshot_cuda_emulator_graph_launches"));
+    auto count = reinterpret_cast<Count>(dlsym(handle, hook));
     dlclose(handle);
     if (count == nullptr) return std::nullopt;
     return count();
+}
+
+// The emulated device's count of CUDA graph launches (nullopt on a real GPU).
+inline std::optional<size_t> emulator_graph_launches() {
+    return emulator_count("earshot_cuda_emulator_graph_launches");
+}
+
+// The emulated device's count of CUDA graphs captured (nullopt on a real GPU).
+inline std::optional<size_t> emulator_graph_captures() {
+    return emulator_count("earshot_cuda_emulator_graph_captures");
+}
+
+// The emulated device's memory in use, in bytes (nullopt on a real GPU).
+inline std::optional<size_t> emulator_allocated_bytes() {
+    return emulator_count("earshot_cuda_emulator_allocated_bytes");
 }
 
 }  // namespace earshot::test

@@ -68,6 +68,7 @@ struct OldKernels {
     bool attention = false;  // attend_one_query: one block per (batch, head)
     bool gemv = false;       // gemv_f16: one column per warp, x re-read for each
     bool fusion = false;     // no fused GEMV: layer_norm, each linear and write_at launched alone
+    bool cross_caches = false;  // every beam row its own copy of the cross caches
 };
 
 inline OldKernels old_kernels_from(std::string_view list) {
@@ -78,14 +79,16 @@ inline OldKernels old_kernels_from(std::string_view list) {
         const size_t end = comma == std::string_view::npos ? list.size() : comma;
         const std::string_view name = list.substr(begin, end - begin);
         const bool all = name == "all";
-        if (!all && !name.empty() && name != "attention" && name != "gemv" && name != "fusion") {
+        if (!all && !name.empty() && name != "attention" && name != "gemv" && name != "fusion" &&
+            name != "cross_caches") {
             throw std::invalid_argument(
                 "EARSHOT_CUDA_OLD_KERNELS=" + std::string(list) + " names `" + std::string(name) +
-                "`; it takes attention, gemv, fusion or all, comma-separated");
+                "`; it takes attention, gemv, fusion, cross_caches or all, comma-separated");
         }
         old.attention = old.attention || all || name == "attention";
         old.gemv = old.gemv || all || name == "gemv";
         old.fusion = old.fusion || all || name == "fusion";
+        old.cross_caches = old.cross_caches || all || name == "cross_caches";
         begin = end + 1;
     }
     return old;

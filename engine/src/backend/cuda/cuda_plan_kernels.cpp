@@ -4,6 +4,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "backend/plan_kernels.h"
 #include "cuda_launch_rules.h"
@@ -22,6 +23,19 @@ int64_t count(const std::vector<int64_t>& shape) {
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
     return n;
+}
+
+// Whether a step of `plan` writes the cache `path` (write_span / write_at into it).
+bool writes_state(const ExecutionPlan& plan, const std::string& path) {
+    for (const PlanStep& step : plan.steps) {
+        if ((step.kind != OpKind::write_span && step.kind != OpKind::write_at) ||
+            step.inputs.empty()) {
+            continue;
+        }
+        const Slot& slot = plan.slots[static_cast<size_t>(step.inputs[0])];
+        if (slot.kind == SlotKind::state && slot.path == path) return true;
+    }
+    return false;
 }
 
 }  // namespace
@@ -209,6 +223,16 @@ std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t inde
             const bool v_cached = in(2).kind == SlotKind::state;
             const bool mask = present(3);
             const int64_t flops = 4 * bh * q_len * k_len * dh;  // q k^T and p v
+            // A cache the plan reads and does not write (the cross caches of a step or prefill)
+            // is one copy that every row of a beam reads: one row's bytes.
+            const bool shared = k_cached && v_cached && qs[0] > 1 &&
+                                !cuda::old_kernels_enabled().cross_caches &&
+                                !writes_state(plan, in(1).path) && !writes_state(plan, in(2).path);
+            const std::vector<int64_t> ks_read =
+                shared ? std::vector<int64_t>{1, ks[1], ks[2], ks[3]} : ks;
+            const std::vector<int64_t> vs_read =
+                shared ? std::vector<int64_t>{1, in(2).shape[1], in(2).shape[2], in(2).shape[3]}
+                       : in(2).shape;
             const cuda::AttentionPath path =
                 cuda::attention_path(q_len, k_len, dh, k_cached, v_cached,
                                      fused_attention && cuda::flash_attention_fits(dh));
@@ -225,7 +249,7 @@ std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t inde
                                             ? "attend_split_keys_f16"
                                             : "attend_split_keys_f32",
                                         step);
-                split.read("f32", qs).read(dtype(1), ks).read(dtype(2), in(2).shape);
+                split.read("f32", qs).read(dtype(1), ks_read).read(dtype(2), vs_read);
                 if (mask) split.read(dtype(3), in(3).shape);
                 split.read("f32", partials).write("f32", partials).write("f32", out.shape);
                 kernels.push_back(split.flops(flops).done());
@@ -236,7 +260,7 @@ std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t inde
                                           ? "attend_one_query_f16"
                                           : "attend_one_query_f32",
                                       step);
-                one.read("f32", qs).read(dtype(1), ks).read(dtype(2), in(2).shape);
+                one.read("f32", qs).read(dtype(1), ks_read).read(dtype(2), vs_read);
                 if (mask) one.read(dtype(3), in(3).shape);
                 kernels.push_back(one.write("f32", out.shape).flops(flops).done());
                 return kernels;
@@ -256,7 +280,7 @@ std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t inde
             }
             if (path == cuda::AttentionPath::fused) {
                 KernelDescription flash("flash_attention", step);
-                flash.read("f16", qs).read("f16", ks).read("f16", in(2).shape);
+                flash.read("f16", qs).read("f16", ks_read).read("f16", vs_read);
                 if (mask) flash.read(dtype(3), in(3).shape);
                 kernels.push_back(flash.write("f32", out.shape).flops(flops).done());
                 return kernels;
@@ -264,7 +288,7 @@ std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t inde
             const std::vector<int64_t> scores = {bh, q_len, k_len};
             kernels.push_back(KernelDescription("cublas_gemm_batched", step)
                                   .read("f16", qs)
-                                  .read("f16", ks)
+                                  .read("f16", ks_read)
                                   .write("f32", scores)
                                   .flops(flops / 2)
                                   .done());
@@ -274,7 +298,7 @@ std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t inde
             kernels.push_back(softmax.write("f16", scores).done());
             kernels.push_back(KernelDescription("cublas_gemm_batched", step)
                                   .read("f16", scores)
-                                  .read("f16", in(2).shape)
+                                  .read("f16", vs_read)
                                   .write("f32", out.shape)
                                   .flops(flops / 2)
                                   .done());

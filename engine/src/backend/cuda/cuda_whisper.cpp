@@ -91,6 +91,8 @@ struct CudaWhisper::Impl {
     std::unique_ptr<cuda::DeviceModel> model;
     std::set<std::string> params;                             // paths uploaded
     std::map<std::string, checkpoint::GgmlType> block_types;  // the params kept as blocks
+    std::set<std::string> per_row;                            // per_row_caches(), found once
+    bool per_row_known = false;
     // A plan the module has prepared: its handle, and the steps whose host values (token ids,
     // pos) are checked before each run, found once instead of on every token.
     struct Prepared {
@@ -158,10 +160,34 @@ struct CudaWhisper::Impl {
         }
     }
 
+    // The caches the decoder writes per row (prefill and step: self-attention); the others
+    // (the cross caches, which only listen writes) may keep one copy for all the rows of a beam.
+    std::set<std::string> per_row_caches() {
+        std::set<std::string> written;
+        for (const ExecutionPlan* plan :
+             {&plan_for("prefill", {{"S", 1}}), &plan_for("step", {})}) {
+            for (const PlanStep& step : plan->steps) {
+                if ((step.kind != OpKind::write_span && step.kind != OpKind::write_at) ||
+                    step.inputs.empty()) {
+                    continue;
+                }
+                const Slot& slot = plan->slots[static_cast<size_t>(step.inputs[0])];
+                if (slot.kind == SlotKind::state) written.insert(slot.path);
+            }
+        }
+        return written;
+    }
+
     void allocate_states() {
+        if (!per_row_known) {
+            per_row = per_row_caches();
+            per_row_known = true;
+        }
         std::vector<cuda::StateSpec> states;
         for (const CacheShape& cache : plans.cache_shapes(batch)) {
-            states.push_back({cache.path, cache.elements()});
+            states.push_back({cache.path, cache.elements(), batch,
+                              per_row.count(cache.path) != 0 ? cuda::StateRows::own
+                                                             : cuda::StateRows::shareable});
         }
         model->set_states(states);
     }

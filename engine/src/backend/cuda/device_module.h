@@ -17,7 +17,7 @@
 namespace earshot::backend::cuda {
 
 // Bumped whenever anything in this header changes.
-inline constexpr int kModuleAbiVersion = 5;
+inline constexpr int kModuleAbiVersion = 6;
 // extern "C" Module* earshot_cuda_module(int abi_version): nullptr on a version mismatch.
 inline constexpr const char* kModuleEntryName = "earshot_cuda_module";
 inline constexpr const char* kModuleFileName = "libearshot_cuda.so";
@@ -45,10 +45,17 @@ inline bool reads_param_as_f16(program::OpKind kind, size_t input) {
                           kind == program::OpKind::embedding);
 }
 
-// A state tensor (decoder cache), zero-filled: `elements` f32 values, `batch` rows.
+// Whether a state's rows may share one copy: `shareable` for a cache only listen writes (the
+// cross caches; every row of a beam attends to the same audio), so rows expanded from one row
+// read that row's values; `own` for a cache the decoder writes per row (self-attention).
+enum class StateRows { own, shareable };
+
+// A state tensor (decoder cache), zero-filled: `elements` f32 values over `rows` rows.
 struct StateSpec {
     std::string path;
     int64_t elements = 0;
+    int64_t rows = 1;
+    StateRows sharing = StateRows::own;
 };
 
 // A host input of a run, in the plan's input order; scalars (pos) are passed separately.

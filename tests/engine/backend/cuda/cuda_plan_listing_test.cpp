@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <string>
 
 #include "cuda_test_device.h"
 #include "earshot/engine/backend/cuda_whisper.h"
@@ -83,6 +84,32 @@ TEST(PlanListingOnCudaDevice, EveryEntryLaunchesTheListedKernels) {
                     listed_kernels(binding, "step", rows),
                     listed_kernels(binding, "prefill", rows));
     }
+}
+
+// A beam's step reads one copy of the cross caches (the module shares it between the rows) and
+// a copy per row of the self-attention caches; the listing counts the bytes so. Runs anywhere.
+TEST(PlanListing, BeamStepReadsOneCopyOfTheCrossCaches) {
+    const auto checkpoint =
+        earshot::model::load_whisper_checkpoint(earshot::test::micro_model_dir());
+    earshot::backend::PlanListingRequest request;
+    request.entry = "step";
+    request.backend = earshot::backend::PlanBackend::cuda;
+    request.rows = 5;
+    const auto listing = earshot::backend::list_plan(checkpoint.binding, request);
+    int cross = 0;
+    int self = 0;
+    for (const auto& kernel : listing.kernels) {
+        if (kernel.op != "attention") continue;
+        ASSERT_GE(kernel.inputs.size(), 3u) << kernel.scope;
+        const bool is_cross = kernel.scope.find("encoder_attn") != std::string::npos;
+        // keys and values [rows read, H, K, Dh]
+        EXPECT_EQ(kernel.inputs[1].shape.at(0), is_cross ? 1 : 5) << kernel.scope;
+        EXPECT_EQ(kernel.inputs[2].shape.at(0), is_cross ? 1 : 5) << kernel.scope;
+        (is_cross ? cross : self) += 1;
+    }
+    const auto layers = checkpoint.binding.values.dims.at("DecoderLayers");
+    EXPECT_EQ(cross, layers);
+    EXPECT_EQ(self, layers);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // CudaDeviceModel: the stream, cuBLAS and the device memory it holds: params uploaded as f16
-// and/or f32, decoder caches (f16) and their rows gathered for a new batch.
+// and/or f32 (the decoder caches: cuda_device_caches.cpp).
 #include "cuda_device_model.h"
 
 #include <algorithm>
@@ -101,90 +101,6 @@ void CudaDeviceModel::add_param(const HostParam& param) {
                               cudaMemcpyHostToDevice));
     }
     params_[param.path] = std::move(stored);
-}
-
-void CudaDeviceModel::set_states(const std::vector<StateSpec>& states) {
-    CUDA_CHECK(cudaSetDevice(device_));
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
-    states_.clear();
-    for (const StateSpec& spec : states) {
-        State state;
-        state.elements = spec.elements;
-        state.values =
-            DeviceBuffer(spec.elements * kCacheValueBytes, "the cache " + spec.path, model_name_);
-        CUDA_CHECK(cudaMemsetAsync(state.values.get(), 0,
-                                   static_cast<size_t>(spec.elements * kCacheValueBytes), stream_));
-        states_[spec.path] = std::move(state);
-    }
-}
-
-void CudaDeviceModel::gather_rows(std::span<const int64_t> source, int64_t batch, int64_t rows) {
-    CUDA_CHECK(cudaSetDevice(device_));
-    // Every buffer is allocated before any cache changes: running out of memory half way leaves
-    // each cache as it was (before, the caches already resized kept their new row count and the
-    // rest their old one).
-    if (rows != batch) {
-        // A new row count (expand) gets new buffers; captured graphs see the new addresses.
-        std::vector<std::pair<State*, DeviceBuffer>> next;  // [caches]
-        next.reserve(states_.size());
-        for (auto& [path, state] : states_) {
-            const int64_t row_bytes = state.elements / batch * kCacheValueBytes;
-            next.emplace_back(&state,
-                              DeviceBuffer(row_bytes * rows, "the cache " + path, model_name_));
-        }
-        for (auto& [state, buffer] : next) {
-            const int64_t row_bytes = state->elements / batch * kCacheValueBytes;
-            const auto* values = state->values.as<std::byte>();
-            for (int64_t r = 0; r < rows; ++r) {
-                CUDA_CHECK(cudaMemcpyAsync(buffer.as<std::byte>() + r * row_bytes,
-                                           values + source[static_cast<size_t>(r)] * row_bytes,
-                                           static_cast<size_t>(row_bytes), cudaMemcpyDeviceToDevice,
-                                           stream_));
-            }
-        }
-        CUDA_CHECK(cudaStreamSynchronize(stream_));
-        for (auto& [state, buffer] : next) {
-            state->elements = state->elements / batch * rows;
-            state->values = std::move(buffer);
-            state->spare.reset();
-        }
-        return;
-    }
-    // Reordering (beam search): the moved rows go through the spare and back, so each cache
-    // keeps its address and a captured step graph stays valid. The spares come first.
-    for (auto& [path, state] : states_) {
-        if (state.spare.bytes() != state.values.bytes()) {
-            CUDA_CHECK(cudaStreamSynchronize(stream_));
-            state.spare = DeviceBuffer(state.values.bytes(), "the cache " + path, model_name_);
-        }
-    }
-    for (auto& [path, state] : states_) {
-        const int64_t row_bytes = state.elements / batch * kCacheValueBytes;
-        auto* values = state.values.as<std::byte>();
-        auto* spare = state.spare.as<std::byte>();
-        for (int64_t r = 0; r < rows; ++r) {
-            const int64_t from = source[static_cast<size_t>(r)];
-            if (from == r) continue;
-            CUDA_CHECK(cudaMemcpyAsync(spare + r * row_bytes, values + from * row_bytes,
-                                       static_cast<size_t>(row_bytes), cudaMemcpyDeviceToDevice,
-                                       stream_));
-        }
-        for (int64_t r = 0; r < rows; ++r) {
-            if (source[static_cast<size_t>(r)] == r) continue;
-            CUDA_CHECK(cudaMemcpyAsync(values + r * row_bytes, spare + r * row_bytes,
-                                       static_cast<size_t>(row_bytes), cudaMemcpyDeviceToDevice,
-                                       stream_));
-        }
-    }
-}
-
-int64_t CudaDeviceModel::device_bytes() const {
-    int64_t total = workspace_.bytes() + kept_attention_.bytes();
-    for (const auto& [path, param] : params_) {
-        total += param.f16.bytes() + param.f32.bytes() + param.blocks.bytes();
-    }
-    for (const auto& [path, state] : states_) total += state.values.bytes() + state.spare.bytes();
-    return total;
 }
 
 }  // namespace earshot::backend::cuda

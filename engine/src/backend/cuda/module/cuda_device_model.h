@@ -47,10 +47,16 @@ private:
         int32_t block_type = 0;  // their ggml type; 0 without blocks
         int64_t elements = 0;
     };
+    // A decoder cache: room for the most rows it has held (allocated once per model and row
+    // count, so later windows keep its address and their captured graphs), `rows` in use.
     struct State {
-        DeviceBuffer values;
-        DeviceBuffer spare;  // reordering writes here, then the two swap
-        int64_t elements = 0;
+        DeviceBuffer values;       // [capacity rows, row_elements] f16
+        int64_t row_elements = 0;  // f32 values per row as planned
+        int64_t rows = 0;          // the batch
+        bool shareable = false;    // StateRows::shareable (device_module.h)
+        bool shared = false;       // every row reads row 0's values (one copy, not `rows`)
+        int64_t row_bytes() const { return row_elements * kCacheValueBytes; }
+        int64_t capacity_rows() const { return row_bytes() > 0 ? values.bytes() / row_bytes() : 0; }
     };
     // Where a prepared plan's parts live in the workspace, and its param pointers per step input.
     struct Prepared {
@@ -61,6 +67,7 @@ private:
         std::vector<std::vector<const void*>> params;  // [step][input], null when no param
         std::vector<int32_t> weight_blocks;  // [step]: a linear's weight block type, 0 for f16
         std::vector<StepFusion> fusions;     // [step] (cuda_step_fusions.h); empty: none fused
+        std::vector<std::string> writes;     // the caches its steps write
         std::vector<cudaEvent_t> events;     // steps + 1, made when first profiled
         int64_t runs = 0;
         bool graphable = true;               // false once a capture failed
@@ -68,6 +75,14 @@ private:
         std::vector<const void*> signature;  // the addresses the graph was captured with
     };
 
+    // Whether plan slot `slot` is a cache whose rows read one shared copy (kv_rows in kernels.h).
+    bool shares_rows(const ExecutionPlan& plan, int32_t slot) const;
+    // Before a run writes them: the shared caches among `writes` get a copy per row (row 0's).
+    void own_rows(const std::vector<std::string>& writes);
+    // The rows of `state` in place: row r = row source[r] of `batch` (rows past the old batch
+    // straight from their source, moved rows inside it through reorder_spare_).
+    void gather_in_place(State& state, std::span<const int64_t> source, int64_t batch,
+                         int64_t rows);
     // A run's inputs and `pos` copied in (`pos` is read until the run synchronises): every
     // slot's device address.
     std::vector<void*> bind(const Prepared& prepared, std::span<const HostInput> inputs,
@@ -127,6 +142,7 @@ private:
     int64_t graph_capture_failures_ = 0;
     std::unordered_map<std::string, Param> params_;
     std::unordered_map<std::string, State> states_;
+    DeviceBuffer reorder_spare_;  // the moved rows of one cache at a time (gather_in_place)
     DeviceBuffer workspace_;
     DeviceBuffer kept_attention_;  // [B, kept, Q, K] f32 of the last run that kept some
     std::vector<Prepared> prepared_;

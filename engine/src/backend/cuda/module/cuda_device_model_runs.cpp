@@ -61,6 +61,15 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
     for (size_t s = 0; s < plan.steps.size(); ++s) {
         const PlanStep& step = plan.steps[s];
         scratch = std::max(scratch, scratch_bytes(plan, step));
+        if ((step.kind == OpKind::write_span || step.kind == OpKind::write_at) &&
+            !step.inputs.empty()) {
+            const Slot& written = plan.slots[static_cast<size_t>(step.inputs[0])];
+            if (written.kind == SlotKind::state &&
+                std::find(prepared.writes.begin(), prepared.writes.end(), written.path) ==
+                    prepared.writes.end()) {
+                prepared.writes.push_back(written.path);
+            }
+        }
         prepared.params[s].assign(step.inputs.size(), nullptr);
         for (size_t i = 0; i < step.inputs.size(); ++i) {
             const Slot& slot = plan.slots[static_cast<size_t>(step.inputs[i])];
@@ -139,6 +148,7 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
 std::vector<void*> CudaDeviceModel::bind(const Prepared& prepared,
                                          std::span<const HostInput> inputs, const int32_t& pos) {
     const ExecutionPlan& plan = *prepared.plan;
+    own_rows(prepared.writes);
     auto* base = workspace_.as<std::byte>();
     std::vector<void*> ptr(plan.slots.size(), nullptr);
     for (size_t s = 0; s < plan.slots.size(); ++s) {
@@ -163,9 +173,17 @@ std::vector<void*> CudaDeviceModel::bind(const Prepared& prepared,
                                            cudaMemcpyHostToDevice, stream_));
                 break;
             }
-            case SlotKind::state:
-                ptr[s] = states_.at(slot.path).values.get();
+            case SlotKind::state: {
+                const State& state = states_.at(slot.path);
+                // [B, ...]: B rows, or one copy that every row reads.
+                if (!state.shared && slot.shape.at(0) > state.capacity_rows()) {
+                    throw std::logic_error(plan.entry + " reads " + std::to_string(slot.shape[0]) +
+                                           " rows of the cache " + slot.path + ", which holds " +
+                                           std::to_string(state.capacity_rows()));
+                }
+                ptr[s] = state.values.get();
                 break;
+            }
             case SlotKind::arena:
                 ptr[s] = base + slot.offset_bytes;
                 break;

@@ -58,12 +58,16 @@ void CudaDeviceModel::run_step_by_step(Prepared& prepared, const std::vector<voi
     if (timed) CUDA_CHECK(cudaEventRecord(prepared.events[plan.steps.size()], stream_));
 }
 
-// The addresses a captured graph holds: the workspace and every cache the plan reads.
+// The addresses a captured graph holds: the workspace and every cache the plan reads, each with
+// whether its rows share one copy (the attention kernels' kv_rows).
 std::vector<const void*> CudaDeviceModel::graph_signature(const Prepared& prepared,
                                                           const std::vector<void*>& ptr) const {
     std::vector<const void*> signature = {workspace_.get()};
     for (size_t s = 0; s < prepared.plan->slots.size(); ++s) {
-        if (prepared.plan->slots[s].kind == SlotKind::state) signature.push_back(ptr[s]);
+        if (prepared.plan->slots[s].kind != SlotKind::state) continue;
+        signature.push_back(ptr[s]);
+        signature.push_back(shares_rows(*prepared.plan, static_cast<int32_t>(s)) ? ptr[s]
+                                                                                 : nullptr);
     }
     return signature;
 }

@@ -72,7 +72,15 @@ void CudaDeviceModel::keep_attention(const ExecutionPlan& plan, size_t index,
         float* p = kept_attention_.as<float>() + i * q_len * k_len;
         const int64_t row_stride = wanted * q_len * k_len;
         const int64_t head = kept[static_cast<size_t>(i)].head;
-        if (k_slot.kind == SlotKind::state) {  // the f16 cross cache
+        if (k_slot.kind == SlotKind::state && shares_rows(plan, step.inputs[1])) {
+            // Every batch row reads one shared copy of the cross cache: a launch per row.
+            for (int64_t b = 0; b < qs[0]; ++b) {
+                kernels::attention_probabilities(q + b * qs[1] * q_len * qs[3],
+                                                 static_cast<const uint16_t*>(k),
+                                                 p + b * row_stride, 1, qs[1], head, q_len, k_len,
+                                                 qs[3], scale, row_stride, stream_);
+            }
+        } else if (k_slot.kind == SlotKind::state) {  // the f16 cross cache
             kernels::attention_probabilities(q, static_cast<const uint16_t*>(k), p, qs[0], qs[1],
                                              head, q_len, k_len, qs[3], scale, row_stride, stream_);
         } else {

@@ -49,6 +49,14 @@ void CudaDeviceModel::attention(const ExecutionPlan& plan, const PlanStep& step,
     const auto* v = static_cast<const float*>(at(2));
     const auto* mask = step.inputs.size() > 3 ? static_cast<const uint8_t*>(at(3)) : nullptr;
     auto* y = static_cast<float*>(ptr[static_cast<size_t>(step.output)]);
+    // The (batch, head) rows the cached keys and values hold: H when every batch row reads one
+    // shared copy (the cross caches of beam rows), else B H. Keys and values share alike.
+    const bool shared = k_cached && shares_rows(plan, step.inputs.at(1));
+    if (shared != (v_cached && shares_rows(plan, step.inputs.at(2)))) {
+        throw std::logic_error(plan.entry + ": an attention whose keys and values are not " +
+                               "shared alike by the batch rows");
+    }
+    const int64_t kv_rows = shared ? qs[1] : bh;
     // As the CPU backend computes it: 1 / sqrt(scale_dim) in f32.
     const float scale = 1.0F / std::sqrt(static_cast<float>(step.ints.at("scale_dim")));
     // The path `earshot debug plan` lists too (cuda_launch_rules.h).
@@ -63,7 +71,7 @@ void CudaDeviceModel::attention(const ExecutionPlan& plan, const PlanStep& step,
             path == AttentionPath::one_query_f16
                 ? kernels::attend_one_query_split_keys(
                       q, static_cast<const uint16_t*>(at(1)), static_cast<const uint16_t*>(at(2)),
-                      mask, y, partials, done, bh, k_len, dh, scale, stream_)
+                      mask, y, partials, done, bh, k_len, dh, scale, stream_, kv_rows)
                 : kernels::attend_one_query_split_keys(q, k, v, mask, y, partials, done, bh, k_len,
                                                        dh, scale, stream_);
         if (!launched) {
@@ -75,7 +83,7 @@ void CudaDeviceModel::attention(const ExecutionPlan& plan, const PlanStep& step,
     if (path == AttentionPath::one_query_f16) {
         if (!kernels::attend_one_query(q, static_cast<const uint16_t*>(at(1)),
                                        static_cast<const uint16_t*>(at(2)), mask, y, bh, k_len, dh,
-                                       scale, stream_)) {
+                                       scale, stream_, kv_rows)) {
             throw std::logic_error("attend_one_query refused keys the launch rules let through");
         }
         return;
@@ -105,26 +113,33 @@ void CudaDeviceModel::attention(const ExecutionPlan& plan, const PlanStep& step,
                          stream_);
     }
     if (fused) {
-        kernels::flash_attention(q16, k16, v16, mask, y, bh, q_len, k_len, dh, scale, stream_);
+        kernels::flash_attention(q16, k16, v16, mask, y, bh, q_len, k_len, dh, scale, stream_,
+                                 kv_rows);
         return;
     }
     const float zero = 0.0F;
     const float one = 1.0F;
-    // scores [Q, K] = scale * q [Q, Dh] k^T per (b, h): column-major scores^T = k q^T.
-    CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-        cublas_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(k_len), static_cast<int>(q_len),
-        static_cast<int>(dh), &scale, k16, CUDA_R_16F, static_cast<int>(dh), k_len * dh, q16,
-        CUDA_R_16F, static_cast<int>(dh), q_len * dh, &zero, scores, CUDA_R_32F,
-        static_cast<int>(k_len), q_len * k_len, static_cast<int>(bh), CUBLAS_COMPUTE_32F,
-        CUBLAS_GEMM_DEFAULT));
+    // Batched over the kv_rows (batch, head) rows that have their own keys and values, once per
+    // group of rows that read them (one group unless the rows share one copy of the caches).
+    for (int64_t first = 0; first < bh; first += kv_rows) {
+        // scores [Q, K] = scale * q [Q, Dh] k^T per (b, h): column-major scores^T = k q^T.
+        CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+            cublas_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(k_len), static_cast<int>(q_len),
+            static_cast<int>(dh), &scale, k16, CUDA_R_16F, static_cast<int>(dh), k_len * dh,
+            q16 + first * q_len * dh, CUDA_R_16F, static_cast<int>(dh), q_len * dh, &zero,
+            scores + first * q_len * k_len, CUDA_R_32F, static_cast<int>(k_len), q_len * k_len,
+            static_cast<int>(kv_rows), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    }
     kernels::softmax_rows_half(scores, mask, probs, bh * q_len, q_len, k_len, stream_);
-    // y [Q, Dh] = p [Q, K] v [K, Dh]: column-major y^T = v^T p^T.
-    CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-        cublas_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(dh), static_cast<int>(q_len),
-        static_cast<int>(k_len), &one, v16, CUDA_R_16F, static_cast<int>(dh), k_len * dh, probs,
-        CUDA_R_16F, static_cast<int>(k_len), q_len * k_len, &zero, y, CUDA_R_32F,
-        static_cast<int>(dh), q_len * dh, static_cast<int>(bh), CUBLAS_COMPUTE_32F,
-        CUBLAS_GEMM_DEFAULT));
+    for (int64_t first = 0; first < bh; first += kv_rows) {
+        // y [Q, Dh] = p [Q, K] v [K, Dh]: column-major y^T = v^T p^T.
+        CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+            cublas_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(dh), static_cast<int>(q_len),
+            static_cast<int>(k_len), &one, v16, CUDA_R_16F, static_cast<int>(dh), k_len * dh,
+            probs + first * q_len * k_len, CUDA_R_16F, static_cast<int>(k_len), q_len * k_len,
+            &zero, y + first * q_len * dh, CUDA_R_32F, static_cast<int>(dh), q_len * dh,
+            static_cast<int>(kv_rows), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    }
 }
 
 void CudaDeviceModel::execute(const Prepared& prepared, size_t index, const std::vector<void*>& ptr,

@@ -115,21 +115,25 @@ void attention_probabilities(const float* q, const uint16_t* k, float* p, int64_
                              int64_t heads, int64_t head, int64_t q_len, int64_t k_len, int64_t dh,
                              float scale, int64_t p_row_stride, cudaStream_t stream);
 
+// `kv_rows` (the f16 launchers below, which read the caches): how many (batch, head) rows k and v
+// hold; row bh reads their row bh % kv_rows. Beam rows share one copy of the cross caches, so
+// there kv_rows = H (one batch row's heads) while BH = B H; 0 (the default) means BH.
+
 // Fused attention (scores and probabilities stay on chip; tensor-core products): q [BH, Q, Dh],
-// k and v [BH, K, Dh] f16, mask [Q, K] or null -> y [BH, Q, Dh] f32. Only for head sizes
+// k and v [kv_rows, K, Dh] f16, mask [Q, K] or null -> y [BH, Q, Dh] f32. Only for head sizes
 // flash_attention_fits() accepts (cuda_launch_rules.h: multiples of 16 up to kMaxFlashHeadSize).
 bool flash_attention_fits(int64_t dh);
 void flash_attention(const uint16_t* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
                      float* y, int64_t bh, int64_t q_len, int64_t k_len, int64_t dh, float scale,
-                     cudaStream_t stream);
+                     cudaStream_t stream, int64_t kv_rows = 0);
 
 // One query per (batch, head): q [BH, Dh], k and v [BH, K, Dh], mask [K] or null -> y [BH, Dh],
 // scores and softmax in f32 in shared memory. False when K is too long for shared memory.
 bool attend_one_query(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
                       int64_t bh, int64_t k_len, int64_t dh, float scale, cudaStream_t stream);
-// The same over f16 keys and values (the caches).
+// The same over f16 keys and values (the caches), k and v [kv_rows, K, Dh].
 bool attend_one_query(const float* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
                       float* y, int64_t bh, int64_t k_len, int64_t dh, float scale,
-                      cudaStream_t stream);
+                      cudaStream_t stream, int64_t kv_rows = 0);
 
 }  // namespace earshot::backend::cuda::kernels

@@ -147,7 +147,7 @@ __global__ void attend_split_keys_kernel(const float* q, const KV* k, const KV* 
                                          const uint8_t* mask, float* partial_out,
                                          float* partial_max, float* partial_sum, unsigned* done,
                                          float* y, int64_t spans, int64_t k_len, int64_t dh,
-                                         float scale, bool vector) {
+                                         float scale, bool vector, int64_t kv_rows) {
     EARSHOT_STATIC_SHARED(float, weights, kSplitKeysPerBlock);          // [64]
     EARSHOT_STATIC_SHARED(float, sums, kKeyGroups* kMaxSplitHeadSize);  // [groups, Dh]
     EARSHOT_STATIC_SHARED(float, reduce, 32);
@@ -158,8 +158,8 @@ __global__ void attend_split_keys_kernel(const float* q, const KV* k, const KV* 
     const int group = static_cast<int>(threadIdx.x) / kLanesPerKey;
     const int passes = static_cast<int>((dh + kPassWidth - 1) / kPassWidth);
     const int64_t first = span * kSplitKeysPerBlock;
-    const KV* kh = k + bh * k_len * dh;
-    const KV* vh = v + bh * k_len * dh;
+    const KV* kh = k + bh % kv_rows * k_len * dh;  // kv_rows: see kernels.h
+    const KV* vh = v + bh % kv_rows * k_len * dh;
     // The lane's slice of q in registers: element p * 64 + sub * 8 + i.
     float qr[kMaxPasses][kElementsPerLane];
 #pragma unroll
@@ -231,7 +231,7 @@ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 template <typename KV>
 bool attend_split(const float* q, const KV* k, const KV* v, const uint8_t* mask, float* y,
                   float* partials, unsigned* done, int64_t bh, int64_t k_len, int64_t dh,
-                  float scale, cudaStream_t stream) {
+                  float scale, cudaStream_t stream, int64_t kv_rows) {
     if (!attend_split_keys_fits(bh, dh)) return false;
     if (bh == 0) return true;
     const int64_t spans = split_key_spans(k_len);        // cuda_launch_rules.h
@@ -245,8 +245,8 @@ bool attend_split(const float* q, const KV* k, const KV* v, const uint8_t* mask,
     const bool vector = dh % kElementsPerLane == 0 && aligned16(k) && aligned16(v);
     EARSHOT_LAUNCH(attend_split_keys_kernel<KV>, static_cast<unsigned>(bh * spans), kSplitThreads,
                    0, stream)
-    (q, k, v, mask, partial_out, partial_max, partial_sum, done, y, spans, k_len, dh, scale,
-     vector);
+    (q, k, v, mask, partial_out, partial_max, partial_sum, done, y, spans, k_len, dh, scale, vector,
+     kv_rows > 0 ? kv_rows : bh);
     EARSHOT_CHECK_LAUNCH();
     return true;
 }
@@ -257,15 +257,15 @@ bool attend_one_query_split_keys(const float* q, const float* k, const float* v,
                                  const uint8_t* mask, float* y, float* partials, unsigned* done,
                                  int64_t bh, int64_t k_len, int64_t dh, float scale,
                                  cudaStream_t stream) {
-    return attend_split(q, k, v, mask, y, partials, done, bh, k_len, dh, scale, stream);
+    return attend_split(q, k, v, mask, y, partials, done, bh, k_len, dh, scale, stream, bh);
 }
 
 bool attend_one_query_split_keys(const float* q, const uint16_t* k, const uint16_t* v,
                                  const uint8_t* mask, float* y, float* partials, unsigned* done,
                                  int64_t bh, int64_t k_len, int64_t dh, float scale,
-                                 cudaStream_t stream) {
+                                 cudaStream_t stream, int64_t kv_rows) {
     return attend_split(q, reinterpret_cast<const __half*>(k), reinterpret_cast<const __half*>(v),
-                        mask, y, partials, done, bh, k_len, dh, scale, stream);
+                        mask, y, partials, done, bh, k_len, dh, scale, stream, kv_rows);
 }
 
 }  // namespace earshot::backend::cuda::kernels

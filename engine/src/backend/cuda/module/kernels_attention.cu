@@ -45,14 +45,15 @@ __device__ inline float load(const __half* p) { return __half2float(*p); }
 // KV: float (keys and values just computed) or __half (the f16 caches).
 template <typename KV>
 __global__ void attend_one_kernel(const float* q, const KV* k, const KV* v, const uint8_t* mask,
-                                  float* y, int64_t k_len, int64_t dh, float scale) {
+                                  float* y, int64_t k_len, int64_t dh, float scale,
+                                  int64_t kv_rows) {
     EARSHOT_DYNAMIC_SHARED(float, shared);
     float* qs = shared;
     float* scores = shared + dh;
     float* reduce = scores + k_len;
     const int64_t bh = blockIdx.x;
-    const KV* kh = k + bh * k_len * dh;
-    const KV* vh = v + bh * k_len * dh;
+    const KV* kh = k + bh % kv_rows * k_len * dh;  // kv_rows: see kernels.h
+    const KV* vh = v + bh % kv_rows * k_len * dh;
     for (int64_t d = threadIdx.x; d < dh; d += blockDim.x) qs[d] = q[bh * dh + d];
     __syncthreads();
     float top = -INFINITY;
@@ -101,13 +102,13 @@ namespace {
 
 template <typename KV>
 bool attend_one(const float* q, const KV* k, const KV* v, const uint8_t* mask, float* y, int64_t bh,
-                int64_t k_len, int64_t dh, float scale, cudaStream_t stream) {
+                int64_t k_len, int64_t dh, float scale, cudaStream_t stream, int64_t kv_rows) {
     const int64_t shared_bytes = (dh + k_len + 32) * static_cast<int64_t>(sizeof(float));
     if (!attend_one_query_fits(k_len, dh)) return false;  // cuda_launch_rules.h
     if (bh == 0) return true;
     EARSHOT_LAUNCH(attend_one_kernel<KV>, static_cast<unsigned>(bh), kAttendThreads,
                    static_cast<size_t>(shared_bytes), stream)
-    (q, k, v, mask, y, k_len, dh, scale);
+    (q, k, v, mask, y, k_len, dh, scale, kv_rows > 0 ? kv_rows : bh);
     EARSHOT_CHECK_LAUNCH();
     return true;
 }
@@ -116,14 +117,14 @@ bool attend_one(const float* q, const KV* k, const KV* v, const uint8_t* mask, f
 
 bool attend_one_query(const float* q, const float* k, const float* v, const uint8_t* mask, float* y,
                       int64_t bh, int64_t k_len, int64_t dh, float scale, cudaStream_t stream) {
-    return attend_one(q, k, v, mask, y, bh, k_len, dh, scale, stream);
+    return attend_one(q, k, v, mask, y, bh, k_len, dh, scale, stream, bh);
 }
 
 bool attend_one_query(const float* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
                       float* y, int64_t bh, int64_t k_len, int64_t dh, float scale,
-                      cudaStream_t stream) {
+                      cudaStream_t stream, int64_t kv_rows) {
     return attend_one(q, reinterpret_cast<const __half*>(k), reinterpret_cast<const __half*>(v),
-                      mask, y, bh, k_len, dh, scale, stream);
+                      mask, y, bh, k_len, dh, scale, stream, kv_rows);
 }
 
 }  // namespace earshot::backend::cuda::kernels

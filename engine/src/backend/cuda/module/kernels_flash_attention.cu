@@ -45,7 +45,7 @@ struct FlashLayout {
 // One block per (bh, query tile), blocks numbered bh * tiles + tile.
 __global__ void flash_attention_kernel(const __half* q, const __half* k, const __half* v,
                                        const uint8_t* mask, float* y, int64_t q_len, int64_t k_len,
-                                       int64_t dh, float scale) {
+                                       int64_t dh, float scale, int64_t kv_rows) {
     EARSHOT_DYNAMIC_SHARED(unsigned char, shared);
     const FlashLayout layout(dh);
     auto* qs = reinterpret_cast<__half*>(shared + layout.q);
@@ -63,8 +63,8 @@ __global__ void flash_attention_kernel(const __half* q, const __half* k, const _
     const int64_t bh = blockIdx.x / tiles;
     const int64_t first_query = (blockIdx.x % tiles) * kQueryTile;
     const __half* qh = q + bh * q_len * dh;
-    const __half* kh = k + bh * k_len * dh;
-    const __half* vh = v + bh * k_len * dh;
+    const __half* kh = k + bh % kv_rows * k_len * dh;  // kv_rows: see kernels.h
+    const __half* vh = v + bh % kv_rows * k_len * dh;
     const __half zero = __float2half_rn(0.0F);
 
     for (int64_t i = threadIdx.x; i < kQueryTile * dh; i += blockDim.x) {
@@ -177,13 +177,14 @@ bool flash_attention_fits(int64_t dh) {
 
 void flash_attention(const uint16_t* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
                      float* y, int64_t bh, int64_t q_len, int64_t k_len, int64_t dh, float scale,
-                     cudaStream_t stream) {
+                     cudaStream_t stream, int64_t kv_rows) {
     const int64_t tiles = (q_len + kQueryTile - 1) / kQueryTile;
     if (bh == 0 || tiles == 0) return;
     EARSHOT_LAUNCH(flash_attention_kernel, static_cast<unsigned>(bh * tiles), kFlashThreads,
                    static_cast<size_t>(FlashLayout(dh).total), stream)
     (reinterpret_cast<const __half*>(q), reinterpret_cast<const __half*>(k),
-     reinterpret_cast<const __half*>(v), mask, y, q_len, k_len, dh, scale);
+     reinterpret_cast<const __half*>(v), mask, y, q_len, k_len, dh, scale,
+     kv_rows > 0 ? kv_rows : bh);
     EARSHOT_CHECK_LAUNCH();
 }
 

@@ -52,7 +52,7 @@ bool dequantize_blocks_f16(const void* blocks, int32_t block_type, uint16_t* y, 
 // floats, cuda_launch_rules.h) and count themselves in done [BH] (zero before, zero after); the
 // last block of each (batch, head) merges them into y [BH, Dh]. Same inputs and result as
 // attend_one_query, any K; keys the mask hides are never read. False when attend_split_keys_fits
-// refuses BH or Dh (then nothing is launched).
+// refuses BH or Dh (then nothing is launched). The f16 one reads k, v [kv_rows, K, Dh] (kernels.h).
 bool attend_one_query_split_keys(const float* q, const float* k, const float* v,
                                  const uint8_t* mask, float* y, float* partials, unsigned* done,
                                  int64_t bh, int64_t k_len, int64_t dh, float scale,
@@ -60,6 +60,6 @@ bool attend_one_query_split_keys(const float* q, const float* k, const float* v,
 bool attend_one_query_split_keys(const float* q, const uint16_t* k, const uint16_t* v,
                                  const uint8_t* mask, float* y, float* partials, unsigned* done,
                                  int64_t bh, int64_t k_len, int64_t dh, float scale,
-                                 cudaStream_t stream);
+                                 cudaStream_t stream, int64_t kv_rows = 0);
 
 }  // namespace earshot::backend::cuda::kernels
