@@ -88,6 +88,9 @@ InspectorWidget::InspectorWidget(QWidget* parent) : QWidget(parent) {
     pickerRow->addWidget(m_planToggle);
     m_tapHint = new QLabel(tr("Click an edge or a block to see its values."), graphPage);
     m_tapHint->setObjectName(QStringLiteral("tapHint"));
+    // The hint takes the room the buttons leave and never widens the inspector: a long tap name
+    // is cut at the right edge rather than pushing the window wider than the screen.
+    m_tapHint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     pickerRow->insertWidget(2, m_tapHint, 1);
     m_tapSplitter = new QSplitter(Qt::Vertical, graphPage);
     m_tapSplitter->setChildrenCollapsible(false);
