@@ -28,8 +28,12 @@ void InspectorWidget::setUpCompare(QHBoxLayout* row) {
     m_heatPicker->addItem(tr("Heat: engine time"));
     m_heatPicker->addItem(tr("Heat: relative error"));
     m_heatPicker->setToolTip(tr("What the colours on the graph show"));
-    m_heatPicker->setEnabled(false);  // until a comparison is there
+    // Both only while a comparison is there: the row stays narrow enough for an inspector
+    // docked beside the pages.
+    m_heatPicker->setEnabled(false);
+    m_heatPicker->hide();
     m_legend = new HeatLegend(this);
+    m_legend->hide();
     // After the hint (which stretches), before the Plan button.
     const int at = row->count() - 1;
     row->insertWidget(at, m_legend);
@@ -54,6 +58,8 @@ void InspectorWidget::setUpCompare(QHBoxLayout* row) {
         m_compare->setComparison(RunComparison{});
         m_compare->hide();
         m_heatPicker->setEnabled(false);
+        m_heatPicker->hide();
+        m_legend->hide();
         setHeatScale(graph_style::HeatScale::engineTime);
     });
 }
@@ -102,6 +108,8 @@ void InspectorWidget::showComparison(const RunComparison& comparison) {
                               m_compare->cancelButton()->sizeHint().height());
     m_compare->setMaximumHeight(any ? QWIDGETSIZE_MAX : line + 8);
     m_heatPicker->setEnabled(any);
+    m_heatPicker->setVisible(any);
+    m_legend->setVisible(any);
     setHeatScale(any ? graph_style::HeatScale::relativeError : graph_style::HeatScale::engineTime);
 }
 
