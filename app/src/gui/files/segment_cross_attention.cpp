@@ -50,6 +50,33 @@ std::vector<int32_t> segment_prompt(const tokenizer::Tokenizer& tokenizer,
     return tokens;
 }
 
+void add_path_and_words(const decoding::AlignmentMap& aligned, std::span<const int32_t> text_tokens,
+                        const tokenizer::Tokenizer& tokenizer, const std::string& language,
+                        ui::CrossAttentionMap& map) {
+    for (size_t k = 0; k < aligned.path.rows.size(); ++k) {
+        map.path.append(
+            QPoint(static_cast<int>(aligned.path.cols[k]), static_cast<int>(aligned.path.rows[k])));
+    }
+    const decoding::DecodeTextFn decode = [&tokenizer](std::span<const int32_t> ids) {
+        return tokenizer.decode_text(ids);
+    };
+    const std::vector<decoding::AlignedWord> words =
+        decoding::split_word_tokens(text_tokens, decode, decoding::splits_by_character(language));
+    size_t boundary = 0;
+    for (const decoding::AlignedWord& word : words) {
+        const size_t end = boundary + word.tokens.size();
+        const int64_t from = aligned.jump_positions.at(boundary);
+        const int64_t to =
+            end < aligned.jump_positions.size() ? aligned.jump_positions[end] : aligned.positions;
+        const QString text = QString::fromStdString(word.text).trimmed();
+        if (!text.isEmpty()) {
+            map.words.append({text, map.startS + static_cast<double>(from) * map.secondsPerPosition,
+                              map.startS + static_cast<double>(to) * map.secondsPerPosition, -1.0});
+        }
+        boundary = end;
+    }
+}
+
 std::vector<float> waveform_peaks(std::span<const float> samples, size_t count) {
     std::vector<float> peaks;
     if (samples.empty() || count == 0) return peaks;
@@ -134,31 +161,7 @@ ui::CrossAttentionMap segment_cross_attention(LoadedModel& loaded, std::span<con
         const int32_t one[] = {token};
         map.tokens.append(QString::fromStdString(tokenizer.decode_text(one)));
     }
-    for (size_t k = 0; k < aligned.path.rows.size(); ++k) {
-        map.path.append(
-            QPoint(static_cast<int>(aligned.path.cols[k]), static_cast<int>(aligned.path.rows[k])));
-    }
-    // The words: each starts where the path reaches its first token and ends where it reaches
-    // the next word's (the last ends with the segment), as word times are read.
-    const decoding::DecodeTextFn decode = [&tokenizer](std::span<const int32_t> ids) {
-        return tokenizer.decode_text(ids);
-    };
-    const std::vector<decoding::AlignedWord> words =
-        decoding::split_word_tokens(text, decode, decoding::splits_by_character(language));
-    size_t boundary = 0;
-    for (const decoding::AlignedWord& word : words) {
-        const size_t end = boundary + word.tokens.size();
-        const int64_t from = aligned.jump_positions.at(boundary);
-        const int64_t to =
-            end < aligned.jump_positions.size() ? aligned.jump_positions[end] : aligned.positions;
-        const QString text_of = QString::fromStdString(word.text).trimmed();
-        if (!text_of.isEmpty()) {
-            map.words.append({text_of,
-                              map.startS + static_cast<double>(from) * map.secondsPerPosition,
-                              map.startS + static_cast<double>(to) * map.secondsPerPosition, -1.0});
-        }
-        boundary = end;
-    }
+    add_path_and_words(aligned, text, tokenizer, language, map);
     map.samples.assign(
         window.begin(),
         window.begin() + static_cast<std::ptrdiff_t>(std::min(

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "earshot/core/loaded_model.h"
+#include "earshot/engine/decoding/alignment_map.h"
 #include "earshot/engine/decoding/transcript.h"
 #include "earshot/ui/files/cross_attention_data.h"
 
@@ -27,6 +28,14 @@ ui::CrossAttentionMap segment_cross_attention(LoadedModel& model, std::span<cons
 // language of a multilingual model.
 std::vector<int32_t> segment_prompt(const tokenizer::Tokenizer& tokenizer,
                                     const decoding::Segment& segment, const std::string& language);
+
+// `aligned`'s warp path and the word spans of `text_tokens` along it into `map` (whose startS and
+// secondsPerPosition are set): each word starts where the path reaches its first token and ends
+// where it reaches the next word's, the last with the audio. For a file's segment and a live
+// hypothesis alike.
+void add_path_and_words(const decoding::AlignmentMap& aligned, std::span<const int32_t> text_tokens,
+                        const tokenizer::Tokenizer& tokenizer, const std::string& language,
+                        ui::CrossAttentionMap& map);
 
 // The largest |sample| of each of `count` equal spans of `samples` (fewer for a short file).
 std::vector<float> waveform_peaks(std::span<const float> samples, size_t count);

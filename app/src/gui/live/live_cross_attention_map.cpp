@@ -5,8 +5,8 @@
 #include <string>
 
 #include "earshot/engine/decoding/word_alignment.h"
-#include "earshot/engine/decoding/word_tokens.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
+#include "gui/files/segment_cross_attention.h"
 
 namespace earshot::app {
 
@@ -27,30 +27,7 @@ ui::CrossAttentionMap live_cross_attention_map(const decoding::LiveCrossAttentio
     for (const std::string& token : live.row_tokens) {
         map.tokens.append(QString::fromStdString(token));
     }
-    for (size_t k = 0; k < aligned.path.rows.size(); ++k) {
-        map.path.append(
-            QPoint(static_cast<int>(aligned.path.cols[k]), static_cast<int>(aligned.path.rows[k])));
-    }
-    // Each word starts where the path reaches its first token and ends where it reaches the next
-    // word's; the last ends with the audio.
-    const decoding::DecodeTextFn decode = [&tokenizer](std::span<const int32_t> ids) {
-        return tokenizer.decode_text(ids);
-    };
-    const std::vector<decoding::AlignedWord> words = decoding::split_word_tokens(
-        live.text_tokens, decode, decoding::splits_by_character(live.language));
-    size_t boundary = 0;
-    for (const decoding::AlignedWord& word : words) {
-        const size_t end = boundary + word.tokens.size();
-        const int64_t from = aligned.jump_positions.at(boundary);
-        const int64_t to =
-            end < aligned.jump_positions.size() ? aligned.jump_positions[end] : aligned.positions;
-        const QString text = QString::fromStdString(word.text).trimmed();
-        if (!text.isEmpty()) {
-            map.words.append({text, map.startS + static_cast<double>(from) * map.secondsPerPosition,
-                              map.startS + static_cast<double>(to) * map.secondsPerPosition, -1.0});
-        }
-        boundary = end;
-    }
+    add_path_and_words(aligned, live.text_tokens, tokenizer, live.language, map);
     if (samples != nullptr) {
         const auto wanted = static_cast<size_t>(live.window_frames) * 160;  // 10 ms hops
         map.samples.assign(
