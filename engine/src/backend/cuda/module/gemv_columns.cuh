@@ -64,4 +64,25 @@ __device__ inline void gemv_columns_dots(const __half* const (&rows)[Columns], c
     }
 }
 
+// A warp's sums of acc written to y [m, n] at the columns first .. first + Columns - 1 that are
+// below n, with the bias and the epilogue (lane 0 writes): the end of every multi-column GEMV.
+template <int Columns, int Rows, class Epilogue>
+__device__ inline void gemv_write_columns(float (&acc)[Columns][Rows], int64_t first, int64_t m,
+                                          int64_t n, int lane, const float* bias,
+                                          const Epilogue& epilogue, float* y) {
+#pragma unroll
+    for (int c = 0; c < Columns; ++c) {
+        const int64_t column = first + c;
+#pragma unroll
+        for (int r = 0; r < Rows; ++r) {
+            if (r >= m) break;
+            const float total = warp_sum(acc[c][r]);
+            if (lane == 0 && column < n) {
+                y[r * n + column] =
+                    epilogue.apply(bias != nullptr ? total + bias[column] : total, r * n + column);
+            }
+        }
+    }
+}
+
 }  // namespace earshot::backend::cuda::kernels

@@ -32,19 +32,7 @@ __global__ void gemv_blocks_kernel(const float* x, const uint8_t* w, const float
     }
     float acc[Columns][Rows] = {};
     gemv_block_dots<Format, Columns, Rows>(rows, x, m, k, lane, acc);
-#pragma unroll
-    for (int c = 0; c < Columns; ++c) {
-        const int64_t column = first + c;
-#pragma unroll
-        for (int r = 0; r < Rows; ++r) {
-            if (r >= m) break;
-            const float total = warp_sum(acc[c][r]);
-            if (lane == 0 && column < n) {
-                y[r * n + column] =
-                    epilogue.apply(bias != nullptr ? total + bias[column] : total, r * n + column);
-            }
-        }
-    }
+    gemv_write_columns(acc, first, m, n, lane, bias, epilogue, y);
 }
 
 template <class Format, int Columns, int Rows>
