@@ -12,9 +12,12 @@
 
 #include "earshot/engine/checkpoint/whisper_config.h"
 #include "large_v3_config.h"
+#include "old_kernels_variable.h"
 #include "temp_dir.h"
 
 namespace {
+
+using earshot::test::OldKernelsVariable;
 
 using earshot::backend::list_plan;
 using earshot::backend::PlanBackend;
@@ -80,27 +83,6 @@ constexpr int kCudaSeparateStepKernelsPerLayer = 15;
 // The final norm stays alone on CUDA too: the logits reuse its input's bytes in the arena, which
 // the fused GEMV's blocks would still be reading (cuda_step_fusions_test.cpp).
 constexpr int kStepKernelsOutsideLayers = 8;
-
-// EARSHOT_CUDA_OLD_KERNELS set for one scope.
-class OldKernelsVariable {
-public:
-    explicit OldKernelsVariable(const char* value) {
-        if (const char* old = std::getenv("EARSHOT_CUDA_OLD_KERNELS")) before_ = old;
-        setenv("EARSHOT_CUDA_OLD_KERNELS", value, 1);
-    }
-    ~OldKernelsVariable() {
-        if (before_) {
-            setenv("EARSHOT_CUDA_OLD_KERNELS", before_->c_str(), 1);
-        } else {
-            unsetenv("EARSHOT_CUDA_OLD_KERNELS");
-        }
-    }
-    OldKernelsVariable(const OldKernelsVariable&) = delete;
-    OldKernelsVariable& operator=(const OldKernelsVariable&) = delete;
-
-private:
-    std::optional<std::string> before_;
-};
 
 TEST(PlanListing, MicroStepOnCudaIsEightKernelsPerDecoderLayer) {
     const PlanListing l = listing(micro(), "step", PlanBackend::cuda);

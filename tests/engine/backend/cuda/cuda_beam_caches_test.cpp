@@ -20,9 +20,12 @@
 #include "earshot/engine/backend/cuda_whisper.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "old_kernels_variable.h"
 #include "temp_dir.h"
 
 namespace {
+
+using earshot::test::OldKernelsVariable;
 
 using namespace earshot::test::backend_data;
 using earshot::backend::CpuWhisper;
@@ -61,28 +64,6 @@ Shape make_shape(std::string name, int64_t d, int64_t heads, int64_t frames, int
     o.seed = 41;
     return shape;
 }
-
-// Sets EARSHOT_CUDA_OLD_KERNELS while a model is made (its device model reads it then).
-class OldKernelsVariable {
-public:
-    explicit OldKernelsVariable(const char* value) {
-        if (const char* before = std::getenv(kName)) before_ = before;
-        setenv(kName, value, 1);
-    }
-    ~OldKernelsVariable() {
-        if (before_) {
-            setenv(kName, before_->c_str(), 1);
-        } else {
-            unsetenv(kName);
-        }
-    }
-    OldKernelsVariable(const OldKernelsVariable&) = delete;
-    OldKernelsVariable& operator=(const OldKernelsVariable&) = delete;
-
-private:
-    static constexpr const char* kName = "EARSHOT_CUDA_OLD_KERNELS";
-    std::optional<std::string> before_;
-};
 
 class BeamCachesOnCudaDevice : public ::testing::TestWithParam<Shape> {
 protected:

@@ -17,9 +17,12 @@
 #include "earshot/engine/backend/cuda_whisper.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "old_kernels_variable.h"
 #include "temp_dir.h"
 
 namespace {
+
+using earshot::test::OldKernelsVariable;
 
 using earshot::backend::CudaWhisper;
 using earshot::backend::HostTensor;
@@ -66,28 +69,6 @@ TEST(CudaOldKernels, TheRulesPickTheNewKernelsUnlessTheListNamesThem) {
     EXPECT_EQ(gemv_kernel(1280, old_kernels_from("gemv")), GemvKernel::per_column);
     EXPECT_EQ(gemv_kernel(1280, old_kernels_from("attention")), GemvKernel::columns);
 }
-
-// Sets EARSHOT_CUDA_OLD_KERNELS while a model is made (its device model reads it then).
-class OldKernelsVariable {
-public:
-    explicit OldKernelsVariable(const char* value) {
-        if (const char* before = std::getenv(kName)) before_ = before;
-        setenv(kName, value, 1);
-    }
-    ~OldKernelsVariable() {
-        if (before_) {
-            setenv(kName, before_->c_str(), 1);
-        } else {
-            unsetenv(kName);
-        }
-    }
-    OldKernelsVariable(const OldKernelsVariable&) = delete;
-    OldKernelsVariable& operator=(const OldKernelsVariable&) = delete;
-
-private:
-    static constexpr const char* kName = "EARSHOT_CUDA_OLD_KERNELS";
-    std::optional<std::string> before_;
-};
 
 // The same checkpoint on two CUDA models, one made with the old kernels: listen, prefill and
 // every step give the same logits up to f32 rounding (the GEMV's sums are the same, in the same
