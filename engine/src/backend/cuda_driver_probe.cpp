@@ -11,7 +11,7 @@
 #include <optional>
 #include <system_error>
 
-#include "backend/cuda/device_module.h"
+#include "backend/cuda/module_loader.h"
 
 namespace earshot::backend {
 
@@ -22,16 +22,10 @@ std::optional<CudaError> missing_cuda_driver() {
     }
     if (!cuda_backend_built()) return std::nullopt;  // cuda_devices() says "not built"
     // Without the module file cuda_devices() loads nothing and says it is missing: that stays
-    // its answer. The places it looks (module_loader.cpp): beside the executable, ../lib/earshot,
-    // ../lib.
+    // its answer.
     std::error_code error;
-    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
-    if (error) return std::nullopt;
-    const std::filesystem::path dir = exe.parent_path();
     bool module_found = false;
-    for (const std::filesystem::path& candidate :
-         {dir / cuda::kModuleFileName, dir / ".." / "lib" / "earshot" / cuda::kModuleFileName,
-          dir / ".." / "lib" / cuda::kModuleFileName}) {
+    for (const std::filesystem::path& candidate : cuda::module_candidates()) {
         module_found = module_found || std::filesystem::is_regular_file(candidate, error);
     }
     if (!module_found) return std::nullopt;

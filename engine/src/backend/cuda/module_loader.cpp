@@ -23,18 +23,6 @@ fs::path executable_dir() {
     return error ? fs::path() : exe.parent_path();
 }
 
-// Candidate module paths, most specific first.
-std::vector<fs::path> module_candidates() {
-    if (const char* explicit_path = std::getenv("EARSHOT_CUDA_MODULE");
-        explicit_path != nullptr && *explicit_path != '\0') {
-        return {fs::path(explicit_path)};
-    }
-    const fs::path dir = executable_dir();
-    if (dir.empty()) return {};
-    return {dir / cuda::kModuleFileName, dir / ".." / "lib" / "earshot" / cuda::kModuleFileName,
-            dir / ".." / "lib" / cuda::kModuleFileName};
-}
-
 struct Loaded {
     cuda::Module* module = nullptr;
     std::optional<CudaError> error;
@@ -49,7 +37,7 @@ Loaded load_once() {
                              "EARSHOT_CUDA=OFF or without the CUDA toolkit)");
     return loaded;
 #else
-    std::vector<fs::path> candidates = module_candidates();
+    std::vector<fs::path> candidates = cuda::module_candidates();
     std::ostringstream looked;
     for (const fs::path& candidate : candidates) {
         std::error_code error;
@@ -95,6 +83,17 @@ const Loaded& loaded_module() {
 
 namespace cuda {
 
+std::vector<fs::path> module_candidates() {
+    if (const char* explicit_path = std::getenv("EARSHOT_CUDA_MODULE");
+        explicit_path != nullptr && *explicit_path != '\0') {
+        return {fs::path(explicit_path)};
+    }
+    const fs::path dir = executable_dir();
+    if (dir.empty()) return {};
+    return {dir / cuda::kModuleFileName, dir / ".." / "lib" / "earshot" / cuda::kModuleFileName,
+            dir / ".." / "lib" / cuda::kModuleFileName};
+}
+
 Module& load_module() {
     const Loaded& loaded = loaded_module();
     if (loaded.error) throw *loaded.error;
@@ -117,7 +116,7 @@ std::string cuda_module_location() {
     const Loaded& loaded = loaded_module();
     if (!loaded.path.empty()) return loaded.path.string();
     std::string paths;
-    for (const fs::path& candidate : module_candidates()) {
+    for (const fs::path& candidate : cuda::module_candidates()) {
         paths += (paths.empty() ? "" : "\n") + candidate.lexically_normal().string();
     }
     return paths;
