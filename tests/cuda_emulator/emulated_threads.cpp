@@ -41,6 +41,14 @@ struct Fiber {
     bool started = false;
     bool done = true;
     bool blocked = false;  // waiting at a barrier that has not opened yet
+    // Asynchronous copies (cuda_pipeline.h) not landed yet: committed groups, oldest first, and
+    // the open group last.
+    struct Copy {
+        void* shared;
+        const void* global;
+        size_t bytes;
+    };
+    std::vector<std::vector<Copy>> pipeline = {{}};
 };
 
 // A barrier over a set of coroutines: the last live one to arrive opens it and wakes the others.
@@ -317,6 +325,29 @@ void check_wmma_access(const void* address, unsigned ldm, size_t element_bytes) 
     }
 }
 
+void pipeline_copy(void* shared, const void* global, size_t bytes) {
+    if (bytes != 4 && bytes != 8 && bytes != 16) {
+        report(cudaErrorInvalidValue,
+               "an asynchronous copy of " + std::to_string(bytes) + " bytes (4, 8 or 16 only)");
+        return;
+    }
+    check_aligned(shared, bytes, "asynchronous copy (shared side)");
+    check_aligned(global, bytes, "asynchronous copy (global side)");
+    g_block->running->pipeline.back().push_back({shared, global, bytes});
+}
+
+void pipeline_commit() { g_block->running->pipeline.emplace_back(); }
+
+void pipeline_wait_prior(size_t pending_groups) {
+    auto& groups = g_block->running->pipeline;  // committed groups, then the open one
+    while (groups.size() - 1 > pending_groups) {
+        for (const Fiber::Copy& copy : groups.front()) {
+            std::memcpy(copy.shared, copy.global, copy.bytes);
+        }
+        groups.erase(groups.begin());
+    }
+}
+
 cudaError_t set_max_dynamic_shared(const void* kernel, int bytes) {
     if (bytes < 0 || static_cast<size_t>(bytes) > kOptInSharedBytes) return cudaErrorInvalidValue;
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -357,6 +388,7 @@ void run_blocks(const LaunchInfo& info, const std::function<void()>& body, bool 
             for (unsigned t = 0; t < threads; ++t) {
                 Fiber& fiber = *block.fibers[t];
                 fiber.state = ThreadState{dim3(t), dim3(b), block_dim, grid};
+                fiber.pipeline = {{}};
                 block.running = &fiber;
                 body();
             }
@@ -370,6 +402,7 @@ void run_blocks(const LaunchInfo& info, const std::function<void()>& body, bool 
             fiber.done = false;
             fiber.blocked = false;
             fiber.state = ThreadState{dim3(t), dim3(b), block_dim, grid};
+            fiber.pipeline = {{}};
         }
         for (bool any = true; any;) {
             any = false;

@@ -3,6 +3,7 @@
 // limit without opting in, and blocks that race. Built only into the emulated module; the tests
 // run them by name through earshot_cuda_emulator_probe.
 #include <cuda_fp16.h>
+#include <cuda_pipeline.h>
 #include <mma.h>
 
 #include <algorithm>
@@ -69,6 +70,17 @@ __global__ void chain_kernel(float* y, bool chained) {
     y[b] = static_cast<float>(b + 1) + (chained && b > 0 ? y[b - 1] : 0.0F);
 }
 
+// y [4] = x [4] through shared memory by one 16-byte asynchronous copy from x + offset floats,
+// read after waiting for it (`wait`) or without.
+__global__ void async_copy_kernel(const float* x, float* y, int64_t offset, bool wait) {
+    EARSHOT_DYNAMIC_SHARED(float, tile);
+    if (threadIdx.x == 0) __pipeline_memcpy_async(tile, x + offset, 16);
+    __pipeline_commit();
+    if (wait) __pipeline_wait_prior(0);
+    __syncthreads();
+    if (threadIdx.x < 4) y[threadIdx.x] = tile[threadIdx.x];
+}
+
 float* device_floats(int64_t n) {
     void* p = nullptr;
     if (cudaMalloc(&p, static_cast<size_t>(n) * sizeof(float)) != cudaSuccess) return nullptr;
@@ -125,6 +137,15 @@ int run(std::string_view name, float* values, int64_t count) {
     } else if (name == "dynamic_shared_over_limit") {
         EARSHOT_LAUNCH(wmma_offset_kernel, 1, kThreads, 49 * 1024, nullptr)(y, 0);
         error = finish();
+    } else if (name == "async_copy_waited" || name == "async_copy_not_waited" ||
+               name == "misaligned_async_copy") {
+        float* x = device_floats(8);
+        const float values[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+        cudaMemcpy(x, values, sizeof(values), cudaMemcpyHostToDevice);
+        EARSHOT_LAUNCH(async_copy_kernel, 1, kThreads, 64, nullptr)
+        (x, y, name == "misaligned_async_copy" ? 2 : 4, name != "async_copy_not_waited");
+        error = finish();
+        cudaFree(x);
     } else if (name == "racing_blocks" || name == "independent_blocks") {
         EARSHOT_LAUNCH(chain_kernel, 64, kThreads, 0, nullptr)(y, name == "racing_blocks");
         error = finish();

@@ -11,3 +11,4 @@ struct __half {
 
 inline __half __float2half_rn(float value) { return {earshot::base::f32_to_f16(value)}; }
 inline float __half2float(__half value) { return earshot::base::f16_to_f32(value.bits); }
+inline unsigned short __half_as_ushort(__half value) { return value.bits; }

@@ -124,6 +124,23 @@ private:
     std::string before_;
 };
 
+// cuda_pipeline.h: an asynchronous copy lands when the thread waits for it (a kernel that reads
+// its tile without waiting reads shared memory's NaN bytes), and both addresses must be 16-byte
+// aligned.
+TEST(EmulatorChecks, AnAsynchronousCopyLandsOnlyWhenWaitedForAndMustBeAligned) {
+    const ProbeResult waited = run_probe("async_copy_waited");
+    EXPECT_EQ(waited.error, kCudaSuccess) << waited.stderr_text;
+    EXPECT_EQ(waited.values[0], 5.0F);
+    EXPECT_EQ(waited.values[3], 8.0F);
+    const ProbeResult not_waited = run_probe("async_copy_not_waited");
+    EXPECT_EQ(not_waited.error, kCudaSuccess);
+    EXPECT_TRUE(std::isnan(not_waited.values[0])) << not_waited.values[0];
+    const ProbeResult misaligned = run_probe("misaligned_async_copy");
+    EXPECT_EQ(misaligned.error, kCudaErrorMisalignedAddress);
+    EXPECT_NE(misaligned.stderr_text.find("asynchronous copy (global side)"), std::string::npos)
+        << misaligned.stderr_text;
+}
+
 TEST(EmulatorChecks, BlocksThatReadEachOthersWritesAreARace) {
     const ScopedBlockOrderCheck check;
     const ProbeResult broken = run_probe("racing_blocks");

@@ -1,0 +1,49 @@
+// The CPU emulation of the cuBLASLt calls Earshot's CUDA module makes: one matmul descriptor
+// (compute f32, scale f32, transposes, the DEFAULT or BIAS epilogue and its bias pointer), matrix
+// layouts (type, rows, columns, leading dimension; column-major) and cublasLtMatmul computing, in
+// double, D = alpha op(A) op(B) + beta C, then the bias [rows of D] added to every column, as the
+// cuBLAS documentation defines CUBLASLT_EPILOGUE_BIAS. A, B f16; C and D f16 or f32 alike; the
+// bias of D's type. Anything else is CUBLAS_STATUS_NOT_SUPPORTED.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cublas_v2.h"
+
+struct cublasLtContext;
+using cublasLtHandle_t = cublasLtContext*;
+struct cublasLtMatmulDescOpaque_t;
+using cublasLtMatmulDesc_t = cublasLtMatmulDescOpaque_t*;
+struct cublasLtMatrixLayoutOpaque_t;
+using cublasLtMatrixLayout_t = cublasLtMatrixLayoutOpaque_t*;
+struct cublasLtMatmulAlgo_t;
+
+enum cublasLtMatmulDescAttributes_t {
+    CUBLASLT_MATMUL_DESC_TRANSA = 3,
+    CUBLASLT_MATMUL_DESC_TRANSB = 4,
+    CUBLASLT_MATMUL_DESC_EPILOGUE = 7,
+    CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8,
+};
+enum cublasLtEpilogue_t {
+    CUBLASLT_EPILOGUE_DEFAULT = 1,
+    CUBLASLT_EPILOGUE_BIAS = 4,
+};
+
+cublasStatus_t cublasLtCreate(cublasLtHandle_t* handle);
+cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle);
+cublasStatus_t cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* desc, cublasComputeType_t compute,
+                                        cudaDataType scale_type);
+cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc);
+cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
+                                              cublasLtMatmulDescAttributes_t attribute,
+                                              const void* value, size_t bytes);
+cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout, cudaDataType type,
+                                          uint64_t rows, uint64_t cols, int64_t ld);
+cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout);
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha,
+                              const void* a, cublasLtMatrixLayout_t a_desc, const void* b,
+                              cublasLtMatrixLayout_t b_desc, const void* beta, const void* c,
+                              cublasLtMatrixLayout_t c_desc, void* d, cublasLtMatrixLayout_t d_desc,
+                              const cublasLtMatmulAlgo_t* algo, void* workspace,
+                              size_t workspace_bytes, cudaStream_t stream);
