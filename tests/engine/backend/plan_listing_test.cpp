@@ -126,13 +126,28 @@ TEST(PlanListing, LargeV3FromAConfigAloneCountsEveryEntry) {
     EXPECT_EQ(listing(lv3, "step", PlanBackend::cpu).kernels.size(),
               32 * kCudaSeparateStepKernelsPerLayer + kStepKernelsOutsideLayers);
 
-    // The encoder on CUDA per layer: norm, q/k/v through cuBLAS (8, the keys without finish),
-    // heads split (3), fused attention after q/k/v to f16 (4), heads merged, out (3), norm, fc1
-    // and fc2 (3 each): 27. Outside: permute, two convs (im2col, GEMM, bias) with GELU, +
-    // positions.
+    // The encoder on CUDA per layer, fused (cuda_encoder_fusions.h): LayerNorm to f16, one
+    // q/k/v GEMM, the strided flash attention, out_proj with bias and residual; LayerNorm to f16,
+    // fc1, bias + GELU to f16, fc2 with bias and residual: 8. Outside: permute, two convs
+    // (im2col, GEMM, bias) with GELU, + positions, the final norm.
     const PlanListing encode = listing(lv3, "encode", PlanBackend::cuda);
-    EXPECT_EQ(encode.kernels.size(), 32 * 27 + 1 + 2 * 4 + 1 + 1);
-    EXPECT_EQ(count_kernels(encode, "flash_attention"), 32);
+    EXPECT_EQ(encode.kernels.size(), 32 * 8 + 1 + 2 * 4 + 1 + 1);
+    EXPECT_EQ(count_in_scope(encode, "encoder_layers[7]."), 8);
+    EXPECT_EQ(count_kernels(encode, "flash_attention_strided"), 32);
+    EXPECT_EQ(count_kernels(encode, "cublaslt_gemm+bias+residual"), 64);
+    EXPECT_EQ(count_kernels(encode, "split_heads") + count_kernels(encode, "merge_heads") +
+                  count_kernels(encode, "to_half"),
+              0);
+    {
+        // EARSHOT_CUDA_OLD_KERNELS=encoder: norm, q/k/v through cuBLAS (8, the keys without
+        // finish), heads split (3), fused attention after q/k/v to f16 (4), heads merged, out
+        // (3), norm, fc1 and fc2 (3 each): 27.
+        const OldKernelsVariable old("encoder");
+        const PlanListing separate = listing(lv3, "encode", PlanBackend::cuda);
+        EXPECT_EQ(separate.kernels.size(), 32 * 27 + 1 + 2 * 4 + 1 + 1);
+        EXPECT_EQ(count_in_scope(separate, "encoder_layers[7]."), 27);
+        EXPECT_EQ(count_kernels(separate, "flash_attention"), 32);
+    }
     // On the CPU an encoder layer is 13 ops (norm, q, k, v, 3 splits, attention, merge, out,
     // norm, fc1, fc2), plus permute, conv, gelu, conv, gelu, + positions, final norm.
     EXPECT_EQ(listing(lv3, "encode", PlanBackend::cpu).kernels.size(), 32 * 13 + 7);

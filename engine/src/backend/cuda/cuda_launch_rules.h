@@ -45,6 +45,25 @@ constexpr bool flash_attention_fits(int64_t dh) {
            flash_shared_bytes(dh) <= kSharedBytesLimit;
 }
 
+// The encoder's flash attention on heads read in place (module/kernels_flash_strided.cu): q, k
+// and v rows of one [T, 3 D] f16 buffer, 64 queries per block in 4 warps, key and value tiles of
+// 32 loaded asynchronously in two buffers; rows padded by 8 halves (16 bytes) so that the rows a
+// warp reads start in different banks. Per warp: scores [16, 36] f32, probabilities [16, 40] f16,
+// the row rescales [16] f32.
+inline constexpr int64_t kStridedFlashRowPad = 8;
+constexpr int64_t flash_strided_shared_bytes(int64_t dh) {
+    const int64_t row = (dh + kStridedFlashRowPad) * 2;
+    return kFlashQueryTile * row + 2 * 2 * kFlashKeyTile * row +
+           kFlashWarps * kFlashRowsPerWarp *
+               ((kFlashKeyTile + 4) * 4 + (kFlashKeyTile + 8) * 2 + 4);
+}
+
+// Whether it takes heads of size dh in rows of width d (16-byte copies need d % 8 == 0).
+constexpr bool flash_strided_fits(int64_t dh, int64_t d) {
+    return dh % 16 == 0 && dh >= 16 && dh <= kMaxFlashHeadSize && d % 8 == 0 && d % dh == 0 &&
+           flash_strided_shared_bytes(dh) <= kSharedBytesLimit;
+}
+
 // Whether the one-query attention kernel takes K keys of head size dh: q [Dh], scores [K] and 32
 // floats for its reductions in shared memory.
 constexpr bool attend_one_query_fits(int64_t k_len, int64_t dh) {
@@ -57,7 +76,8 @@ inline bool fused_attention_enabled() {
     return fused == nullptr || std::string_view(fused) != "0";
 }
 
-// EARSHOT_CUDA_OLD_KERNELS: a comma-separated list of `attention`, `gemv`, `fusion` or `all` that
+// EARSHOT_CUDA_OLD_KERNELS: a comma-separated list of `attention`, `gemv`, `fusion`,
+// `cross_caches`, `encoder` (an encoder layer's separate launches) or `all` that
 // runs a decoder step's one-query attention and few-row linears on the kernels the split-key
 // attention and the multi-column GEMV replaced, and (`fusion`) its LayerNorms, linears and cache
 // writes as separate launches instead of the fused GEMV (issue 30), so that one process can
@@ -69,6 +89,7 @@ struct OldKernels {
     bool gemv = false;       // gemv_f16: one column per warp, x re-read for each
     bool fusion = false;     // no fused GEMV: layer_norm, each linear and write_at launched alone
     bool cross_caches = false;  // every beam row its own copy of the cross caches
+    bool encoder = false;       // an encoder layer as its 27 separate launches, not the fused 8
 };
 
 inline OldKernels old_kernels_from(std::string_view list) {
@@ -80,15 +101,17 @@ inline OldKernels old_kernels_from(std::string_view list) {
         const std::string_view name = list.substr(begin, end - begin);
         const bool all = name == "all";
         if (!all && !name.empty() && name != "attention" && name != "gemv" && name != "fusion" &&
-            name != "cross_caches") {
+            name != "cross_caches" && name != "encoder") {
             throw std::invalid_argument(
                 "EARSHOT_CUDA_OLD_KERNELS=" + std::string(list) + " names `" + std::string(name) +
-                "`; it takes attention, gemv, fusion, cross_caches or all, comma-separated");
+                "`; it takes attention, gemv, fusion, cross_caches, encoder or all, "
+                "comma-separated");
         }
         old.attention = old.attention || all || name == "attention";
         old.gemv = old.gemv || all || name == "gemv";
         old.fusion = old.fusion || all || name == "fusion";
         old.cross_caches = old.cross_caches || all || name == "cross_caches";
+        old.encoder = old.encoder || all || name == "encoder";
         begin = end + 1;
     }
     return old;

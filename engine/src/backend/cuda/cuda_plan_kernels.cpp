@@ -110,6 +110,93 @@ PlanKernel fused_gemv_kernel(const ExecutionPlan& plan, const cuda::StepFusion& 
     return gemv.flops(flops).done();
 }
 
+// An encoder layer's attention half (cuda_encoder_fusions.h), its kernels named after the steps
+// they stand for: m = B T rows of width D.
+std::vector<PlanKernel> encoder_attention_kernels(const ExecutionPlan& plan,
+                                                  const cuda::StepFusion& fusion) {
+    const cuda::EncoderLayerSteps& g = fusion.encoder;
+    auto step = [&](int64_t t) -> const PlanStep& { return plan.steps[static_cast<size_t>(t)]; };
+    auto in = [&](int64_t t, size_t i) -> const Slot& {
+        return plan.slots[static_cast<size_t>(step(t).inputs.at(i))];
+    };
+    const auto& xs = in(g.layer_norm, 0).shape;  // [B, T, D]
+    const auto& qs = in(g.attention, 0).shape;   // [B, H, T, Dh]
+    const int64_t d = xs.back();
+    const int64_t m = count(xs) / d;
+    const auto& out = plan.slots[static_cast<size_t>(step(g.out_proj).output)].shape;
+    std::vector<PlanKernel> kernels;
+    kernels.push_back(KernelDescription("layer_norm_half", step(g.layer_norm))
+                          .read("f32", xs)
+                          .read("f32", {d})
+                          .read("f32", {d})
+                          .write("f16", {m, d})
+                          .done());
+    kernels.push_back(KernelDescription("cublaslt_gemm+bias", step(g.q))
+                          .read("f16", {m, d})
+                          .read("f16", {3 * d, d})
+                          .read("f16", {3 * d})
+                          .write("f16", {m, 3 * d})
+                          .flops(2 * m * d * 3 * d)
+                          .done());
+    kernels.push_back(KernelDescription("flash_attention_strided", step(g.attention))
+                          .read("f16", {m, 3 * d})
+                          .write("f16", {m, d})
+                          .flops(4 * qs[0] * qs[1] * qs[2] * qs[2] * qs[3])
+                          .done());
+    KernelDescription project("cublaslt_gemm+bias+residual", step(g.out_proj));
+    project.read("f16", {m, d}).read("f16", {d, d});
+    if (const auto bias = linear_bias_input(step(g.out_proj));
+        bias && in(g.out_proj, *bias).kind != SlotKind::none) {
+        project.read("f32", {d});
+    }
+    project.read("f32", out).write("f32", out).flops(2 * m * d * d);
+    kernels.push_back(project.done());
+    return kernels;
+}
+
+// An encoder layer's MLP half: LayerNorm to f16, fc1 (f32), bias + erf GELU to f16, fc2 with
+// bias and residual.
+std::vector<PlanKernel> encoder_mlp_kernels(const ExecutionPlan& plan,
+                                            const cuda::StepFusion& fusion) {
+    const cuda::EncoderLayerSteps& g = fusion.encoder;
+    auto step = [&](int64_t t) -> const PlanStep& { return plan.steps[static_cast<size_t>(t)]; };
+    auto in = [&](int64_t t, size_t i) -> const Slot& {
+        return plan.slots[static_cast<size_t>(step(t).inputs.at(i))];
+    };
+    const auto& xs = in(g.layer_norm, 0).shape;  // [B, T, D]
+    const int64_t d = xs.back();
+    const int64_t m = count(xs) / d;
+    const int64_t inner = in(g.fc1, 1).shape.at(0);
+    const auto& out = plan.slots[static_cast<size_t>(step(g.fc2).output)].shape;
+    std::vector<PlanKernel> kernels;
+    kernels.push_back(KernelDescription("layer_norm_half", step(g.layer_norm))
+                          .read("f32", xs)
+                          .read("f32", {d})
+                          .read("f32", {d})
+                          .write("f16", {m, d})
+                          .done());
+    kernels.push_back(KernelDescription("cublas_gemm", step(g.fc1))
+                          .read("f16", {m, d})
+                          .read("f16", {inner, d})
+                          .write("f32", {m, inner})
+                          .flops(2 * m * d * inner)
+                          .done());
+    kernels.push_back(KernelDescription("bias_gelu_half", step(g.fc1))
+                          .read("f32", {m, inner})
+                          .read("f32", {inner})
+                          .write("f16", {m, inner})
+                          .done());
+    KernelDescription down("cublaslt_gemm+bias+residual", step(g.fc2));
+    down.read("f16", {m, inner}).read("f16", {d, inner});
+    if (const auto bias = linear_bias_input(step(g.fc2));
+        bias && in(g.fc2, *bias).kind != SlotKind::none) {
+        down.read("f32", {d});
+    }
+    down.read("f32", out).write("f32", out).flops(2 * m * inner * d);
+    kernels.push_back(down.done());
+    return kernels;
+}
+
 }  // namespace
 
 std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t index,
@@ -122,6 +209,12 @@ std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t inde
         if (fusion.role == cuda::StepFusion::Role::skipped) return {};
         if (fusion.role == cuda::StepFusion::Role::fused_gemv) {
             return {fused_gemv_kernel(plan, fusion, weight_blocks)};
+        }
+        if (fusion.role == cuda::StepFusion::Role::encoder_attention) {
+            return encoder_attention_kernels(plan, fusion);
+        }
+        if (fusion.role == cuda::StepFusion::Role::encoder_mlp) {
+            return encoder_mlp_kernels(plan, fusion);
         }
     }
     auto in = [&](size_t i) -> const Slot& {

@@ -24,16 +24,28 @@ struct FusedLinearStep {
     int64_t cache_write = -1;
 };
 
+// An encoder layer's half fused by cuda_encoder_fusions.h: its steps (-1 where not part).
+struct EncoderLayerSteps {
+    int64_t layer_norm = -1;
+    int64_t q = -1, k = -1, v = -1;  // the attention half's linears
+    int64_t attention = -1;
+    int64_t out_proj = -1;       // the attention half's last step
+    int64_t fc1 = -1, fc2 = -1;  // the MLP half's linears, fc2 its last step
+};
+
 struct StepFusion {
     enum class Role {
-        alone,       // launched as execute() always has
-        fused_gemv,  // the last linear of a group: launches the fused GEMV for all of it
-        skipped,     // computed by the group's fused GEMV (a LayerNorm, an earlier linear, a
-                     // cache write)
+        alone,              // launched as execute() always has
+        fused_gemv,         // the last linear of a group: launches the fused GEMV for all of it
+        skipped,            // computed by the group's fused GEMV (a LayerNorm, an earlier linear, a
+                            // cache write), or by an encoder half's launch
+        encoder_attention,  // out_proj: LayerNorm, q k v, attention and out_proj launched here
+        encoder_mlp,        // fc2: LayerNorm, fc1 and fc2 launched here
     };
     Role role = Role::alone;
     int64_t layer_norm = -1;               // fused_gemv: the LayerNorm step folded in
     std::vector<FusedLinearStep> linears;  // fused_gemv: in plan order, this step last
+    EncoderLayerSteps encoder;             // encoder_attention / encoder_mlp
 };
 
 // One entry per plan step. `materialized`: slots whose values must exist after their step (a

@@ -10,7 +10,7 @@
 namespace earshot::backend::cuda {
 
 // Bumped whenever the table changes.
-inline constexpr int kKernelTableVersion = 5;
+inline constexpr int kKernelTableVersion = 6;
 // extern "C" const KernelTable* earshot_cuda_kernel_table(int version): nullptr on a mismatch.
 inline constexpr const char* kKernelTableEntryName = "earshot_cuda_kernel_table";
 
@@ -102,6 +102,18 @@ struct KernelTable {
                         const float* residual);
     bool (*dequantize_blocks_f16)(const void* blocks, int32_t block_type, uint16_t* y,
                                   int64_t n_blocks);
+    // Version 6 (issue 30), the fused encoder layer's kernels: LayerNorm and bias + erf GELU
+    // writing f16, the flash attention over heads read in place from qkv [B, T, 3 D] writing
+    // merged heads [B, T, D] f16 (false: refused, nothing ran), and the cuBLASLt GEMM y [m, n] =
+    // x [m, k] w^T + bias + residual (y f16 with an f16 bias, or f32 with f32 bias and residual;
+    // either may be null).
+    void (*layer_norm_half)(const float* x, const float* w, const float* b, uint16_t* y,
+                            int64_t rows, int64_t d, float eps);
+    void (*bias_gelu_half)(const float* x, const float* bias, uint16_t* y, int64_t rows, int64_t n);
+    bool (*flash_attention_strided)(const uint16_t* qkv, uint16_t* y, int64_t batch, int64_t t_len,
+                                    int64_t heads, int64_t dh, float scale);
+    void (*lt_gemm)(const uint16_t* x, const uint16_t* w, const void* bias, const float* residual,
+                    void* y, bool y_half, int64_t m, int64_t k, int64_t n);
 };
 
 }  // namespace earshot::backend::cuda

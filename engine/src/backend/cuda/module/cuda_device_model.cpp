@@ -32,6 +32,7 @@ CudaDeviceModel::CudaDeviceModel(int device, std::string model_name)
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     CUBLAS_CHECK(cublasCreate(&cublas_));
     CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
+    CUBLAS_CHECK(cublasLtCreate(&lt_));
     // cuBLAS's own workspace, fixed here so that GEMMs captured in a graph never allocate.
     cublas_workspace_ = DeviceBuffer(kCublasWorkspaceBytes, "cuBLAS's workspace", model_name_);
     CUBLAS_CHECK(cublasSetWorkspace(cublas_, cublas_workspace_.get(),
@@ -65,6 +66,8 @@ CudaDeviceModel::~CudaDeviceModel() {
     params_.clear();
     states_.clear();
     workspace_.reset();
+    qkv_weights_.clear();
+    if (lt_ != nullptr) cublasLtDestroy(lt_);
     if (cublas_ != nullptr) cublasDestroy(cublas_);
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }

@@ -3,6 +3,7 @@
 // steps on one stream with cuBLAS GEMMs (f16 operands, f32 accumulation and output).
 #pragma once
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -125,6 +126,15 @@ private:
     void fused_gemv(const Prepared& prepared, size_t index, const std::vector<void*>& ptr);
     void attention(const ExecutionPlan& plan, const PlanStep& step, const std::vector<void*>& ptr,
                    std::byte* scratch);
+    // An encoder layer's half, fused (cuda_encoder_fusions.h), launched at step `index`.
+    void encoder_attention(const Prepared& prepared, size_t index, const std::vector<void*>& ptr,
+                           std::byte* scratch);
+    void encoder_mlp(const Prepared& prepared, size_t index, const std::vector<void*>& ptr,
+                     std::byte* scratch);
+    // The q, k, v weights [3 D, D] f16 and biases [3 D] f16 (k's zero) of the fused attention
+    // half launched at step `index`, concatenated on the device once per model.
+    void prepare_qkv(const Prepared& prepared, size_t index);
+    const DeviceBuffer& qkv_of(const ExecutionPlan& plan, const StepFusion& fusion) const;
     // y [m, n] f32 = x [m, k] f16 * w^T (w [n, k] f16)
     void gemm(const uint16_t* x, const uint16_t* w, float* y, int64_t m, int64_t k, int64_t n);
 
@@ -132,6 +142,9 @@ private:
     std::string model_name_;
     cudaStream_t stream_ = nullptr;
     cublasHandle_t cublas_ = nullptr;
+    cublasLtHandle_t lt_ = nullptr;  // the encoder's GEMMs with epilogues (cuda_lt_gemm.h)
+    // [q weight path] q, k, v weights then biases, f16 (prepare_qkv)
+    std::unordered_map<std::string, DeviceBuffer> qkv_weights_;
     DeviceBuffer cublas_workspace_;
     DeviceBuffer split_key_counts_;  // [kMaxSplitKeyRows] unsigned, zero between launches
     bool graphs_enabled_ = true;

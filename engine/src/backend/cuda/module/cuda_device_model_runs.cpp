@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/cuda/cuda_encoder_fusions.h"
 #include "cuda_check.h"
 #include "cuda_device_model.h"
 #include "cuda_workspace_layout.h"
@@ -121,6 +122,19 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
         const int32_t blocks = prepared.weight_blocks[static_cast<size_t>(t)];
         return blocks == 0 ? std::string() : std::to_string(blocks);
     });
+    // An encoder layer as 8 launches, unless EARSHOT_CUDA_OLD_KERNELS=encoder asks for its 27
+    // (or EARSHOT_CUDA_FUSED_ATTENTION=0 for the attention through cuBLAS).
+    if (!old_kernels_.encoder && flash_enabled_) {
+        apply_encoder_fusions(plan, prepared.fusions, [&prepared](int64_t t) {
+            const int32_t blocks = prepared.weight_blocks[static_cast<size_t>(t)];
+            return blocks == 0 ? std::string() : std::to_string(blocks);
+        });
+        for (size_t s = 0; s < prepared.fusions.size(); ++s) {
+            scratch = std::max(scratch, encoder_fusion_scratch_bytes(plan, prepared.fusions[s]));
+            if (prepared.fusions[s].role == StepFusion::Role::encoder_attention)
+                prepare_qkv(prepared, s);
+        }
+    }
     int64_t top = align_up(plan.arena_bytes);
     prepared.scratch_offset = top;
     top += scratch;

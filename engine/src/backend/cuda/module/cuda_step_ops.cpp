@@ -154,6 +154,14 @@ void CudaDeviceModel::execute(const Prepared& prepared, size_t index, const std:
             fused_gemv(prepared, index, ptr);
             return;
         }
+        if (fusion.role == StepFusion::Role::encoder_attention) {
+            encoder_attention(prepared, index, ptr, scratch);
+            return;
+        }
+        if (fusion.role == StepFusion::Role::encoder_mlp) {
+            encoder_mlp(prepared, index, ptr, scratch);
+            return;
+        }
     }
     auto slot = [&](size_t i) -> const Slot& {
         return plan.slots[static_cast<size_t>(step.inputs.at(i))];

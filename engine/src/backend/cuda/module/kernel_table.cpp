@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
+#include "cuda_lt_gemm.h"
 #include "kernels.h"
 #include "kernels_step.h"
 
@@ -173,6 +174,38 @@ KernelTable make_table() {
     t.dequantize_blocks_f16 = [](const void* blocks, int32_t block_type, uint16_t* y,
                                  int64_t n_blocks) {
         return k::dequantize_blocks_f16(blocks, block_type, y, n_blocks, kDefaultStream);
+    };
+    t.layer_norm_half = [](const float* x, const float* w, const float* b, uint16_t* y,
+                           int64_t rows, int64_t d, float eps) {
+        k::layer_norm_half(x, w, b, y, rows, d, eps, kDefaultStream);
+    };
+    t.bias_gelu_half = [](const float* x, const float* bias, uint16_t* y, int64_t rows, int64_t n) {
+        k::bias_gelu_half(x, bias, y, rows, n, kDefaultStream);
+    };
+    t.flash_attention_strided = [](const uint16_t* qkv, uint16_t* y, int64_t batch, int64_t t_len,
+                                   int64_t heads, int64_t dh, float scale) {
+        return k::flash_attention_strided(qkv, y, batch, t_len, heads, dh, scale, kDefaultStream);
+    };
+    t.lt_gemm = [](const uint16_t* x, const uint16_t* w, const void* bias, const float* residual,
+                   void* y, bool y_half, int64_t m, int64_t kk, int64_t n) {
+        // One handle for the process's table calls, made at the first (no workspace: cuBLASLt
+        // then picks among the algorithms that need none).
+        static cublasLtHandle_t lt = [] {
+            cublasLtHandle_t handle = nullptr;
+            CUBLAS_CHECK(cublasLtCreate(&handle));
+            return handle;
+        }();
+        LtGemm g;
+        g.x = x;
+        g.w = w;
+        g.bias = bias;
+        g.residual = residual;
+        g.y = y;
+        g.y_half = y_half;
+        g.m = m;
+        g.k = kk;
+        g.n = n;
+        lt_gemm(lt, g, nullptr, 0, kDefaultStream);
     };
     return t;
 }

@@ -136,4 +136,17 @@ bool attend_one_query(const float* q, const uint16_t* k, const uint16_t* v, cons
                       float* y, int64_t bh, int64_t k_len, int64_t dh, float scale,
                       cudaStream_t stream, int64_t kv_rows = 0);
 
+// The fused encoder layer (issue 30). LayerNorm as layer_norm, rounded to f16 [rows, d].
+void layer_norm_half(const float* x, const float* w, const float* b, uint16_t* y, int64_t rows,
+                     int64_t d, float eps, cudaStream_t stream);
+// y [rows, n] f16 = gelu_erf(x [rows, n] + bias [n]) (bias may be null), in f32.
+void bias_gelu_half(const float* x, const float* bias, uint16_t* y, int64_t rows, int64_t n,
+                    cudaStream_t stream);
+// Self-attention over heads read in place: qkv [B, T, 3 D] f16 holds q, k and v side by side
+// (head h at columns h Dh of each third), y [B, T, D] f16 gets the merged heads, softmax(q k^T
+// scale) v per (batch, head), no mask. Needs flash_strided_fits(dh, D) (cuda_launch_rules.h) and
+// 16-byte aligned qkv and y; false (nothing launched) otherwise.
+bool flash_attention_strided(const uint16_t* qkv, uint16_t* y, int64_t batch, int64_t t_len,
+                             int64_t heads, int64_t dh, float scale, cudaStream_t stream);
+
 }  // namespace earshot::backend::cuda::kernels

@@ -1,0 +1,170 @@
+// CudaDeviceModel's fused encoder layer (cuda_encoder_fusions.h): the attention half (LayerNorm
+// to f16, one q k v GEMM, the strided flash attention, out_proj with bias and residual) and the
+// MLP half (LayerNorm to f16, fc1, bias + erf GELU to f16, fc2 with bias and residual).
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "backend/cuda/cuda_encoder_fusions.h"
+#include "cuda_check.h"
+#include "cuda_device_model.h"
+#include "cuda_lt_gemm.h"
+#include "cuda_workspace_layout.h"
+#include "earshot/base/half_float.h"
+#include "kernels.h"
+
+namespace earshot::backend::cuda {
+
+namespace {
+
+// Input i of plan step t: its param pointer (f16 or f32 as the op reads it), else its slot's.
+struct Operands {
+    const ExecutionPlan& plan;
+    const std::vector<std::vector<const void*>>& params;
+    const std::vector<void*>& ptr;
+
+    const PlanStep& step(int64_t t) const { return plan.steps[static_cast<size_t>(t)]; }
+    const Slot& slot(int64_t t, size_t i) const {
+        return plan.slots[static_cast<size_t>(step(t).inputs.at(i))];
+    }
+    const void* in(int64_t t, size_t i) const {
+        const void* param = params[static_cast<size_t>(t)][i];
+        return param != nullptr ? param : ptr[static_cast<size_t>(step(t).inputs.at(i))];
+    }
+    const float* f32(int64_t t, size_t i) const { return static_cast<const float*>(in(t, i)); }
+    const uint16_t* f16(int64_t t, size_t i) const {
+        return static_cast<const uint16_t*>(in(t, i));
+    }
+    void* out(int64_t t) const { return ptr[static_cast<size_t>(step(t).output)]; }
+    // A linear's bias (f32 param), or null when it has none.
+    const float* bias(int64_t t) const {
+        const auto b = linear_bias_input(step(t));
+        if (!b || slot(t, *b).kind == SlotKind::none) return nullptr;
+        return f32(t, *b);
+    }
+    const float* residual(int64_t t) const { return f32(t, *linear_residual_input(step(t))); }
+};
+
+}  // namespace
+
+void CudaDeviceModel::prepare_qkv(const Prepared& prepared, size_t index) {
+    const ExecutionPlan& plan = *prepared.plan;
+    const EncoderLayerSteps& g = prepared.fusions.at(index).encoder;
+    const std::string& key =
+        plan.slots[static_cast<size_t>(plan.steps[static_cast<size_t>(g.q)].inputs.at(1))].path;
+    if (qkv_weights_.count(key) != 0) return;
+    const std::vector<void*> no_slots;
+    const Operands op{plan, prepared.params, no_slots};
+    const int64_t d = op.slot(g.q, 1).shape.at(0);  // [D, D]
+    // Staged on the host (copies in and out of the device, no kernel): [3 D, D] weights, then
+    // the [3 D] biases rounded to f16.
+    std::vector<uint16_t> host(static_cast<size_t>(3 * d * d + 3 * d), 0);  // 0: +0.0
+    std::vector<float> bias_f32(static_cast<size_t>(d));
+    const int64_t linears[3] = {g.q, g.k, g.v};
+    for (int64_t i = 0; i < 3; ++i) {
+        const auto t = static_cast<size_t>(linears[i]);
+        const void* w = prepared.params[t].at(1);
+        if (w == nullptr)
+            throw std::logic_error("the fused q, k, v: a weight is not on the device");
+        CUDA_CHECK(cudaMemcpy(host.data() + i * d * d, w, static_cast<size_t>(d * d * 2),
+                              cudaMemcpyDeviceToHost));
+        const auto b = linear_bias_input(op.step(linears[i]));
+        const void* bias = b ? prepared.params[t].at(*b) : nullptr;
+        if (bias == nullptr) continue;  // k_proj: no bias
+        CUDA_CHECK(
+            cudaMemcpy(bias_f32.data(), bias, static_cast<size_t>(d * 4), cudaMemcpyDeviceToHost));
+        for (int64_t j = 0; j < d; ++j) {
+            host[static_cast<size_t>(3 * d * d + i * d + j)] =
+                base::f32_to_f16(bias_f32[static_cast<size_t>(j)]);
+        }
+    }
+    DeviceBuffer buffer(static_cast<int64_t>(host.size()) * 2,
+                        "the fused q, k, v weights of " + key, model_name_);
+    CUDA_CHECK(cudaMemcpy(buffer.get(), host.data(), host.size() * 2, cudaMemcpyHostToDevice));
+    qkv_weights_.emplace(key, std::move(buffer));
+}
+
+const DeviceBuffer& CudaDeviceModel::qkv_of(const ExecutionPlan& plan,
+                                            const StepFusion& fusion) const {
+    const PlanStep& q = plan.steps[static_cast<size_t>(fusion.encoder.q)];
+    return qkv_weights_.at(plan.slots[static_cast<size_t>(q.inputs.at(1))].path);
+}
+
+void CudaDeviceModel::encoder_attention(const Prepared& prepared, size_t index,
+                                        const std::vector<void*>& ptr, std::byte* scratch) {
+    const ExecutionPlan& plan = *prepared.plan;
+    const StepFusion& fusion = prepared.fusions[index];
+    const EncoderLayerSteps& g = fusion.encoder;
+    const Operands op{plan, prepared.params, ptr};
+    const std::vector<int64_t>& xs = op.slot(g.layer_norm, 0).shape;  // [B, T, D]
+    const std::vector<int64_t>& qs = op.slot(g.attention, 0).shape;   // [B, H, T, Dh]
+    const int64_t d = xs[2];
+    const int64_t m = xs[0] * xs[1];
+    auto* normed = reinterpret_cast<uint16_t*>(scratch);  // [B T, D] f16, later the attention's
+    auto* qkv = reinterpret_cast<uint16_t*>(scratch + align_up(m * d * 2));  // [B T, 3 D] f16
+    kernels::layer_norm_half(op.f32(g.layer_norm, 0), op.f32(g.layer_norm, 1),
+                             op.f32(g.layer_norm, 2), normed, m, d,
+                             static_cast<float>(op.step(g.layer_norm).eps), stream_);
+    const DeviceBuffer& weights = qkv_of(plan, fusion);
+    LtGemm project;
+    project.x = normed;
+    project.w = weights.as<uint16_t>();
+    project.bias = weights.as<std::byte>() + 3 * d * d * 2;
+    project.y = qkv;
+    project.y_half = true;
+    project.m = m;
+    project.k = d;
+    project.n = 3 * d;
+    lt_gemm(lt_, project, cublas_workspace_.get(), static_cast<size_t>(cublas_workspace_.bytes()),
+            stream_);
+    // As the CPU backend computes it: 1 / sqrt(scale_dim) in f32.
+    const float scale =
+        1.0F / std::sqrt(static_cast<float>(op.step(g.attention).ints.at("scale_dim")));
+    if (!kernels::flash_attention_strided(qkv, normed, xs[0], xs[1], qs[1], qs[3], scale,
+                                          stream_)) {
+        throw std::logic_error("flash_attention_strided refused a shape the fusion let through");
+    }
+    LtGemm out;
+    out.x = normed;
+    out.w = op.f16(g.out_proj, 1);
+    out.bias = op.bias(g.out_proj);
+    out.residual = op.residual(g.out_proj);
+    out.y = op.out(g.out_proj);
+    out.m = m;
+    out.k = d;
+    out.n = d;
+    lt_gemm(lt_, out, cublas_workspace_.get(), static_cast<size_t>(cublas_workspace_.bytes()),
+            stream_);
+}
+
+void CudaDeviceModel::encoder_mlp(const Prepared& prepared, size_t index,
+                                  const std::vector<void*>& ptr, std::byte* scratch) {
+    const ExecutionPlan& plan = *prepared.plan;
+    const EncoderLayerSteps& g = prepared.fusions[index].encoder;
+    const Operands op{plan, prepared.params, ptr};
+    const std::vector<int64_t>& xs = op.slot(g.layer_norm, 0).shape;  // [B, T, D]
+    const int64_t d = xs.back();
+    const int64_t m = count(xs) / d;
+    const int64_t inner = op.slot(g.fc1, 1).shape.at(0);
+    auto* normed = reinterpret_cast<uint16_t*>(scratch);                          // [B T, D] f16
+    auto* hidden16 = reinterpret_cast<uint16_t*>(scratch + align_up(m * d * 2));  // [B T, I] f16
+    auto* hidden = static_cast<float*>(op.out(g.fc1));                            // [B T, I] f32
+    kernels::layer_norm_half(op.f32(g.layer_norm, 0), op.f32(g.layer_norm, 1),
+                             op.f32(g.layer_norm, 2), normed, m, d,
+                             static_cast<float>(op.step(g.layer_norm).eps), stream_);
+    gemm(normed, op.f16(g.fc1, 1), hidden, m, d, inner);
+    kernels::bias_gelu_half(hidden, op.bias(g.fc1), hidden16, m, inner, stream_);
+    LtGemm down;
+    down.x = hidden16;
+    down.w = op.f16(g.fc2, 1);
+    down.bias = op.bias(g.fc2);
+    down.residual = op.residual(g.fc2);
+    down.y = op.out(g.fc2);
+    down.m = m;
+    down.k = inner;
+    down.n = d;
+    lt_gemm(lt_, down, cublas_workspace_.get(), static_cast<size_t>(cublas_workspace_.bytes()),
+            stream_);
+}
+
+}  // namespace earshot::backend::cuda

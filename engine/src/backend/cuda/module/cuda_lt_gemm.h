@@ -1,0 +1,29 @@
+// GEMMs with fused epilogues through cuBLASLt (issue 30): a linear's bias (CUBLASLT_EPILOGUE_BIAS)
+// and its residual (C, beta = 1) in the GEMM itself, f16 or f32 out.
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace earshot::backend::cuda {
+
+// y [m, n] = x [m, k] w^T (w [n, k]) + bias [n] + residual [m, n]; x and w f16, f32
+// accumulation. y f16 (`y_half`; bias f16, no residual) or f32 (bias and residual f32). Bias
+// and residual may be null; residual may be y itself.
+struct LtGemm {
+    const uint16_t* x = nullptr;
+    const uint16_t* w = nullptr;
+    const void* bias = nullptr;
+    const float* residual = nullptr;
+    void* y = nullptr;
+    bool y_half = false;
+    int64_t m = 0, k = 0, n = 0;
+};
+
+// Throws CudaError when cuBLASLt refuses or fails; asynchronous on `stream`.
+void lt_gemm(cublasLtHandle_t lt, const LtGemm& gemm, void* workspace, size_t workspace_bytes,
+             cudaStream_t stream);
+
+}  // namespace earshot::backend::cuda
