@@ -68,7 +68,8 @@ struct OldKernels {
     bool attention = false;  // attend_one_query: one block per (batch, head)
     bool gemv = false;       // gemv_f16: one column per warp, x re-read for each
     bool fusion = false;     // no fused GEMV: layer_norm, each linear and write_at launched alone
-    bool cross_caches = false;  // every beam row its own copy of the cross caches
+    bool cross_caches = false;    // every beam row its own copy of the cross caches
+    bool host_selection = false;  // a step's logits copied back, tokens chosen on the host
 };
 
 inline OldKernels old_kernels_from(std::string_view list) {
@@ -80,15 +81,17 @@ inline OldKernels old_kernels_from(std::string_view list) {
         const std::string_view name = list.substr(begin, end - begin);
         const bool all = name == "all";
         if (!all && !name.empty() && name != "attention" && name != "gemv" && name != "fusion" &&
-            name != "cross_caches") {
+            name != "cross_caches" && name != "host_selection") {
             throw std::invalid_argument(
                 "EARSHOT_CUDA_OLD_KERNELS=" + std::string(list) + " names `" + std::string(name) +
-                "`; it takes attention, gemv, fusion, cross_caches or all, comma-separated");
+                "`; it takes attention, gemv, fusion, cross_caches, host_selection or all, "
+                "comma-separated");
         }
         old.attention = old.attention || all || name == "attention";
         old.gemv = old.gemv || all || name == "gemv";
         old.fusion = old.fusion || all || name == "fusion";
         old.cross_caches = old.cross_caches || all || name == "cross_caches";
+        old.host_selection = old.host_selection || all || name == "host_selection";
         begin = end + 1;
     }
     return old;

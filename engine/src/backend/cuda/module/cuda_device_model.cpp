@@ -65,6 +65,7 @@ CudaDeviceModel::~CudaDeviceModel() {
     params_.clear();
     states_.clear();
     workspace_.reset();
+    if (choice_pinned_ != nullptr) cudaFreeHost(choice_pinned_);
     if (cublas_ != nullptr) cublasDestroy(cublas_);
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }

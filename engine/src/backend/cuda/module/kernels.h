@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "backend/cuda/cuda_launch_rules.h"
+#include "earshot/engine/backend/token_choice.h"
 
 namespace earshot::backend::cuda::kernels {
 
@@ -135,5 +136,14 @@ bool attend_one_query(const float* q, const float* k, const float* v, const uint
 bool attend_one_query(const float* q, const uint16_t* k, const uint16_t* v, const uint8_t* mask,
                       float* y, int64_t bh, int64_t k_len, int64_t dh, float scale,
                       cudaStream_t stream, int64_t kv_rows = 0);
+
+// Token choice (backend/token_choice.h) for rows of logits [rows, vocab] f32: the boost, the
+// suppressed ids and each row's rules (rules [rows]) applied in work [rows, vocab] f32, then
+// rule (e), the log-softmax normaliser in double and the best `choices` (1 .. kMaxChoices) ids
+// into out [rows]. One block per row.
+void choose_tokens(const float* logits, float* work, int64_t rows, int64_t vocab,
+                   const int32_t* suppressed, int64_t suppressed_count, const int32_t* boosted,
+                   int64_t boosted_count, float boost, int32_t timestamp_begin,
+                   const RowRules* rules, int32_t choices, RowChoice* out, cudaStream_t stream);
 
 }  // namespace earshot::backend::cuda::kernels
