@@ -37,6 +37,7 @@ size_t g_memory_limit = initial_memory_limit();
 size_t g_allocated = 0;
 std::map<void*, size_t> g_allocations;
 std::atomic<size_t> g_kernel_runs{0};
+std::atomic<size_t> g_bytes_to_host{0};
 size_t g_graph_launches = 0;
 size_t g_graph_captures = 0;
 
@@ -167,7 +168,19 @@ cudaError_t cudaFree(void* ptr) {
     return cudaSuccess;
 }
 
-cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind /*kind*/) {
+// Pinned host memory: host memory here, not counted against the device's.
+cudaError_t cudaMallocHost(void** ptr, size_t bytes) {
+    *ptr = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+    return *ptr == nullptr ? cudaErrorMemoryAllocation : cudaSuccess;
+}
+
+cudaError_t cudaFreeHost(void* ptr) {
+    std::free(ptr);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+    if (kind == cudaMemcpyDeviceToHost) g_bytes_to_host += bytes;
     std::memmove(dst, src, bytes);
     return cudaSuccess;
 }
@@ -181,6 +194,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpy
     }
     enqueue_work(stream, [=] {
         if (kind == cudaMemcpyDeviceToDevice) ++g_kernel_runs;
+        if (kind == cudaMemcpyDeviceToHost) g_bytes_to_host += bytes;
         std::memmove(dst, src, bytes);
     });
     return cudaSuccess;

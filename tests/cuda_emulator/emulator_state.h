@@ -47,6 +47,8 @@ extern std::map<void*, size_t> g_allocations;  // start -> bytes
 // Kernels run so far (grids, cuBLAS calls, device-to-device copies; a graph's replayed ones
 // included), for the tests that hold the plan listing to what the module launches.
 extern std::atomic<size_t> g_kernel_runs;
+// Bytes copied from the device to the host (cudaMemcpy and cudaMemcpyAsync, device to host).
+extern std::atomic<size_t> g_bytes_to_host;
 extern size_t g_graph_launches;
 extern size_t g_graph_captures;
 

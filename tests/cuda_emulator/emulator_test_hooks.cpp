@@ -10,6 +10,11 @@ extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_k
     return earshot::cuda_emulator::g_kernel_runs.load();
 }
 
+// For the tests, which load this module by path: the bytes copied from the device to the host.
+extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_bytes_to_host() {
+    return earshot::cuda_emulator::g_bytes_to_host.load();
+}
+
 // For the tests, which load this module by path: the device memory in use, and a new size of the
 // device (returning the old one), to run out of memory at a chosen point.
 extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_allocated_bytes() {

@@ -46,17 +46,8 @@ std::vector<int64_t> BeamSearch::update(std::span<const double> logprobs, int64_
                                     std::to_string(logprobs.size()) + " values, not " +
                                     std::to_string(n_live) + " beams x " + std::to_string(vocab));
     }
-    struct Scored {
-        std::vector<int32_t> tokens;  // the beam's tokens + the new one
-        double score = 0;
-        int64_t source = 0;
-        std::vector<double> token_logprobs;  // of the beam's tokens + the new one's
-    };
-    // Keyed by sequence as openai's dict: a repeated sequence (the identical beams of the first
-    // step) keeps its first place and takes the later source.
-    std::vector<Scored> candidates;
-    std::map<std::vector<int32_t>, size_t> seen;
     const auto offer = static_cast<size_t>(std::min<int64_t>(beam_size_ + 1, vocab));
+    std::vector<TokenChoice> offers(n_live);
     std::vector<int32_t> ids(static_cast<size_t>(vocab));
     for (size_t r = 0; r < n_live; ++r) {
         const auto row =
@@ -70,10 +61,39 @@ std::vector<int64_t> BeamSearch::update(std::span<const double> logprobs, int64_
                               return va > vb || (va == vb && a < b);
                           });
         for (size_t k = 0; k < offer; ++k) {
-            const int32_t token = ids[k];
+            offers[r].tokens.push_back(ids[k]);
+            offers[r].logprobs.push_back(row[static_cast<size_t>(ids[k])]);
+        }
+    }
+    return update(offers);
+}
+
+std::vector<int64_t> BeamSearch::update(std::span<const TokenChoice> offers) {
+    const size_t n_live = live_.size();
+    if (offers.size() != n_live) {
+        throw std::invalid_argument("beam search: " + std::to_string(offers.size()) +
+                                    " rows of offers for " + std::to_string(n_live) + " beams");
+    }
+    struct Scored {
+        std::vector<int32_t> tokens;  // the beam's tokens + the new one
+        double score = 0;
+        int64_t source = 0;
+        std::vector<double> token_logprobs;  // of the beam's tokens + the new one's
+    };
+    // Keyed by sequence as openai's dict: a repeated sequence (the identical beams of the first
+    // step) keeps its first place and takes the later source.
+    std::vector<Scored> candidates;
+    std::map<std::vector<int32_t>, size_t> seen;
+    for (size_t r = 0; r < n_live; ++r) {
+        const TokenChoice& offer = offers[r];
+        if (offer.tokens.size() != offer.logprobs.size()) {
+            throw std::invalid_argument("beam search: an offer's tokens and logprobs differ");
+        }
+        for (size_t k = 0; k < offer.tokens.size(); ++k) {
+            const int32_t token = offer.tokens[k];
             std::vector<int32_t> sequence = live_[r].tokens;
             sequence.push_back(token);
-            const double logprob = rank_value(row[static_cast<size_t>(token)]);
+            const double logprob = rank_value(offer.logprobs[k]);
             const double score = live_[r].sum_logprob + logprob;
             std::vector<double> path = live_[r].token_logprobs;
             path.push_back(logprob);
@@ -141,29 +161,28 @@ SearchResult beam_search_window(DecoderModel& model, const WindowSetup& setup, i
     FirstPass first = run_first_pass(model, setup);
     model.expand(beam_size);
 
-    const int64_t vocab = model.vocab();
     const auto rows = static_cast<size_t>(beam_size);
-    backend::HostTensor logits = std::move(first.logits);
-    bool shared_row = true;  // the first step: every beam is the first-pass row
     auto pos = static_cast<int64_t>(setup.initial_tokens.size());
-    std::vector<double> logprobs(rows * static_cast<size_t>(vocab));
+    // Each live beam offers its top beam_size + 1 tokens (token_choice.h): the first step from
+    // the first-pass row every beam shares, then chosen by the model where its logits are.
+    auto choice_spec = [&] {
+        ChoiceSpec spec{
+            .filters = &setup.filters,
+            .sampled = {},
+            .choices = static_cast<int>(std::min<int64_t>(beam_size + 1, model.vocab()))};
+        for (const auto& beam : search.live()) spec.sampled.emplace_back(beam.tokens);
+        return spec;
+    };
+    std::vector<TokenChoice> offers = choose_on_host(first.logits, choice_spec());
 
     for (int i = 0; i < setup.sample_len; ++i) {
-        for (size_t r = 0; r < rows; ++r) {
-            std::vector<float> row = logits_row(logits, shared_row ? 0 : static_cast<int64_t>(r));
-            apply_logit_filters(row, search.live()[r].tokens, setup.filters);
-            const std::vector<double> lp = log_softmax(row);
-            std::copy(lp.begin(), lp.end(),
-                      logprobs.begin() + static_cast<std::ptrdiff_t>(r) * vocab);
-        }
-        const std::vector<int64_t> sources = search.update(logprobs, vocab);
+        const std::vector<int64_t> sources = search.update(offers);
         if (search.completed() || i + 1 == setup.sample_len || pos >= model.max_tokens()) break;
         model.reorder(sources);
         std::vector<int32_t> next(rows);
         for (size_t r = 0; r < rows; ++r) next[r] = search.live()[r].tokens.back();
-        logits = model.step(backend::HostTensor::i32({beam_size, 1}, std::move(next)),
-                            static_cast<int32_t>(pos));
-        shared_row = false;
+        offers = model.step_choosing(backend::HostTensor::i32({beam_size, 1}, std::move(next)),
+                                     static_cast<int32_t>(pos), choice_spec());
         ++pos;
     }
     return {search.finalize(), first.no_speech_prob};

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "earshot/engine/decoding/logit_filters.h"
+#include "earshot/engine/decoding/token_choice.h"
+#include "earshot/engine/decoding/token_probability.h"
 #include "earshot/engine/decoding/token_selection.h"
 
 namespace earshot::decoding {
@@ -48,24 +50,31 @@ Continuation decode_continuation(DecoderModel& model, const WindowSetup& setup, 
     const size_t n_forced = sampled.size();
     double sum_logprob = 0.0;
     int32_t position = static_cast<int32_t>(n_initial);
+    // The best token and kTokenAlternatives others per step (token_choice.h): from the prefill's
+    // logits first, then chosen by the model where its logits are.
+    auto choice_spec = [&] {
+        return ChoiceSpec{.filters = &setup.filters,
+                          .sampled = {std::span<const int32_t>(sampled)},
+                          .choices = static_cast<int>(kTokenAlternatives) + 1};
+    };
+    TokenChoice offer = choose_on_host(logits, choice_spec()).at(0);
     for (int i = 0; i < max_new_tokens; ++i) {
         if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
             result.cancelled = true;
             break;
         }
-        std::vector<float> row = logits_row(logits, 0);  // [Vocab]
-        apply_logit_filters(row, sampled, setup.filters);
-        const int32_t token = argmax(row);
-        const std::vector<double> logprobs = log_softmax(row);
-        sum_logprob += logprobs[static_cast<size_t>(token)];
+        const int32_t token = offer.tokens.at(0);
+        sum_logprob += offer.logprobs.at(0);
         if (token == setup.eot) {
             result.reached_eot = true;
             break;
         }
         sampled.push_back(token);
-        result.probabilities.push_back(token_probability(logprobs, token, kTokenAlternatives));
+        result.probabilities.push_back(token_probability(offer));
         if (position >= model.max_tokens()) break;  // no position left for another step
-        logits = model.step(backend::HostTensor::i32({1, 1}, {token}), position);
+        offer =
+            model.step_choosing(backend::HostTensor::i32({1, 1}, {token}), position, choice_spec())
+                .at(0);
         ++position;
     }
     result.tokens.assign(sampled.begin() + static_cast<std::ptrdiff_t>(n_forced), sampled.end());

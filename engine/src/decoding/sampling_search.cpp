@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "earshot/engine/decoding/token_choice.h"
 #include "earshot/engine/decoding/token_selection.h"
 
 namespace earshot::decoding {
@@ -24,17 +25,35 @@ SearchResult sample_window(DecoderModel& model, const WindowSetup& setup, double
     backend::HostTensor logits = std::move(first.logits);
     bool shared_row = true;
     auto pos = static_cast<int64_t>(setup.initial_tokens.size());  // of the next sampled token
+    // Greedy: each row's best token with its log-probability (token_choice.h), chosen by the
+    // model where its logits are from the second sampled token on. Sampling reads the logits.
+    const bool greedy = !(temperature > 0.0);
+    auto choice_spec = [&] {
+        ChoiceSpec spec{.filters = &setup.filters, .sampled = {}, .choices = 1};
+        for (const auto& row : sampled) spec.sampled.emplace_back(row);
+        return spec;
+    };
+    std::vector<TokenChoice> offers;
+    if (greedy) offers = choose_on_host(logits, choice_spec());
 
     for (int i = 0; i < setup.sample_len; ++i) {
         std::vector<int32_t> next(n_rows);
         for (size_t r = 0; r < n_rows; ++r) {
-            std::vector<float> row = logits_row(logits, shared_row ? 0 : static_cast<int64_t>(r));
-            apply_logit_filters(row, sampled[r], setup.filters);
-            int32_t token = temperature > 0.0 ? sample_token(row, temperature, rng) : argmax(row);
+            int32_t token = 0;
+            double logprob = 0.0;
+            if (greedy) {
+                token = offers[r].tokens.at(0);
+                logprob = offers[r].logprobs.at(0);
+            } else {
+                std::vector<float> row =
+                    logits_row(logits, shared_row ? 0 : static_cast<int64_t>(r));
+                apply_logit_filters(row, sampled[r], setup.filters);
+                token = sample_token(row, temperature, rng);
+                logprob = log_softmax(row)[static_cast<size_t>(token)];  // unscaled
+            }
             if (finished[r]) {
                 token = setup.eot;  // a finished row only repeats EOT
             } else {
-                const double logprob = log_softmax(row)[static_cast<size_t>(token)];  // unscaled
                 sums[r] += logprob;
                 if (token != setup.eot) logprobs[r].push_back(logprob);
             }
@@ -47,8 +66,12 @@ SearchResult sample_window(DecoderModel& model, const WindowSetup& setup, double
         // openai stops once the sequence is longer than max_tokens: the token just sampled (at
         // position pos) is kept but never fed.
         if (all_done || i + 1 == setup.sample_len || pos >= model.max_tokens()) break;
-        logits = model.step(backend::HostTensor::i32({rows, 1}, std::move(next)),
-                            static_cast<int32_t>(pos));
+        backend::HostTensor fed = backend::HostTensor::i32({rows, 1}, std::move(next));
+        if (greedy) {
+            offers = model.step_choosing(fed, static_cast<int32_t>(pos), choice_spec());
+        } else {
+            logits = model.step(fed, static_cast<int32_t>(pos));
+        }
         shared_row = false;
         ++pos;
     }

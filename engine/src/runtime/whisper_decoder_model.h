@@ -73,6 +73,27 @@ public:
         keep_timings();
         return logits;
     }
+    // Where the backend can (CUDA), each row's tokens are chosen beside the logits and only the
+    // choices come back; otherwise (the CPU, taps attached, host_selection, a beam wider than
+    // kMaxChoices) on the host from step()'s logits.
+    std::vector<decoding::TokenChoice> step_choosing(const backend::HostTensor& tokens, int32_t pos,
+                                                     const decoding::ChoiceSpec& spec) override {
+        if constexpr (requires(Backend & w, const backend::ChoiceRequest& r) {
+                          w.step_choosing(tokens, pos, r);
+                      }) {
+            if (whisper_.chooses_on_device() && spec.choices <= backend::kMaxChoices) {
+                const std::vector<backend::RowChoice> rows =
+                    whisper_.step_choosing(tokens, pos, decoding::choice_request(spec));
+                keep_timings();
+                std::vector<decoding::TokenChoice> choices;
+                for (const backend::RowChoice& row : rows) {
+                    choices.push_back(decoding::token_choice(row));
+                }
+                return choices;
+            }
+        }
+        return decoding::DecoderModel::step_choosing(tokens, pos, spec);
+    }
     void reorder(std::span<const int64_t> source_rows) override {
         whisper_.reorder_batch(source_rows);
     }

@@ -77,7 +77,8 @@ inline bool fused_attention_enabled() {
 }
 
 // EARSHOT_CUDA_OLD_KERNELS: a comma-separated list of `attention`, `gemv`, `fusion`,
-// `cross_caches`, `encoder` (an encoder layer's separate launches) or `all` that
+// `cross_caches`, `encoder` (an encoder layer's separate launches), `host_selection` (a step's
+// logits copied back and its tokens chosen on the host) or `all` that
 // runs a decoder step's one-query attention and few-row linears on the kernels the split-key
 // attention and the multi-column GEMV replaced, and (`fusion`) its LayerNorms, linears and cache
 // writes as separate launches instead of the fused GEMV (issue 30), so that one process can
@@ -88,8 +89,9 @@ struct OldKernels {
     bool attention = false;  // attend_one_query: one block per (batch, head)
     bool gemv = false;       // gemv_f16: one column per warp, x re-read for each
     bool fusion = false;     // no fused GEMV: layer_norm, each linear and write_at launched alone
-    bool cross_caches = false;  // every beam row its own copy of the cross caches
-    bool encoder = false;       // an encoder layer as its 27 separate launches, not the fused 8
+    bool cross_caches = false;    // every beam row its own copy of the cross caches
+    bool encoder = false;         // an encoder layer as its 27 separate launches, not the fused 8
+    bool host_selection = false;  // a step's logits copied back, tokens chosen on the host
 };
 
 inline OldKernels old_kernels_from(std::string_view list) {
@@ -101,10 +103,10 @@ inline OldKernels old_kernels_from(std::string_view list) {
         const std::string_view name = list.substr(begin, end - begin);
         const bool all = name == "all";
         if (!all && !name.empty() && name != "attention" && name != "gemv" && name != "fusion" &&
-            name != "cross_caches" && name != "encoder") {
+            name != "cross_caches" && name != "encoder" && name != "host_selection") {
             throw std::invalid_argument(
                 "EARSHOT_CUDA_OLD_KERNELS=" + std::string(list) + " names `" + std::string(name) +
-                "`; it takes attention, gemv, fusion, cross_caches, encoder or all, "
+                "`; it takes attention, gemv, fusion, cross_caches, encoder, host_selection or all, "
                 "comma-separated");
         }
         old.attention = old.attention || all || name == "attention";
@@ -112,6 +114,7 @@ inline OldKernels old_kernels_from(std::string_view list) {
         old.fusion = old.fusion || all || name == "fusion";
         old.cross_caches = old.cross_caches || all || name == "cross_caches";
         old.encoder = old.encoder || all || name == "encoder";
+        old.host_selection = old.host_selection || all || name == "host_selection";
         begin = end + 1;
     }
     return old;

@@ -13,6 +13,7 @@
 
 #include "backend/tap_copy.h"
 #include "backend/whisper_plans.h"
+#include "cuda_launch_rules.h"
 #include "device_module.h"
 #include "earshot/base/half_float.h"
 #include "earshot/engine/checkpoint/weight_set.h"
@@ -102,6 +103,8 @@ struct CudaWhisper::Impl {
     std::map<const ExecutionPlan*, Prepared> prepared;
     bool profiling = false;
     std::vector<StepTiming> timings;
+    // EARSHOT_CUDA_OLD_KERNELS=host_selection: steps copy their logits back (chooses_on_device).
+    bool host_selection = cuda::old_kernels_enabled().host_selection;
 
     TapSet* taps = nullptr;
     std::map<const ExecutionPlan*, ResolvedTaps> tap_plans;
@@ -281,22 +284,8 @@ struct CudaWhisper::Impl {
     HostTensor run(const ExecutionPlan& plan, const std::vector<const HostTensor*>& inputs,
                    int32_t pos, bool copy_output, std::span<const cuda::KeptAttention> kept = {},
                    HostTensor* weights = nullptr) {
-        check_inputs(plan, inputs);
-        auto found = prepared.find(&plan);
-        if (found == prepared.end()) {
-            found =
-                prepared.emplace(&plan, Prepared{model->prepare(plan), value_checked_steps(plan)})
-                    .first;
-        }
-        check_values(plan, found->second.checked, inputs, pos);
-        std::vector<cuda::HostInput> host(inputs.size());
-        for (size_t i = 0; i < inputs.size(); ++i) {
-            const HostTensor& t = *inputs[i];
-            host[i].data = t.kind() == HostTensor::Kind::f32
-                               ? static_cast<const void*>(t.f32_values().data())
-                               : static_cast<const void*>(t.i32_values().data());
-            host[i].size_bytes = t.numel() * 4;
-        }
+        const auto found = prepare_run(plan, inputs, pos);
+        const std::vector<cuda::HostInput> host = host_inputs(inputs);
         const Slot& out = plan.slots.at(static_cast<size_t>(plan.outputs.at(0)));
         HostTensor result = copy_output ? HostTensor::f32(out.shape) : HostTensor();
         std::vector<double> step_ms;
@@ -345,16 +334,59 @@ struct CudaWhisper::Impl {
             model->run(found->second.handle, host, pos, output, output_bytes,
                        profiling ? &step_ms : nullptr);
         }
-        timings.clear();
-        if (profiling) {
-            for (size_t s = 0; s < plan.steps.size() && s < step_ms.size(); ++s) {
-                if (plan.steps[s].alias) continue;  // views run nothing
-                timings.push_back({plan.steps[s].scope,
-                                   std::string(program::op_kind_name(plan.steps[s].kind)),
-                                   step_ms[s], plan.entry});
-            }
-        }
+        keep_timings(plan, step_ms);
         return result;
+    }
+
+    // A step's run with each row's token chosen on the device: `request.rows` choices back.
+    std::vector<RowChoice> run_choosing(const ExecutionPlan& plan,
+                                        const std::vector<const HostTensor*>& inputs, int32_t pos,
+                                        const ChoiceRequest& request) {
+        const auto found = prepare_run(plan, inputs, pos);
+        const std::vector<cuda::HostInput> host = host_inputs(inputs);
+        std::vector<RowChoice> chosen(request.rows.size());
+        std::vector<double> step_ms;
+        model->run_choosing(found->second.handle, host, pos, request, chosen.data(),
+                            profiling ? &step_ms : nullptr);
+        keep_timings(plan, step_ms);
+        return chosen;
+    }
+
+    // The inputs checked, the plan prepared once (its handle, the steps whose values are checked).
+    std::map<const ExecutionPlan*, Prepared>::iterator prepare_run(
+        const ExecutionPlan& plan, const std::vector<const HostTensor*>& inputs, int32_t pos) {
+        check_inputs(plan, inputs);
+        auto found = prepared.find(&plan);
+        if (found == prepared.end()) {
+            found =
+                prepared.emplace(&plan, Prepared{model->prepare(plan), value_checked_steps(plan)})
+                    .first;
+        }
+        check_values(plan, found->second.checked, inputs, pos);
+        return found;
+    }
+
+    static std::vector<cuda::HostInput> host_inputs(const std::vector<const HostTensor*>& inputs) {
+        std::vector<cuda::HostInput> host(inputs.size());
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            const HostTensor& t = *inputs[i];
+            host[i].data = t.kind() == HostTensor::Kind::f32
+                               ? static_cast<const void*>(t.f32_values().data())
+                               : static_cast<const void*>(t.i32_values().data());
+            host[i].size_bytes = t.numel() * 4;
+        }
+        return host;
+    }
+
+    void keep_timings(const ExecutionPlan& plan, const std::vector<double>& step_ms) {
+        timings.clear();
+        if (!profiling) return;
+        for (size_t s = 0; s < plan.steps.size() && s < step_ms.size(); ++s) {
+            if (plan.steps[s].alias) continue;  // views run nothing
+            timings.push_back({plan.steps[s].scope,
+                               std::string(program::op_kind_name(plan.steps[s].kind)), step_ms[s],
+                               plan.entry});
+        }
     }
 };
 
@@ -477,6 +509,16 @@ HostTensor CudaWhisper::prefill(const HostTensor& tokens, CrossAttentionRequest*
 HostTensor CudaWhisper::step(const HostTensor& token, int32_t pos) {
     require_rank(token, 2, "step: token [Batch, 1]");
     return impl_->run(impl_->plan_for("step", {}), {&token}, pos, true);
+}
+
+bool CudaWhisper::chooses_on_device() const {
+    return !impl_->host_selection && (impl_->taps == nullptr || impl_->taps->empty());
+}
+
+std::vector<RowChoice> CudaWhisper::step_choosing(const HostTensor& token, int32_t pos,
+                                                  const ChoiceRequest& request) {
+    require_rank(token, 2, "step: token [Batch, 1]");
+    return impl_->run_choosing(impl_->plan_for("step", {}), {&token}, pos, request);
 }
 
 }  // namespace earshot::backend

@@ -13,11 +13,12 @@
 
 #include "earshot/engine/backend/cuda_devices.h"
 #include "earshot/engine/backend/plan.h"
+#include "earshot/engine/backend/token_choice.h"
 
 namespace earshot::backend::cuda {
 
 // Bumped whenever anything in this header changes.
-inline constexpr int kModuleAbiVersion = 6;
+inline constexpr int kModuleAbiVersion = 7;
 // extern "C" Module* earshot_cuda_module(int abi_version): nullptr on a version mismatch.
 inline constexpr const char* kModuleEntryName = "earshot_cuda_module";
 inline constexpr const char* kModuleFileName = "libearshot_cuda.so";
@@ -117,6 +118,13 @@ public:
                             void* output, int64_t output_bytes, std::span<const KeptAttention> kept,
                             float* weights, int64_t weights_bytes,
                             std::span<const TapTransfer> taps, std::vector<double>* step_ms) = 0;
+
+    // run of a plan whose first output is logits [rows, vocab] f32 (version 7, issue 30), then
+    // each row's token choice on the device (token_choice.h: request.rows.size() == rows): only
+    // `chosen` [rows] crosses back through pinned memory, not the logits; one synchronisation.
+    virtual void run_choosing(int handle, std::span<const HostInput> inputs, int32_t pos,
+                              const ChoiceRequest& request, RowChoice* chosen,
+                              std::vector<double>* step_ms) = 0;
 
     virtual int64_t device_bytes() const = 0;  // everything this model holds on the device
     // How many CUDA graph captures failed (each plan then runs step by step).

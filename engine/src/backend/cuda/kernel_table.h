@@ -6,11 +6,12 @@
 #include <cstdint>
 
 #include "backend/cuda/fused_gemv.h"
+#include "earshot/engine/backend/token_choice.h"
 
 namespace earshot::backend::cuda {
 
 // Bumped whenever the table changes.
-inline constexpr int kKernelTableVersion = 6;
+inline constexpr int kKernelTableVersion = 7;
 // extern "C" const KernelTable* earshot_cuda_kernel_table(int version): nullptr on a mismatch.
 inline constexpr const char* kKernelTableEntryName = "earshot_cuda_kernel_table";
 
@@ -114,6 +115,13 @@ struct KernelTable {
                                     int64_t heads, int64_t dh, float scale);
     void (*lt_gemm)(const uint16_t* x, const uint16_t* w, const void* bias, const float* residual,
                     void* y, bool y_half, int64_t m, int64_t k, int64_t n);
+    // Version 7 (issue 30): token choice on logits [rows, vocab] (kernels.h choose_tokens), the
+    // lists, rules and out in device memory, work [rows, vocab] f32.
+    void (*choose_tokens)(const float* logits, float* work, int64_t rows, int64_t vocab,
+                          const int32_t* suppressed, int64_t suppressed_count,
+                          const int32_t* boosted, int64_t boosted_count, float boost,
+                          int32_t timestamp_begin, const RowRules* rules, int32_t choices,
+                          RowChoice* out);
 };
 
 }  // namespace earshot::backend::cuda

@@ -13,6 +13,7 @@
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/backend/step_timing.h"
 #include "earshot/engine/backend/tap.h"
+#include "earshot/engine/backend/token_choice.h"
 #include "earshot/engine/model/whisper_binding.h"
 
 namespace earshot::model {
@@ -46,6 +47,13 @@ public:
     HostTensor prefill(const HostTensor& tokens,
                        CrossAttentionRequest* cross_attention = nullptr);  // -> [Batch, Vocab]
     HostTensor step(const HostTensor& token, int32_t pos);                 // -> [Batch, Vocab]
+    // step whose logits stay on the device: each row's token choice made there (token_choice.h,
+    // request.rows.size() == Batch) and only the choices copied back, sizeof(RowChoice) bytes a
+    // row. chooses_on_device() is false while taps are attached or EARSHOT_CUDA_OLD_KERNELS
+    // names host_selection (then the decoder model chooses on the host from step()).
+    bool chooses_on_device() const;
+    std::vector<RowChoice> step_choosing(const HostTensor& token, int32_t pos,
+                                         const ChoiceRequest& request);
 
     void resize_batch(int64_t batch);
     void expand_batch(int64_t rows);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "earshot/engine/decoding/decoder_model.h"
+#include "earshot/engine/decoding/token_choice.h"
 #include "earshot/engine/decoding/window_search.h"
 
 namespace earshot::decoding {
@@ -29,6 +30,9 @@ public:
     // until it holds max_candidates. Returns, per new live beam, the row it extends (for
     // DecoderModel::reorder).
     std::vector<int64_t> update(std::span<const double> logprobs, int64_t vocab);
+    // The same step from each live beam's offer (token_choice.h): its top beam_size + 1 tokens,
+    // best first, with their log-probabilities (NaN ranks as -inf).
+    std::vector<int64_t> update(std::span<const TokenChoice> offers);
 
     const std::vector<Beam>& live() const { return live_; }
     const std::vector<Candidate>& finished() const { return finished_; }

@@ -14,6 +14,7 @@
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/backend/step_timing.h"
 #include "earshot/engine/backend/tap.h"
+#include "earshot/engine/decoding/token_choice.h"
 
 namespace earshot::decoding {
 
@@ -47,6 +48,13 @@ public:
     virtual bool keeps_cross_attention() const { return false; }
     // tokens [rows, 1] at position pos -> logits [rows, vocab]
     virtual backend::HostTensor step(const backend::HostTensor& tokens, int32_t pos) = 0;
+    // step, then each row's best spec.choices tokens after the window's filters (token_choice.h).
+    // Here on the host from step()'s logits; a backend that keeps its logits may choose there
+    // and send back only the choices (CUDA: a few hundred bytes a step instead of the logits).
+    virtual std::vector<TokenChoice> step_choosing(const backend::HostTensor& tokens, int32_t pos,
+                                                   const ChoiceSpec& spec) {
+        return choose_on_host(step(tokens, pos), spec);
+    }
     // Self-attention caches: row i takes the contents of row source_rows[i] (beam reordering).
     virtual void reorder(std::span<const int64_t> source_rows) = 0;
 

@@ -68,6 +68,7 @@ CudaDeviceModel::~CudaDeviceModel() {
     workspace_.reset();
     qkv_weights_.clear();
     if (lt_ != nullptr) cublasLtDestroy(lt_);
+    if (choice_pinned_ != nullptr) cudaFreeHost(choice_pinned_);
     if (cublas_ != nullptr) cublasDestroy(cublas_);
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }

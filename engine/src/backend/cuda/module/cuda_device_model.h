@@ -37,6 +37,9 @@ public:
                     int64_t output_bytes, std::span<const KeptAttention> kept, float* weights,
                     int64_t weights_bytes, std::span<const TapTransfer> taps,
                     std::vector<double>* step_ms) override;
+    void run_choosing(int handle, std::span<const HostInput> inputs, int32_t pos,
+                      const ChoiceRequest& request, RowChoice* chosen,
+                      std::vector<double>* step_ms) override;
     int64_t device_bytes() const override;
     int64_t graph_capture_failures() const override { return graph_capture_failures_; }
 
@@ -159,6 +162,16 @@ private:
     DeviceBuffer workspace_;
     DeviceBuffer kept_attention_;  // [B, kept, Q, K] f32 of the last run that kept some
     std::vector<Prepared> prepared_;
+    // Token choice (run_choosing): the window's suppressed and boosted ids as on the device
+    // ([suppressed..., boosted...] int32), the filtered rows, the rules and the choices (device),
+    // and pinned host room for the rules going in and the choices coming back.
+    std::vector<int32_t> choice_lists_;
+    DeviceBuffer choice_lists_device_;
+    DeviceBuffer choice_work_;       // [rows, vocab] f32
+    DeviceBuffer choice_rules_;      // [rows] RowRules
+    DeviceBuffer choice_out_;        // [rows] RowChoice
+    void* choice_pinned_ = nullptr;  // [rows] RowRules, then [rows] RowChoice
+    int64_t choice_pinned_bytes_ = 0;
 };
 
 }  // namespace earshot::backend::cuda

@@ -207,6 +207,14 @@ KernelTable make_table() {
         g.n = n;
         lt_gemm(lt, g, nullptr, 0, kDefaultStream);
     };
+    t.choose_tokens =
+        [](const float* logits, float* work, int64_t rows, int64_t vocab, const int32_t* suppressed,
+           int64_t suppressed_count, const int32_t* boosted, int64_t boosted_count, float boost,
+           int32_t timestamp_begin, const RowRules* rules, int32_t choices, RowChoice* out) {
+            k::choose_tokens(logits, work, rows, vocab, suppressed, suppressed_count, boosted,
+                             boosted_count, boost, timestamp_begin, rules, choices, out,
+                             kDefaultStream);
+        };
     return t;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "backend/cuda/cuda_launch_rules.h"
+#include "earshot/engine/backend/token_choice.h"
 
 namespace earshot::backend::cuda::kernels {
 
@@ -148,5 +149,13 @@ void bias_gelu_half(const float* x, const float* bias, uint16_t* y, int64_t rows
 // 16-byte aligned qkv and y; false (nothing launched) otherwise.
 bool flash_attention_strided(const uint16_t* qkv, uint16_t* y, int64_t batch, int64_t t_len,
                              int64_t heads, int64_t dh, float scale, cudaStream_t stream);
+// Token choice (backend/token_choice.h) for rows of logits [rows, vocab] f32: the boost, the
+// suppressed ids and each row's rules (rules [rows]) applied in work [rows, vocab] f32, then
+// rule (e), the log-softmax normaliser in double and the best `choices` (1 .. kMaxChoices) ids
+// into out [rows]. One block per row.
+void choose_tokens(const float* logits, float* work, int64_t rows, int64_t vocab,
+                   const int32_t* suppressed, int64_t suppressed_count, const int32_t* boosted,
+                   int64_t boosted_count, float boost, int32_t timestamp_begin,
+                   const RowRules* rules, int32_t choices, RowChoice* out, cudaStream_t stream);
 
 }  // namespace earshot::backend::cuda::kernels
