@@ -104,10 +104,11 @@ inline OldKernels old_kernels_from(std::string_view list) {
         const bool all = name == "all";
         if (!all && !name.empty() && name != "attention" && name != "gemv" && name != "fusion" &&
             name != "cross_caches" && name != "encoder" && name != "host_selection") {
-            throw std::invalid_argument(
-                "EARSHOT_CUDA_OLD_KERNELS=" + std::string(list) + " names `" + std::string(name) +
-                "`; it takes attention, gemv, fusion, cross_caches, encoder, host_selection or all, "
-                "comma-separated");
+            throw std::invalid_argument("EARSHOT_CUDA_OLD_KERNELS=" + std::string(list) +
+                                        " names `" + std::string(name) +
+                                        "`; it takes attention, gemv, fusion, cross_caches, "
+                                        "encoder, host_selection or all, "
+                                        "comma-separated");
         }
         old.attention = old.attention || all || name == "attention";
         old.gemv = old.gemv || all || name == "gemv";
