@@ -14,9 +14,12 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QSpinBox>
 #include <QStandardItemModel>
+#include <QThread>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace earshot::ui {
 
@@ -38,6 +41,19 @@ QComboBox* backendPicker(const CompareOffer& offer, const QString& chosen, QWidg
     combo->setCurrentIndex(
         at >= 0 && (offer.cudaAvailable || chosen != QStringLiteral("cuda")) ? at : 0);
     return combo;
+}
+
+// A run's CPU thread count: 0 (shown as the shared pool) to the machine's hardware threads; a
+// value past it cannot be typed (the box keeps its last good one).
+QSpinBox* threadsPicker(int chosen, QWidget* parent) {
+    auto* box = new QSpinBox(parent);
+    box->setRange(0, CompareDialog::maxThreads());
+    box->setSpecialValueText(QObject::tr("shared pool (%1)").arg(CompareDialog::maxThreads()));
+    box->setValue(std::clamp(chosen, 0, CompareDialog::maxThreads()));
+    box->setToolTip(QObject::tr("CPU threads of this run, 1 to %1 (this machine's); the CPU "
+                                "backend's results do not depend on it")
+                        .arg(CompareDialog::maxThreads()));
+    return box;
 }
 
 // A path field with a Browse button that fills it.
@@ -77,6 +93,8 @@ CompareDialog::CompareDialog(const CompareOffer& offer, const CompareChoice& las
     auto* formA = new QFormLayout(runA);
     formA->addRow(tr("Model:"), modelA);
     formA->addRow(tr("Backend:"), m_backendA);
+    m_threadsA = threadsPicker(last.threadsA, runA);
+    formA->addRow(tr("CPU threads:"), m_threadsA);
 
     auto* runB = new QGroupBox(tr("Run B"), this);
     m_modelB = new QLineEdit(last.modelB, runB);
@@ -88,6 +106,8 @@ CompareDialog::CompareDialog(const CompareOffer& offer, const CompareChoice& las
                   pathRow(m_modelB, tr("Run B's model"),
                           tr("Checkpoints (*.bin *.safetensors);;All files (*)"), runB));
     formB->addRow(tr("Backend:"), m_backendB);
+    m_threadsB = threadsPicker(last.threadsB, runB);
+    formB->addRow(tr("CPU threads:"), m_threadsB);
 
     auto* input = new QGroupBox(tr("Input"), this);
     m_filesInput =
@@ -124,6 +144,18 @@ CompareDialog::CompareDialog(const CompareOffer& offer, const CompareChoice& las
     m_decoder = new QCheckBox(
         tr("The decoder too (listen, and prefill over the start-of-transcript tokens)"), this);
     m_decoder->setChecked(last.decoder);
+    m_budgetMib = new QSpinBox(this);
+    m_budgetMib->setRange(1, 1 << 20);
+    m_budgetMib->setSuffix(tr(" MiB"));
+    m_budgetMib->setValue(std::max(1, last.budgetMib));
+    m_budgetMib->setToolTip(
+        tr("The most block values held at once. Past it the blocks are compared in several "
+           "passes (each running both runs again), and a block whose values were not kept is "
+           "computed again when clicked."));
+    auto* budgetRow = new QHBoxLayout;
+    budgetRow->addWidget(new QLabel(tr("Values held at most:"), this));
+    budgetRow->addWidget(m_budgetMib);
+    budgetRow->addStretch(1);
     m_problem = new QLabel(this);
     m_problem->setObjectName(QStringLiteral("compareProblem"));
     m_problem->setWordWrap(true);
@@ -136,6 +168,7 @@ CompareDialog::CompareDialog(const CompareOffer& offer, const CompareChoice& las
     layout->addWidget(runB);
     layout->addWidget(input);
     layout->addWidget(m_decoder);
+    layout->addLayout(budgetRow);
     layout->addWidget(m_problem);
     layout->addWidget(m_buttons);
     setMinimumWidth(520);
@@ -144,6 +177,9 @@ CompareDialog::CompareDialog(const CompareOffer& offer, const CompareChoice& las
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     for (QRadioButton* radio : {m_filesInput, m_audioInput, m_melInput}) {
         connect(radio, &QRadioButton::toggled, this, &CompareDialog::update);
+    }
+    for (QComboBox* backend : {m_backendA, m_backendB}) {
+        connect(backend, &QComboBox::currentIndexChanged, this, &CompareDialog::update);
     }
     for (QLineEdit* field : {m_audioPath, m_melPath, m_modelB}) {
         connect(field, &QLineEdit::textChanged, this, &CompareDialog::update);
@@ -164,8 +200,16 @@ CompareChoice CompareDialog::choice() const {
                            ? m_audioPath->text().trimmed()
                            : QString();
     choice.decoder = m_decoder->isChecked();
+    const auto cpu = [](const QComboBox* backend) {
+        return backend->currentData().toString() == QStringLiteral("cpu");
+    };
+    choice.threadsA = cpu(m_backendA) ? m_threadsA->value() : 0;
+    choice.threadsB = cpu(m_backendB) ? m_threadsB->value() : 0;
+    choice.budgetMib = m_budgetMib->value();
     return choice;
 }
+
+int CompareDialog::maxThreads() { return std::max(1, QThread::idealThreadCount()); }
 
 QString CompareDialog::problem() const {
     const CompareChoice c = choice();
@@ -188,6 +232,9 @@ QString CompareDialog::problem() const {
 void CompareDialog::update() {
     m_audioPath->setEnabled(m_audioInput->isChecked());
     m_melPath->setEnabled(m_melInput->isChecked());
+    // CUDA runs have no CPU thread count.
+    m_threadsA->setEnabled(m_backendA->currentData().toString() == QStringLiteral("cpu"));
+    m_threadsB->setEnabled(m_backendB->currentData().toString() == QStringLiteral("cpu"));
     const QString why = problem();
     m_problem->setText(why);
     m_problem->setVisible(!why.isEmpty());

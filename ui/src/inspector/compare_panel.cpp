@@ -118,6 +118,8 @@ void ComparePanel::setComparison(const RunComparison& comparison) {
     m_cancel->hide();
     m_comparison = comparison;
     m_selected = -1;
+    m_pending = -1;
+    m_recomputed = -1;
     m_table->setComparison(comparison);
     for (TapPanel* panel : {m_panelA, m_panelB, m_panelDiff}) panel->setValue(TapValue{});
     if (comparison.cancelled) {
@@ -159,10 +161,50 @@ void ComparePanel::selectRow(int index) {
     m_blockTitle->setText(tr("%1 (%2): relative error %3, max abs error %4 (max |A| %5)")
                               .arg(row.name, row.entry, formatError(row.relativeError),
                                    formatError(row.maxAbsError), formatError(row.maxAbsA)));
+    if (row.valuesA.empty() && row.valuesB.empty()) {
+        for (TapPanel* panel : {m_panelA, m_panelB, m_panelDiff}) panel->setValue(TapValue{});
+        m_blockTitle->setText(
+            tr("%1 (%2): relative error %3. Its values were not kept (past the comparison's "
+               "budget): computing them again, both runs tapped at this block\u2026")
+                .arg(row.name, row.entry, formatError(row.relativeError)));
+        if (m_pending != index) {
+            m_pending = index;
+            Q_EMIT valuesRequested(row.entry, row.name);
+        }
+        Q_EMIT rowSelected(index);
+        return;
+    }
     m_panelA->setValue(compareValue(m_comparison, row, CompareSide::a));
     m_panelB->setValue(compareValue(m_comparison, row, CompareSide::b));
     m_panelDiff->setValue(compareValue(m_comparison, row, CompareSide::difference));
     Q_EMIT rowSelected(index);
+}
+
+void ComparePanel::setBlockValues(const CompareRow& computed, const QString& error) {
+    int index = -1;
+    for (int i = 0; i < m_comparison.rows.size(); ++i) {
+        const CompareRow& row = m_comparison.rows[i];
+        if (row.entry == computed.entry && row.name == computed.name) index = i;
+    }
+    if (index < 0) return;  // a result for a comparison no longer shown
+    if (index == m_pending) m_pending = -1;
+    if (!error.isEmpty()) {
+        if (index == m_selected) {
+            m_blockTitle->setText(tr("%1 (%2): could not compute its values again: %3")
+                                      .arg(computed.name, computed.entry, error));
+        }
+        return;
+    }
+    if (m_recomputed >= 0 && m_recomputed != index) {
+        CompareRow& before = m_comparison.rows[m_recomputed];
+        before.valuesA = {};
+        before.valuesB = {};
+    }
+    CompareRow& row = m_comparison.rows[index];
+    row.valuesA = computed.valuesA;
+    row.valuesB = computed.valuesB;
+    m_recomputed = index;
+    if (index == m_selected) selectRow(index);
 }
 
 bool ComparePanel::selectCall(const QString& entry, const QString& callId) {

@@ -50,6 +50,8 @@ void InspectorWidget::setUpCompare(QHBoxLayout* row) {
                                 : graph_style::HeatScale::engineTime);
     });
     connect(m_compare, &ComparePanel::cancelRequested, this, &InspectorWidget::compareCancelled);
+    connect(m_compare, &ComparePanel::valuesRequested, this,
+            &InspectorWidget::compareBlockRequested);
     connect(m_compare, &ComparePanel::rowSelected, this, [this](int index) {
         m_tapHint->setText(tr("Compared %1").arg(m_compare->comparison().rows[index].name));
     });
@@ -111,6 +113,10 @@ void InspectorWidget::showComparison(const RunComparison& comparison) {
     m_heatPicker->setVisible(any);
     m_legend->setVisible(any);
     setHeatScale(any ? graph_style::HeatScale::relativeError : graph_style::HeatScale::engineTime);
+}
+
+void InspectorWidget::showComparedBlock(const CompareRow& computed, const QString& error) {
+    m_compare->setBlockValues(computed, error);
 }
 
 void InspectorWidget::setHeatScale(graph_style::HeatScale scale) {

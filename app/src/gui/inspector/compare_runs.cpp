@@ -7,6 +7,7 @@
 #include <exception>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "cli/backend_option.h"
@@ -92,6 +93,68 @@ void map_to_graph(const model::WhisperBinding& binding, int64_t tokens,
     }
 }
 
+// A job's checkpoints, runs and request, ready for compare_blocks or compare_block.
+struct PreparedComparison {
+    model::WhisperCheckpoint a;
+    std::optional<model::WhisperCheckpoint> b;
+    backend::ComparedRun run_a;
+    backend::ComparedRun run_b;
+    backend::ComparisonRequest request;
+};
+
+std::unique_ptr<PreparedComparison> prepare(const CompareJob& job) {
+    const bool two_models = !job.model_b.empty();
+    if (job.model_path.empty()) throw std::runtime_error("no model is loaded");
+    for (const std::string& name : {job.backend_a, job.backend_b}) {
+        backend_named(name);  // "unknown backend 'X' (cpu or cuda)"
+        require_cuda(name);
+    }
+    auto p = std::make_unique<PreparedComparison>(
+        PreparedComparison{model::load_whisper_checkpoint(job.model_path), {}, {}, {}, {}});
+    if (two_models) p->b.emplace(model::load_whisper_checkpoint(job.model_b));
+    const auto thread_label = [](int threads) {
+        return threads > 0 ? " x" + std::to_string(threads) : std::string();
+    };
+    p->run_a = {&p->a, backend_named(job.backend_a), job.backend_a, job.threads_a};
+    p->run_b = {p->b ? &*p->b : &p->a, backend_named(job.backend_b), job.backend_b, job.threads_b};
+    if (two_models) {
+        p->run_a.label += " " + file_name(job.model_path);
+        p->run_b.label += " " + file_name(job.model_b);
+    }
+    p->run_a.label += thread_label(job.threads_a);
+    p->run_b.label += thread_label(job.threads_b);
+    if (p->run_a.label == p->run_b.label) {
+        p->run_a.label += " (A)";
+        p->run_b.label += " (B)";
+    }
+    backend::ComparisonRequest& request = p->request;
+    request.mel = job.mel_path.empty() ? window_mel(p->a, job.audio_path, job.start_s)
+                                       : model_mel(p->a, "", job.mel_path);
+    if (job.decoder) request.tokens = model_tokens("", p->a.binding.values.dims.at("Vocab"));
+    request.kept = backend::KeptValues::both_runs;
+    request.budget_bytes = job.budget_bytes;
+    return p;
+}
+
+ui::CompareRow to_row(backend::BlockError& e) {
+    ui::CompareRow row;
+    row.name = qs(e.name);
+    row.entry = qs(e.entry);
+    row.op = qs(e.op);
+    for (int64_t d : e.shape) row.shape.append(d);
+    row.relativeError = e.relative_l2;
+    row.maxAbsError = e.max_abs;
+    row.maxAbsA = e.max_abs_a;
+    row.nonfinite = e.nonfinite;
+    const auto va = e.value_a.f32_values();
+    const auto vb = e.value_b.f32_values();
+    row.valuesA.assign(va.begin(), va.end());
+    row.valuesB.assign(vb.begin(), vb.end());
+    e.value_a = {};
+    e.value_b = {};
+    return row;
+}
+
 }  // namespace
 
 ui::RunComparison compare_runs(const CompareJob& job, const CompareProgress& progress,
@@ -99,72 +162,48 @@ ui::RunComparison compare_runs(const CompareJob& job, const CompareProgress& pro
     ui::RunComparison out;
     out.input = job.input_label;
     const bool two_models = !job.model_b.empty();
-    const int steps = 3;
     try {
-        if (job.model_path.empty()) throw std::runtime_error("no model is loaded");
-        for (const std::string& name : {job.backend_a, job.backend_b}) {
-            backend_named(name);  // "unknown backend 'X' (cpu or cuda)"
-            require_cuda(name);
-        }
+        // Reading, then each run (two per pass; the passes are known once the models are read).
         progress(
             two_models
                 ? QObject::tr("Reading %1, %2 and the input\u2026")
                       .arg(qs(file_name(job.model_path)), qs(file_name(job.model_b)))
                 : QObject::tr("Reading %1 and the input\u2026").arg(qs(file_name(job.model_path))),
-            0, steps);
-        const model::WhisperCheckpoint a = model::load_whisper_checkpoint(job.model_path);
-        std::optional<model::WhisperCheckpoint> b;
-        if (two_models) b.emplace(model::load_whisper_checkpoint(job.model_b));
-        backend::ComparedRun run_a{&a, backend_named(job.backend_a), job.backend_a};
-        backend::ComparedRun run_b{b ? &*b : &a, backend_named(job.backend_b), job.backend_b};
-        if (two_models) {
-            run_a.label += " " + file_name(job.model_path);
-            run_b.label += " " + file_name(job.model_b);
-        }
-        if (run_a.label == run_b.label) {
-            run_a.label += " (A)";
-            run_b.label += " (B)";
-        }
-        backend::ComparisonRequest request;
-        request.mel = job.mel_path.empty() ? window_mel(a, job.audio_path, job.start_s)
-                                           : model_mel(a, "", job.mel_path);
-        if (job.decoder) request.tokens = model_tokens("", a.binding.values.dims.at("Vocab"));
-        request.kept = backend::KeptValues::both_runs;
+            0, 3);
+        const std::unique_ptr<PreparedComparison> p = prepare(job);
+        backend::ComparisonRequest request = p->request;
         request.cancelled = cancelled;
-        int step = 0;
-        request.progress = [&](const std::string& label) {
-            ++step;
-            progress(QObject::tr("Running %1 (%2 of 2)\u2026").arg(qs(label)).arg(step), step,
-                     steps);
+        request.progress = [&](const std::string& label, int run, int runs) {
+            progress(QObject::tr("Running %1 (%2 of %3)\u2026").arg(qs(label)).arg(run).arg(runs),
+                     run, runs + 1);
         };
-        backend::BlockComparison comparison = backend::compare_blocks(run_a, run_b, request);
+        backend::BlockComparison comparison = backend::compare_blocks(p->run_a, p->run_b, request);
         out.labelA = qs(comparison.label_a);
         out.labelB = qs(comparison.label_b);
         out.cancelled = comparison.cancelled;
-        for (backend::BlockError& e : comparison.blocks) {
-            ui::CompareRow row;
-            row.name = qs(e.name);
-            row.entry = qs(e.entry);
-            row.op = qs(e.op);
-            for (int64_t d : e.shape) row.shape.append(d);
-            row.relativeError = e.relative_l2;
-            row.maxAbsError = e.max_abs;
-            row.maxAbsA = e.max_abs_a;
-            row.nonfinite = e.nonfinite;
-            const auto va = e.value_a.f32_values();
-            const auto vb = e.value_b.f32_values();
-            row.valuesA.assign(va.begin(), va.end());
-            row.valuesB.assign(vb.begin(), vb.end());
-            e.value_a = {};
-            e.value_b = {};
-            out.rows.append(std::move(row));
-        }
-        map_to_graph(a.binding, static_cast<int64_t>(request.tokens.size()), out.rows);
+        for (backend::BlockError& e : comparison.blocks) out.rows.append(to_row(e));
+        map_to_graph(p->a.binding, static_cast<int64_t>(request.tokens.size()), out.rows);
     } catch (const std::exception& error) {
         out.rows.clear();
         out.error = QString::fromUtf8(error.what());
     }
     return out;
+}
+
+ui::CompareRow compare_one_block(const CompareJob& job, const QString& entry, const QString& name,
+                                 QString& error) {
+    ui::CompareRow row;
+    row.entry = entry;
+    row.name = name;
+    try {
+        const std::unique_ptr<PreparedComparison> p = prepare(job);
+        backend::BlockError e = backend::compare_block(p->run_a, p->run_b, p->request,
+                                                       entry.toStdString(), name.toStdString());
+        row = to_row(e);
+    } catch (const std::exception& failure) {
+        error = QString::fromUtf8(failure.what());
+    }
+    return row;
 }
 
 }  // namespace earshot::app

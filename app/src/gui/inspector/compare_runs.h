@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QString>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -25,6 +26,9 @@ struct CompareJob {
     std::string mel_path;
     QString input_label;   // "talk.wav, the window from 00:12"
     bool decoder = false;  // listen and prefill over the start-of-transcript tokens too
+    int threads_a = 0;     // CPU threads of each run; 0: the shared pool
+    int threads_b = 0;
+    int64_t budget_bytes = int64_t{256} << 20;  // ComparisonRequest::budget_bytes
 };
 
 // Progress: what runs now, step `step` of `steps`.
@@ -35,5 +39,10 @@ using CompareProgress = std::function<void(const QString& what, int step, int st
 // `cancelled` (asked between the runs) as RunComparison::cancelled.
 ui::RunComparison compare_runs(const CompareJob& job, const CompareProgress& progress,
                                const std::function<bool()>& cancelled);
+
+// Block `name` of `entry` of `job`'s comparison computed again, both runs tapped at just that
+// block (backend::compare_block): the row with both values. Never throws: a failure is `error`.
+ui::CompareRow compare_one_block(const CompareJob& job, const QString& entry, const QString& name,
+                                 QString& error);
 
 }  // namespace earshot::app

@@ -14,6 +14,37 @@ CompareWorker::~CompareWorker() {
         m_current->cancelled = true;
         if (m_current->thread.joinable()) m_current->thread.join();
     }
+    for (std::thread& thread : m_blocks) {
+        if (thread.joinable()) thread.join();
+    }
+}
+
+void CompareWorker::computeBlock(const QString& entry, const QString& name) {
+    if (!m_lastJob) {
+        ui::CompareRow row;
+        row.entry = entry;
+        row.name = name;
+        Q_EMIT blockComputed(row, tr("no comparison was run"));
+        return;
+    }
+    const uint64_t request = ++m_blockRequest;
+    m_blocks.emplace_back([this, request, entry, name, job = *m_lastJob] {
+        QString error;
+        ui::CompareRow row = compare_one_block(job, entry, name, error);
+        const std::thread::id id = std::this_thread::get_id();
+        QMetaObject::invokeMethod(
+            this,
+            [this, request, id, row = std::move(row), error] {
+                for (auto it = m_blocks.begin(); it != m_blocks.end(); ++it) {
+                    if (it->get_id() != id) continue;
+                    it->join();  // it has posted its last call
+                    m_blocks.erase(it);
+                    break;
+                }
+                if (request == m_blockRequest) Q_EMIT blockComputed(row, error);
+            },
+            Qt::QueuedConnection);
+    });
 }
 
 void CompareWorker::start(CompareJob job) {
@@ -35,6 +66,8 @@ void CompareWorker::cancel() {
 }
 
 void CompareWorker::launch(CompareJob job) {
+    m_lastJob = job;
+    ++m_blockRequest;  // a block of an earlier comparison is not this one's
     m_current = std::make_unique<Running>();
     Running* running = m_current.get();
     running->thread = std::thread([this, running, job = std::move(job)] {

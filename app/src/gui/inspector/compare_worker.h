@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "gui/inspector/compare_runs.h"
 
@@ -24,11 +25,17 @@ public:
 
     void start(CompareJob job);
     void cancel();
+    // Block `name` of `entry` of the last started comparison computed again (its values were
+    // not kept), on a thread of its own; a newer request makes an older one's answer dropped.
+    // Answered by blockComputed.
+    void computeBlock(const QString& entry, const QString& name);
     bool isRunning() const { return m_current != nullptr; }
 
 Q_SIGNALS:
     void progress(const QString& what, int step, int steps);
     void finished(const earshot::ui::RunComparison& comparison);
+    // The row with both values, or `error` (one line) and the row's entry and name only.
+    void blockComputed(const earshot::ui::CompareRow& row, const QString& error);
 
 private:
     struct Running {
@@ -40,6 +47,9 @@ private:
 
     std::unique_ptr<Running> m_current;
     std::optional<CompareJob> m_next;
+    std::optional<CompareJob> m_lastJob;  // what computeBlock computes again
+    std::vector<std::thread> m_blocks;    // computeBlock's threads, joined when they answer
+    uint64_t m_blockRequest = 0;          // the latest computeBlock; older answers are dropped
 };
 
 }  // namespace earshot::app

@@ -43,6 +43,10 @@ void GuiController::connectCompare() {
     connect(m_compare, &CompareWorker::progress, m_inspector,
             &ui::InspectorWidget::showCompareRunning);
     connect(m_compare, &CompareWorker::finished, m_inspector, &ui::InspectorWidget::showComparison);
+    connect(m_inspector, &ui::InspectorWidget::compareBlockRequested, m_compare,
+            &CompareWorker::computeBlock);
+    connect(m_compare, &CompareWorker::blockComputed, m_inspector,
+            &ui::InspectorWidget::showComparedBlock);
 }
 
 void GuiController::startCompare(const ui::CompareChoice& choice) {
@@ -52,6 +56,9 @@ void GuiController::startCompare(const ui::CompareChoice& choice) {
     job.backend_b = choice.backendB.toStdString();
     job.model_b = choice.modelB.toStdString();
     job.decoder = choice.decoder;
+    job.threads_a = choice.threadsA;
+    job.threads_b = choice.threadsB;
+    job.budget_bytes = int64_t{std::max(1, choice.budgetMib)} << 20;
     switch (choice.input) {
         case ui::CompareChoice::Input::filesPage: {
             const ui::CrossAttentionRequest chosen =

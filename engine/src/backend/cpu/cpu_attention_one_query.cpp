@@ -102,7 +102,7 @@ void one_query(const float* q, const Value* k, const Value* v, const uint8_t* ma
     // Whole heads per range when there are heads enough for every thread (a head's parts then
     // stay in its thread's cache for the merge), single blocks otherwise. Either way each block
     // and each merge computes the same values.
-    ThreadPool& pool = ThreadPool::shared();
+    ThreadPool& pool = ThreadPool::current();
     const int64_t grain = rows >= 2 * pool.size() ? blocks : 1;
     pool.parallel_for(rows * blocks, grain, [&](int64_t begin, int64_t end) {
         float scores[kKeyBlock];

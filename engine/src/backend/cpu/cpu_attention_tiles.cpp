@@ -145,14 +145,14 @@ void attention_tiles(const float* q, const float* k, const float* v, const uint8
     const int64_t stride = panels * kTileCols;  // scores per row, padding included
     const int64_t group_floats = panels * dh * kTileCols;
     const std::unique_ptr<float[]> packed(new float[static_cast<size_t>(groups * group_floats)]);
-    ThreadPool::shared().parallel_for(groups, 1, [&](int64_t begin, int64_t end) {
+    ThreadPool::current().parallel_for(groups, 1, [&](int64_t begin, int64_t end) {
         for (int64_t g = begin; g < end; ++g) {
             pack_keys(k + g * k_len * dh, packed.get() + g * group_floats, k_len, dh);
         }
     });
 
     const int64_t blocks = (q_len + kTaskRows - 1) / kTaskRows;
-    ThreadPool::shared().parallel_for(batch * heads * blocks, 1, [&](int64_t begin, int64_t end) {
+    ThreadPool::current().parallel_for(batch * heads * blocks, 1, [&](int64_t begin, int64_t end) {
         thread_local std::vector<float> rows_q, scores, rows_y;  // grow once per thread
         rows_q.resize(static_cast<size_t>(kTaskRows * dh));
         scores.resize(static_cast<size_t>(kTaskRows * stride));

@@ -279,7 +279,7 @@ void gemv(const float* x, const Weight* w, const float* bias, float* y, int64_t 
           int64_t n) {
     const bool stream = n * k * int64_t{sizeof(Weight)} >= streamed_matrix_bytes();
     const int64_t grain = gemv_grain_rows(k, int64_t{sizeof(Weight)});
-    ThreadPool::shared().parallel_for(n, grain, [&](int64_t begin, int64_t end) {
+    ThreadPool::current().parallel_for(n, grain, [&](int64_t begin, int64_t end) {
         gemv_rows(x, w, bias, y, m, k, n, begin, end, stream);
     });
 }

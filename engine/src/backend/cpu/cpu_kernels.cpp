@@ -93,11 +93,11 @@ void conv1d(const float* x, const float* w, const float* b, float* y, int64_t ba
     for (int64_t bi = 0; bi < batch; ++bi) {
         const float* xb = x + bi * length * in_channels;
         // Rows of cols on the pool (an encoder's conv2 gathers 1500 x 1152 values for tiny).
-        ThreadPool::shared().parallel_for(out_length, row_grain(row),
-                                          [&](int64_t begin, int64_t end) {
-                                              im2col_rows(xb, scratch.data(), begin, end, length,
-                                                          in_channels, kernel, stride, padding);
-                                          });
+        ThreadPool::current().parallel_for(out_length, row_grain(row),
+                                           [&](int64_t begin, int64_t end) {
+                                               im2col_rows(xb, scratch.data(), begin, end, length,
+                                                           in_channels, kernel, stride, padding);
+                                           });
         linear(scratch.data(), w, b, y + bi * out_length * out_channels, out_length, row,
                out_channels);
     }
@@ -114,7 +114,7 @@ EARSHOT_VECTOR_CLONES void gelu_span(const float* x, float* y, int64_t n) {
 }  // namespace
 
 void gelu_erf(const float* x, float* y, int64_t n) {
-    ThreadPool::shared().parallel_for(n, 1 << 14, [&](int64_t begin, int64_t end) {
+    ThreadPool::current().parallel_for(n, 1 << 14, [&](int64_t begin, int64_t end) {
         gelu_span(x + begin, y + begin, end - begin);
     });
 }
@@ -174,13 +174,13 @@ EARSHOT_VECTOR_CLONES void rms_norm_rows(const float* x, const float* w, float* 
 
 void layer_norm(const float* x, const float* w, const float* b, float* y, int64_t rows, int64_t d,
                 double eps) {
-    ThreadPool::shared().parallel_for(rows, row_grain(d), [&](int64_t begin, int64_t end) {
+    ThreadPool::current().parallel_for(rows, row_grain(d), [&](int64_t begin, int64_t end) {
         layer_norm_rows(x + begin * d, w, b, y + begin * d, end - begin, d, eps);
     });
 }
 
 void rms_norm(const float* x, const float* w, float* y, int64_t rows, int64_t d, double eps) {
-    ThreadPool::shared().parallel_for(rows, row_grain(d), [&](int64_t begin, int64_t end) {
+    ThreadPool::current().parallel_for(rows, row_grain(d), [&](int64_t begin, int64_t end) {
         rms_norm_rows(x + begin * d, w, y + begin * d, end - begin, d, eps);
     });
 }
@@ -223,7 +223,7 @@ namespace {
 // encoder's heads go to the pool, a decoder step's few values stay on the caller).
 template <bool kSplit>
 void copy_heads(const float* from, float* to, int64_t batch, int64_t n, int64_t heads, int64_t dh) {
-    ThreadPool::shared().parallel_for(
+    ThreadPool::current().parallel_for(
         batch * heads, row_grain(n * dh), [&](int64_t begin, int64_t end) {
             for (int64_t bh = begin; bh < end; ++bh) {
                 const int64_t b = bh / heads;
@@ -306,7 +306,7 @@ void attend_many(const float* q, const float* k, const float* v, const uint8_t* 
     const auto D = static_cast<blasint>(dh);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Q, K, D, scale, q, D, k, D, 0.0F, scores,
                 K);
-    ThreadPool::shared().parallel_for(q_len, 16, [&](int64_t begin, int64_t end) {
+    ThreadPool::current().parallel_for(q_len, 16, [&](int64_t begin, int64_t end) {
         softmax_rows(scores + begin * k_len, mask == nullptr ? nullptr : mask + begin * k_len,
                      end - begin, k_len);
     });

@@ -22,6 +22,7 @@ using program::OpKind;
 HostTensor CpuWhisper::Impl::run(const ExecutionPlan& plan,
                                  const std::vector<const HostTensor*>& inputs, int32_t pos) {
     check_inputs(plan, inputs);
+    const cpu::ThreadPool::Use pool(own_pool.get());
     const Prepared& ready = prepared.at(&plan);
     if (ready.reads_state_values && cache_storage == CacheStorage::f16) {
         throw std::logic_error(plan.entry + " reads a decoder cache the f16 caches cannot serve");
@@ -369,7 +370,7 @@ void CpuWhisper::Impl::execute(const ExecutionPlan& plan, const PlanStep& step,
                 auto* state = static_cast<uint16_t*>(out_raw);
                 const int64_t span = vs[axis] * inner;
                 const float* values = in(1);
-                cpu::ThreadPool::shared().parallel_for(
+                cpu::ThreadPool::current().parallel_for(
                     outer * span, int64_t{1} << 14, [&](int64_t begin, int64_t end) {
                         for (int64_t i = begin; i < end;) {
                             const int64_t o = i / span;

@@ -24,6 +24,9 @@ constexpr int kSpinPolls = 4000;
 // Chunks per thread: small enough that a delayed thread's share is picked up by the others.
 constexpr int64_t kChunksPerThread = 8;
 
+// The pool a ThreadPool::Use names on this thread; null: the shared one.
+thread_local ThreadPool* t_current_pool = nullptr;
+
 inline void cpu_relax() {
 #if defined(__x86_64__)
     _mm_pause();
@@ -47,6 +50,12 @@ ThreadPool& ThreadPool::shared() {
     static ThreadPool pool(shared_threads());
     return pool;
 }
+
+ThreadPool& ThreadPool::current() { return t_current_pool != nullptr ? *t_current_pool : shared(); }
+
+ThreadPool::Use::Use(ThreadPool* pool) : previous_(std::exchange(t_current_pool, pool)) {}
+
+ThreadPool::Use::~Use() { t_current_pool = previous_; }
 
 int ThreadPool::shared_threads() {
     if (const char* value = std::getenv("EARSHOT_CPU_THREADS")) {

@@ -39,6 +39,24 @@ public:
     static ThreadPool& shared();
     static int shared_threads();
 
+    // The pool the kernels called on this thread use: the one the innermost live Use on this
+    // thread names, else shared(). A backend instance with its own thread count (CpuWhisper::
+    // set_threads) runs its plans inside a Use of its own pool; everything else never sets one.
+    static ThreadPool& current();
+
+    // Names the pool current() answers on this thread while it lives (null: shared()); the one
+    // it replaced comes back when it ends.
+    class Use {
+    public:
+        explicit Use(ThreadPool* pool);
+        ~Use();
+        Use(const Use&) = delete;
+        Use& operator=(const Use&) = delete;
+
+    private:
+        ThreadPool* previous_;
+    };
+
 private:
     void work();
     void run_chunks();

@@ -146,6 +146,18 @@ const std::vector<StepTiming>& CpuWhisper::last_timings() const { return impl_->
 
 void CpuWhisper::set_taps(TapSet* taps) { impl_->taps = taps; }
 
+void CpuWhisper::set_threads(int threads) {
+    if (threads < 0) {
+        throw std::invalid_argument("a CPU backend needs at least 1 thread, not " +
+                                    std::to_string(threads));
+    }
+    impl_->own_pool = threads == 0 ? nullptr : std::make_unique<cpu::ThreadPool>(threads);
+}
+
+int CpuWhisper::threads() const {
+    return impl_->own_pool ? impl_->own_pool->size() : cpu::ThreadPool::shared_threads();
+}
+
 std::vector<TappableEdge> CpuWhisper::tappable_edges(const std::string& entry, int64_t tokens) {
     const ExecutionPlan& plan =
         impl_->plan_for(entry, entry_dims(impl_->binding, entry, 1, tokens));

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "backend/cpu/cpu_cache.h"
+#include "backend/cpu/cpu_threads.h"
 #include "backend/cpu/cpu_weights.h"
 #include "backend/tap_copy.h"
 #include "backend/whisper_plans.h"
@@ -55,6 +57,8 @@ struct CpuWhisper::Impl {
     };
 
     model::WhisperBinding binding;
+    // This instance's own pool (set_threads); null: the shared one. `run` names it current.
+    std::unique_ptr<cpu::ThreadPool> own_pool;
     int64_t batch = 1;
     CacheStorage cache_storage = CacheStorage::f32;
     cpu::CpuWeights weights;

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <regex>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "cli/debug/npy_file.h"
@@ -186,6 +188,44 @@ TEST_F(DebugTap, CompareWithItselfIsZeroAndWithItsHalfCopyWorstFirst) {
     EXPECT_EQ(shape.exit_code, 2);
     EXPECT_NE(shape.err.find("the mel is [80, 100], the model takes [80, 200]"), std::string::npos)
         << shape.err;
+}
+
+TEST_F(DebugTap, CompareThreadsAndBudgetKeepTheJson) {
+    const std::string base =
+        "debug compare --model " + q(model_) + " --model " + q(half_) + " --mel " + q(mel_);
+    const auto wide = run_earshot(base + " --json");
+    ASSERT_EQ(wide.exit_code, 0) << wide.err;
+    EXPECT_NE(wide.err.find("(1 of 2)"), std::string::npos) << wide.err;
+    // A budget of 1 MiB: several passes (stderr counts the runs), the same JSON byte for byte.
+    const auto bounded = run_earshot(base + " --json --budget-mib 1");
+    ASSERT_EQ(bounded.exit_code, 0) << bounded.err;
+    EXPECT_EQ(bounded.out, wide.out);
+    EXPECT_EQ(bounded.err.find("(1 of 2)"), std::string::npos) << bounded.err;
+    EXPECT_TRUE(std::regex_search(bounded.err, std::regex(R"(\(1 of ([4-9]|[1-9][0-9]+)\))")))
+        << bounded.err;
+
+    // One thread against this machine's count (at least 1): every block the same, labelled.
+    const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+    const auto threads = run_earshot("debug compare --model " + q(model_) + " --mel " + q(mel_) +
+                                     " --threads 1 --threads " + std::to_string(cores));
+    ASSERT_EQ(threads.exit_code, 0) << threads.err;
+    EXPECT_NE(threads.out.find("# cpu x" + std::to_string(cores)), std::string::npos)
+        << threads.out;
+    EXPECT_FALSE(std::regex_search(threads.out, std::regex(R"(\n  [1-9]\.[0-9]{3}e)")))
+        << threads.out;
+
+    // Bad values: one line each, exit 2.
+    for (const auto& [options, message] : std::vector<std::pair<std::string, std::string>>{
+             {"--threads 0", "--threads 0: give 1 to " + std::to_string(cores)},
+             {"--threads " + std::to_string(cores + 1),
+              "--threads " + std::to_string(cores + 1) + ": give 1 to"},
+             {"--threads 1 --threads 1 --threads 1", "give at most two --threads"},
+             {"--budget-mib 0", "--budget-mib 0: give at least 1"}}) {
+        const auto bad = run_earshot(base + " " + options);
+        EXPECT_EQ(bad.exit_code, 2) << options;
+        EXPECT_NE(bad.err.find(message), std::string::npos) << options << ": " << bad.err;
+        EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+    }
 }
 
 }  // namespace

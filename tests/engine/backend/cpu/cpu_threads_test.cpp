@@ -126,4 +126,26 @@ TEST(CpuThreadPool, TwoCallersAtOnceEachGetAllTheirIndicesOnce) {
     EXPECT_EQ(wrong.load(), 0);
 }
 
+TEST(CpuThreadPool, UseNamesTheCurrentPoolOnItsThreadOnly) {
+    cpu::ThreadPool own(3);
+    cpu::ThreadPool other(2);
+    EXPECT_EQ(&cpu::ThreadPool::current(), &cpu::ThreadPool::shared());
+    {
+        const cpu::ThreadPool::Use use(&own);
+        EXPECT_EQ(&cpu::ThreadPool::current(), &own);
+        {
+            const cpu::ThreadPool::Use inner(&other);
+            EXPECT_EQ(&cpu::ThreadPool::current(), &other);
+            const cpu::ThreadPool::Use shared(nullptr);
+            EXPECT_EQ(&cpu::ThreadPool::current(), &cpu::ThreadPool::shared());
+        }
+        EXPECT_EQ(&cpu::ThreadPool::current(), &own);
+        // Another thread (a second model decoding) still gets the shared pool.
+        const cpu::ThreadPool* elsewhere = nullptr;
+        std::thread([&] { elsewhere = &cpu::ThreadPool::current(); }).join();
+        EXPECT_EQ(elsewhere, &cpu::ThreadPool::shared());
+    }
+    EXPECT_EQ(&cpu::ThreadPool::current(), &cpu::ThreadPool::shared());
+}
+
 }  // namespace

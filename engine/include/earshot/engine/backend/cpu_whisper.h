@@ -74,6 +74,14 @@ public:
     void set_profiling(bool on);
     const std::vector<StepTiming>& last_timings() const;
 
+    // Threads the kernels of this instance's runs share: `threads` >= 1 gives it a pool of its
+    // own of that size (the caller being one of them), 0 returns it to the process's shared pool
+    // (ThreadPool::shared, EARSHOT_CPU_THREADS or one per hardware thread), which is where every
+    // instance starts. OpenBLAS's matrix products keep their own, process-wide threads. Throws
+    // std::invalid_argument for a negative count.
+    void set_threads(int threads);
+    int threads() const;  // the running pool's size (the shared pool's when none is owned)
+
     // Taps (tap.h): while `taps` is attached, every entry copies the values it asks for from the
     // arena right after the step that writes them (before the plan's reuse of that memory);
     // null detaches. `taps` must outlive the attachment. With none attached a run checks one

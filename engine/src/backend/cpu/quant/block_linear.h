@@ -18,7 +18,7 @@ namespace earshot::backend::cpu {
 // y [m, n] = x [m, k] * w^T (w: n rows of k values in blocks) (+ bias [n] when not null), on
 // `pool`; `isa`: the block dot kernels the few-row product uses.
 void linear_blocks(const float* x, const BlockMatrix& w, const float* bias, float* y, int64_t m,
-                   int64_t k, int64_t n, ThreadPool& pool = ThreadPool::shared(),
+                   int64_t k, int64_t n, ThreadPool& pool = ThreadPool::current(),
                    BlockDotIsa isa = best_block_dot_isa());
 
 // ids [count] into table (V rows of H values in blocks) -> y [count, H], each row decoded; an id

@@ -23,6 +23,12 @@ struct CompareChoice {
     Input input = Input::audioFile;
     QString inputPath;     // the audio file or the .npy (filesPage: ignored)
     bool decoder = false;  // listen and the decoder's prefill too, not only encode
+    // CPU threads of each run (1 to the machine's hardware threads); 0: the shared pool.
+    int threadsA = 0;
+    int threadsB = 0;
+    // The most MiB of block values the comparison holds at once (block_comparison.h); the values
+    // of the blocks past half of it are computed again when clicked.
+    int budgetMib = 256;
 };
 
 // What the dialog can offer: the loaded model, whether CUDA can run (and why not), the Files
@@ -45,7 +51,8 @@ struct CompareRow {
     double maxAbsA = 0.0;        // max |a|
     qint64 nonfinite = 0;
     QStringList callIds;  // the calls of `entry`'s graph whose result this is (the heat's keys)
-    // Both values as f32, row-major (empty when the comparison did not keep them).
+    // Both values as f32, row-major; empty when the comparison did not keep them (past its
+    // budget): a click computes them again (ComparePanel::valuesRequested).
     std::vector<float> valuesA;
     std::vector<float> valuesB;
     QString symbolicType;  // "T[B, 1 + (-1 + Frames) / 2, D]"; "" when unknown
@@ -63,3 +70,4 @@ struct RunComparison {
 }  // namespace earshot::ui
 
 Q_DECLARE_METATYPE(earshot::ui::RunComparison)
+Q_DECLARE_METATYPE(earshot::ui::CompareRow)

@@ -13,6 +13,7 @@ class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
 class QRadioButton;
+class QSpinBox;
 
 namespace earshot::ui {
 
@@ -36,6 +37,11 @@ public:
     QLineEdit* audioPath() const { return m_audioPath; }
     QLineEdit* melPath() const { return m_melPath; }
     QCheckBox* decoder() const { return m_decoder; }
+    QSpinBox* threadsA() const { return m_threadsA; }  // 0: "shared pool"
+    QSpinBox* threadsB() const { return m_threadsB; }
+    QSpinBox* budgetMib() const { return m_budgetMib; }
+    // The most a thread count may be: the machine's hardware threads.
+    static int maxThreads();
     QDialogButtonBox* buttons() const { return m_buttons; }
 
 private:
@@ -51,6 +57,9 @@ private:
     QLineEdit* m_audioPath = nullptr;
     QLineEdit* m_melPath = nullptr;
     QCheckBox* m_decoder = nullptr;
+    QSpinBox* m_threadsA = nullptr;
+    QSpinBox* m_threadsB = nullptr;
+    QSpinBox* m_budgetMib = nullptr;
     QLabel* m_problem = nullptr;
     QDialogButtonBox* m_buttons = nullptr;
 };

@@ -39,6 +39,12 @@ public:
     // Chooses the worst row of `entry` whose calls include `callId`; false when none.
     bool selectCall(const QString& entry, const QString& callId);
     int selectedRow() const { return m_selected; }
+    // The values of a row the comparison did not keep, computed again (valuesRequested): shown
+    // when it is still chosen. Only the last such row keeps them (the comparison's budget plus
+    // one block); the one before lets its values go. An `error` is shown instead of values.
+    void setBlockValues(const CompareRow& computed, const QString& error = {});
+    // The row whose values are being computed again; -1 when none.
+    int pendingRow() const { return m_pending; }
 
     QLabel* statusLabel() const { return m_status; }
     QProgressBar* progressBar() const { return m_progress; }
@@ -54,10 +60,14 @@ Q_SIGNALS:
     void closeRequested();
     // The chosen block changed (row index in comparison().rows).
     void rowSelected(int index);
+    // The chosen row's values were not kept: compute block `name` of `entry` again.
+    void valuesRequested(const QString& entry, const QString& name);
 
 private:
     RunComparison m_comparison;
     int m_selected = -1;
+    int m_pending = -1;     // valuesRequested for this row, not answered yet
+    int m_recomputed = -1;  // the row holding values computed again
     bool m_running = false;
     QLabel* m_status = nullptr;
     QProgressBar* m_progress = nullptr;

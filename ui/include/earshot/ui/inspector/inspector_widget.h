@@ -64,6 +64,8 @@ public:
     void showCompareRunning(const QString& what, int step, int steps);
     // Its result: the table, and the heat switched to the relative error.
     void showComparison(const RunComparison& comparison);
+    // A block's values computed again (compareBlockRequested), or why they could not be.
+    void showComparedBlock(const CompareRow& computed, const QString& error);
     // Which heat the graph draws: the engine time's shares or the comparison's errors.
     void setHeatScale(graph_style::HeatScale scale);
     graph_style::HeatScale heatScale() const { return m_heatScale; }
@@ -109,6 +111,9 @@ Q_SIGNALS:
     // Compare runs: the dialog's choice; the Cancel button of a comparison running.
     void compareRequested(const earshot::ui::CompareChoice& choice);
     void compareCancelled();
+    // A block of the comparison shown was clicked and its values were not kept: compute them
+    // again (both runs, tapped at that block) and answer with showComparedBlock.
+    void compareBlockRequested(const QString& entry, const QString& name);
     // The live cross-attention map was opened or closed, or another head chosen (layer -1: the
     // alignment heads).
     void liveCrossAttentionChanged(bool open, int layer, int head);
