@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "backend/cpu/cpu_whisper_impl.h"
+#include "backend/cpu/quant/block_dot.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "earshot/engine/model/whisper_model.h"
@@ -93,6 +94,7 @@ CpuWhisper::CpuWhisper(const model::WhisperCheckpoint& checkpoint, int64_t batch
                        CacheStorage caches)
     : impl_(std::make_unique<Impl>(checkpoint.binding)) {
     if (batch < 1) throw std::invalid_argument("batch must be at least 1");
+    cpu::best_block_dot_isa();  // a bad EARSHOT_CPU_ISA is refused here, not at the first step
     impl_->batch = batch;
     impl_->cache_storage = caches;
     impl_->binding.values.dims["Batch"] = batch;

@@ -34,7 +34,15 @@ bool has_block_dot(checkpoint::GgmlType type);
 // lacks.
 BlockDot block_dot(checkpoint::GgmlType type, BlockDotIsa isa);
 BlockDotRows block_dot_rows(checkpoint::GgmlType type, BlockDotIsa isa);
-// The best ISA this CPU runs (checked once): avx512_vnni, avx2 or reference.
+// The best ISA this CPU runs: avx512_vnni, avx2 or reference.
+BlockDotIsa cpu_block_dot_isa();
+// The variable that lowers the ISA every product uses: "avx2" or "reference" (an AVX2 + F16C
+// machine's kernels, or the scalar ones, on a CPU that has more), or "avx512-vnni".
+inline constexpr const char* kIsaVariable = "EARSHOT_CPU_ISA";
+// `cpu` unless `asked` (the variable's value, null or empty when unset) names an ISA: that one.
+// Throws std::invalid_argument naming the variable for an unknown name or an ISA above `cpu`.
+BlockDotIsa chosen_block_dot_isa(BlockDotIsa cpu, const char* asked);
+// The ISA every product uses (chosen once): cpu_block_dot_isa(), or what EARSHOT_CPU_ISA names.
 BlockDotIsa best_block_dot_isa();
 std::string_view block_dot_isa_name(BlockDotIsa isa);
 

@@ -152,7 +152,7 @@ TEST_P(KBlockDotKernels, EachX86KernelGivesTheReferenceValue) {
     const KBlockDot reference = k_block_dot(type, BlockDotIsa::reference);
     int checked = 0;
     for (const BlockDotIsa isa : {BlockDotIsa::avx2, BlockDotIsa::avx512_vnni}) {
-        if (static_cast<int>(isa) > static_cast<int>(best_block_dot_isa())) continue;
+        if (static_cast<int>(isa) > static_cast<int>(cpu_block_dot_isa())) continue;
         const KBlockDot dot = k_block_dot(type, isa);
         ASSERT_NE(dot, nullptr) << block_dot_isa_name(isa);
         for (const int64_t blocks : {int64_t{1}, int64_t{2}, int64_t{3}, int64_t{5}}) {
@@ -182,7 +182,7 @@ TEST_P(KBlockDotKernels, EachX86KernelGivesTheReferenceValue) {
     }
     std::cout << "[          ] " << checkpoint::ggml_type_name(type) << ": " << checked
               << " SIMD kernel(s) checked; this CPU's best is "
-              << block_dot_isa_name(best_block_dot_isa()) << "\n";
+              << block_dot_isa_name(cpu_block_dot_isa()) << "\n";
 }
 
 TEST_P(KBlockDotKernels, SeveralRowsGiveEachRowItsOneRowValue) {
@@ -195,7 +195,7 @@ TEST_P(KBlockDotKernels, SeveralRowsGiveEachRowItsOneRowValue) {
     quantize_q8k_activations(x.data(), kKBlockDotMaxRows * k, xq.data());
     for (const BlockDotIsa isa :
          {BlockDotIsa::reference, BlockDotIsa::avx2, BlockDotIsa::avx512_vnni}) {
-        if (static_cast<int>(isa) > static_cast<int>(best_block_dot_isa())) continue;
+        if (static_cast<int>(isa) > static_cast<int>(cpu_block_dot_isa())) continue;
         const KBlockDot one = k_block_dot(type, isa);
         const KBlockDotRows several = k_block_dot_rows(type, isa);
         ASSERT_NE(several, nullptr) << block_dot_isa_name(isa);
@@ -215,12 +215,12 @@ INSTANTIATE_TEST_SUITE_P(KQuants, KBlockDotKernels, testing::ValuesIn(kKTypes), 
 TEST(KBlockDotTable, OnlyTheKQuantsHaveAKBlockDot) {
     for (const GgmlType type : kKTypes) {
         EXPECT_TRUE(has_k_block_dot(type)) << checkpoint::ggml_type_name(type);
-        EXPECT_NE(k_block_dot_rows(type, best_block_dot_isa()), nullptr);
+        EXPECT_NE(k_block_dot_rows(type, cpu_block_dot_isa()), nullptr);
     }
     for (const GgmlType type : {GgmlType::q8_0, GgmlType::q5_0, GgmlType::q5_1, GgmlType::q4_0,
                                 GgmlType::q4_1, GgmlType::f16, GgmlType::f32}) {
         EXPECT_FALSE(has_k_block_dot(type)) << checkpoint::ggml_type_name(type);
-        EXPECT_EQ(k_block_dot(type, best_block_dot_isa()), nullptr);
+        EXPECT_EQ(k_block_dot(type, cpu_block_dot_isa()), nullptr);
     }
 }
 

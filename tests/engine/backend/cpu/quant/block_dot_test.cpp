@@ -11,6 +11,7 @@
 #include <iostream>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -119,7 +120,7 @@ TEST_P(BlockDotKernels, EveryIsaThisCpuRunsGivesTheReferenceValue) {
     const BlockDot reference = block_dot(type, BlockDotIsa::reference);
     int checked = 0;
     for (const BlockDotIsa isa : {BlockDotIsa::avx2, BlockDotIsa::avx512_vnni}) {
-        if (static_cast<int>(isa) > static_cast<int>(best_block_dot_isa())) continue;
+        if (static_cast<int>(isa) > static_cast<int>(cpu_block_dot_isa())) continue;
         const BlockDot dot = block_dot(type, isa);
         ASSERT_NE(dot, nullptr) << block_dot_isa_name(isa);
         // Odd and even block counts (the kernels take blocks in pairs), one block alone.
@@ -145,7 +146,7 @@ TEST_P(BlockDotKernels, EveryIsaThisCpuRunsGivesTheReferenceValue) {
     }
     std::cout << "[          ] " << checkpoint::ggml_type_name(type) << ": " << checked
               << " SIMD kernel(s) checked; this CPU's best is "
-              << block_dot_isa_name(best_block_dot_isa()) << "\n";
+              << block_dot_isa_name(cpu_block_dot_isa()) << "\n";
 }
 
 // The several-row kernels (a beam's rows against one weight row) give each row the one-row
@@ -160,7 +161,7 @@ TEST_P(BlockDotKernels, SeveralRowsGiveEachRowItsOneRowValue) {
     quantize_q8_activations(x.data(), kBlockDotMaxRows * k, xq.data());
     for (const BlockDotIsa isa :
          {BlockDotIsa::reference, BlockDotIsa::avx2, BlockDotIsa::avx512_vnni}) {
-        if (static_cast<int>(isa) > static_cast<int>(best_block_dot_isa())) continue;
+        if (static_cast<int>(isa) > static_cast<int>(cpu_block_dot_isa())) continue;
         const BlockDot one = block_dot(type, isa);
         const BlockDotRows several = block_dot_rows(type, isa);
         ASSERT_NE(several, nullptr) << block_dot_isa_name(isa);
@@ -182,9 +183,31 @@ TEST(BlockDotTable, OnlyTheLegacyTypesHaveABlockDot) {
     for (const GgmlType type : {GgmlType::q2_k, GgmlType::q3_k, GgmlType::q4_k, GgmlType::q5_k,
                                 GgmlType::q6_k, GgmlType::f16, GgmlType::f32}) {
         EXPECT_FALSE(has_block_dot(type)) << checkpoint::ggml_type_name(type);
-        EXPECT_EQ(block_dot(type, best_block_dot_isa()), nullptr);
+        EXPECT_EQ(block_dot(type, cpu_block_dot_isa()), nullptr);
     }
     for (const GgmlType type : kDotTypes) EXPECT_TRUE(has_block_dot(type));
+}
+
+// EARSHOT_CPU_ISA lowers the kernels every product uses (an AVX2 + F16C laptop's on an AVX-512
+// machine); a name it does not know, or an ISA above what the CPU runs, is refused naming it.
+TEST(BlockDotIsaChoice, TheVariableLowersTheIsaAndRefusesWhatTheCpuLacks) {
+    EXPECT_EQ(chosen_block_dot_isa(BlockDotIsa::avx512_vnni, nullptr), BlockDotIsa::avx512_vnni);
+    EXPECT_EQ(chosen_block_dot_isa(BlockDotIsa::avx512_vnni, ""), BlockDotIsa::avx512_vnni);
+    EXPECT_EQ(chosen_block_dot_isa(BlockDotIsa::avx512_vnni, "avx2"), BlockDotIsa::avx2);
+    EXPECT_EQ(chosen_block_dot_isa(BlockDotIsa::avx2, "reference"), BlockDotIsa::reference);
+    EXPECT_EQ(chosen_block_dot_isa(BlockDotIsa::avx2, "avx2"), BlockDotIsa::avx2);
+    const auto message = [](BlockDotIsa cpu, const char* asked) {
+        try {
+            chosen_block_dot_isa(cpu, asked);
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    EXPECT_EQ(message(BlockDotIsa::avx2, "avx512-vnni"),
+              "EARSHOT_CPU_ISA=avx512-vnni: this CPU runs at most avx2");
+    EXPECT_EQ(message(BlockDotIsa::avx512_vnni, "AVX2"),
+              "EARSHOT_CPU_ISA=AVX2: not one of reference, avx2, avx512-vnni");
 }
 
 }  // namespace
