@@ -1,6 +1,7 @@
 // Resolving a TapSet against a plan, and filling a tapped value from host bytes (tap_copy.h).
 #include "tap_copy.h"
 
+#include <chrono>
 #include <cstring>
 
 #include "earshot/engine/program/types.h"
@@ -24,8 +25,14 @@ ResolvedTaps resolve_taps(const ExecutionPlan& plan, const program::Graph& graph
     return resolved;
 }
 
+namespace {
+// fill_tapped's time on each thread: a backend runs (and copies its taps) on its caller's.
+thread_local uint64_t fill_ns = 0;
+}  // namespace
+
 void fill_tapped(TappedValue& value, const ExecutionPlan& plan, const Slot& slot, const void* bytes,
                  int32_t pos, const float* minus) {
+    const auto started = std::chrono::steady_clock::now();
     if (value.tensor.kind() != HostTensor::Kind::f32 || value.tensor.shape() != slot.shape ||
         value.tensor.numel() == 0) {
         value.tensor = HostTensor::f32(slot.shape);
@@ -58,6 +65,11 @@ void fill_tapped(TappedValue& value, const ExecutionPlan& plan, const Slot& slot
     }
     value.dtype = std::string(program::dtype_name(slot.dtype));
     ++value.refreshes;
+    fill_ns += static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                         std::chrono::steady_clock::now() - started)
+                                         .count());
 }
+
+uint64_t fill_tapped_ns_on_this_thread() { return fill_ns; }
 
 }  // namespace earshot::backend

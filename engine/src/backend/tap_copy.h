@@ -39,4 +39,8 @@ ResolvedTaps resolve_taps(const ExecutionPlan& plan, const program::Graph& graph
 void fill_tapped(TappedValue& value, const ExecutionPlan& plan, const Slot& slot, const void* bytes,
                  int32_t pos, const float* minus = nullptr);
 
+// The wall time fill_tapped has spent on the calling thread so far, in ns: what copying taps
+// costs the thread that runs a backend (the tap benchmark's direct measure).
+uint64_t fill_tapped_ns_on_this_thread();
+
 }  // namespace earshot::backend

@@ -42,9 +42,10 @@ CrossAttentionMap blockMap() {
     }
     map.words = {{QStringLiteral("hello"), 4.32, 4.64, 0.9},
                  {QStringLiteral("world"), 4.64, 5.0, 0.8}};
-    for (int i = 0; i < 16000; ++i) {
-        map.samples.push_back(0.5F * static_cast<float>(std::sin(i * 0.05)));
-    }
+    std::vector<float> samples;
+    for (int i = 0; i < 16000; ++i)
+        samples.push_back(0.5F * static_cast<float>(std::sin(i * 0.05)));
+    map.samples = WindowAudio::of(std::move(samples));
     map.mels = 8;
     map.melFrames = 100;
     for (int i = 0; i < 800; ++i) map.mel.push_back(static_cast<float>(i % 100) / 100.0F);

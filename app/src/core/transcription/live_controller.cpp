@@ -115,17 +115,29 @@ struct LiveController::Impl {
         }
     }
 
-    // The remembered samples of stream seconds [start_s, end_s) (those still kept).
+    // The remembered samples of stream seconds [start_s, end_s), sample 0 at start_s: silence
+    // where the history no longer holds them (the engine more than 2 s behind the audio). The
+    // UI's map shares this buffer: the window's one copy per update is made here.
     std::shared_ptr<const std::vector<float>> audio_between(double start_s, double end_s) {
         const std::lock_guard lock(history_mutex);
         const uint64_t oldest =
             history_total > kAudioHistorySamples ? history_total - kAudioHistorySamples : 0;
-        const auto first =
-            std::max(oldest, static_cast<uint64_t>(std::max(0.0, start_s) * kSampleRateHz));
+        const auto start = static_cast<uint64_t>(std::max(0.0, start_s) * kSampleRateHz);
+        const auto first = std::max(oldest, start);
         const auto last =
             std::min(history_total, static_cast<uint64_t>(std::max(0.0, end_s) * kSampleRateHz));
         auto out = std::make_shared<std::vector<float>>();
-        for (uint64_t i = first; i < last; ++i) out->push_back(history[i % kAudioHistorySamples]);
+        if (last <= start) return out;
+        out->assign(static_cast<size_t>(last - start), 0.0F);
+        // At most two runs of the ring: up to its end, then from its start.
+        for (uint64_t i = first; i < last;) {
+            const auto at = static_cast<size_t>(i % kAudioHistorySamples);
+            const auto n =
+                static_cast<size_t>(std::min<uint64_t>(last - i, kAudioHistorySamples - at));
+            std::copy_n(history.begin() + static_cast<std::ptrdiff_t>(at), n,
+                        out->begin() + static_cast<std::ptrdiff_t>(i - start));
+            i += n;
+        }
         return out;
     }
 

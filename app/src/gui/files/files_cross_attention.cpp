@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "earshot/ui/files/file_result_view.h"
 #include "earshot/ui/files/files_panel.h"
@@ -17,6 +18,7 @@
 #include "gui/gui_controller.h"
 #include "gui/inspector/tap_values.h"
 #include "gui/live/live_bridge.h"
+#include "gui/live/word_audio_output.h"
 
 namespace earshot::app {
 
@@ -88,6 +90,8 @@ void GuiController::connectCrossAttention() {
             });
     connect(m_live, &LiveBridge::crossAttentionMap, m_inspector->liveCrossAttention(),
             &ui::LiveCrossAttentionPanel::showMap);
+    // A clicked word plays out of its map's window, through the default output device.
+    m_inspector->liveCrossAttention()->setWordPlayer(std::make_unique<WordAudioOutput>());
 }
 
 const decoding::Segment* GuiController::fileSegment(int job, int row) const {

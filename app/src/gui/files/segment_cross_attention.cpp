@@ -162,10 +162,10 @@ ui::CrossAttentionMap segment_cross_attention(LoadedModel& loaded, std::span<con
         map.tokens.append(QString::fromStdString(tokenizer.decode_text(one)));
     }
     add_path_and_words(aligned, text, tokenizer, language, map);
-    map.samples.assign(
+    map.samples = ui::WindowAudio::of(std::vector<float>(
         window.begin(),
         window.begin() + static_cast<std::ptrdiff_t>(std::min(
-                             window.size(), static_cast<size_t>(num_frames) * kHopSamples)));
+                             window.size(), static_cast<size_t>(num_frames) * kHopSamples))));
     map.mels = mel.mels;
     map.melFrames = static_cast<int>(num_frames);
     map.mel.resize(static_cast<size_t>(mel.mels) * static_cast<size_t>(num_frames));

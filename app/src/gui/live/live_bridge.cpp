@@ -167,9 +167,8 @@ QString LiveBridge::start(std::shared_ptr<LoadedModel> model, const LiveOptions&
                 Q_EMIT updated(text);
                 if (!timings->empty()) Q_EMIT engineTimings(*timings);
                 if (map) {
-                    Q_EMIT crossAttentionMap(
-                        live_cross_attention_map(*map, samples.get(), *tokenizer),
-                        tr("dictation, update %1").arg(index + 1));
+                    Q_EMIT crossAttentionMap(live_cross_attention_map(*map, samples, *tokenizer),
+                                             tr("dictation, update %1").arg(index + 1));
                 }
             },
             Qt::QueuedConnection);

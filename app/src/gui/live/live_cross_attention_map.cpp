@@ -10,9 +10,10 @@
 
 namespace earshot::app {
 
-ui::CrossAttentionMap live_cross_attention_map(const decoding::LiveCrossAttention& live,
-                                               const std::vector<float>* samples,
-                                               const tokenizer::Tokenizer& tokenizer) {
+ui::CrossAttentionMap live_cross_attention_map(
+    const decoding::LiveCrossAttention& live,
+    const std::shared_ptr<const std::vector<float>>& samples,
+    const tokenizer::Tokenizer& tokenizer) {
     const decoding::AlignmentMap& aligned = live.map;
     ui::CrossAttentionMap map;
     map.heads = live.alignment_heads
@@ -29,10 +30,9 @@ ui::CrossAttentionMap live_cross_attention_map(const decoding::LiveCrossAttentio
     }
     add_path_and_words(aligned, live.text_tokens, tokenizer, live.language, map);
     if (samples != nullptr) {
+        // Shared, not copied: the map keeps the update's own window audio alive.
         const auto wanted = static_cast<size_t>(live.window_frames) * 160;  // 10 ms hops
-        map.samples.assign(
-            samples->begin(),
-            samples->begin() + static_cast<std::ptrdiff_t>(std::min(samples->size(), wanted)));
+        map.samples = {samples, 0, std::min(samples->size(), wanted)};
     }
     map.mels = static_cast<int>(live.mels);
     map.melFrames = static_cast<int>(live.window_frames);

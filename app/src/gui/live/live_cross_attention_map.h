@@ -15,9 +15,11 @@ class Tokenizer;
 
 namespace earshot::app {
 
-// `samples`: the window's audio from live.window_start_s at 16 kHz (may be null or short).
-ui::CrossAttentionMap live_cross_attention_map(const decoding::LiveCrossAttention& live,
-                                               const std::vector<float>* samples,
-                                               const tokenizer::Tokenizer& tokenizer);
+// `samples`: the window's audio from live.window_start_s at 16 kHz (may be null or short); the
+// map shares it (no copy).
+ui::CrossAttentionMap live_cross_attention_map(
+    const decoding::LiveCrossAttention& live,
+    const std::shared_ptr<const std::vector<float>>& samples,
+    const tokenizer::Tokenizer& tokenizer);
 
 }  // namespace earshot::app
