@@ -38,21 +38,22 @@ esac
 #   160) + benchmarks (30 + 90 = 120) + ncu 30 = 520
 limit_probe=15
 limit_suite_kernels=20
-limit_suite_parity=55
+limit_suite_parity=50
 limit_suite_wide=30
 limit_suite_micro=40
 limit_suite_cross_attention=30
 limit_suite_ggml_quant=20
+limit_suite_rest=25
 limit_memcheck_micro=40
 limit_memcheck_f32=30
-limit_racecheck_encode=40
+limit_racecheck_encode=35
 limit_initcheck_steps=25
 limit_synccheck_encode=25
 limit_bench_base=30
-limit_bench_large_v3=90
-limit_ncu_step=30
+limit_bench_large_v3=80
+limit_ncu_step=25
 limit_total=$((limit_probe + limit_suite_kernels + limit_suite_parity + limit_suite_wide +
-    limit_suite_micro + limit_suite_cross_attention + limit_suite_ggml_quant +
+    limit_suite_micro + limit_suite_cross_attention + limit_suite_ggml_quant + limit_suite_rest +
     limit_memcheck_micro + limit_memcheck_f32 + limit_racecheck_encode + limit_initcheck_steps +
     limit_synccheck_encode + limit_bench_base + limit_bench_large_v3 + limit_ncu_step))
 if ((limit_total > 520)); then
@@ -188,6 +189,11 @@ suite suite_wide "$limit_suite_wide" '*WideParityOnCudaDevice.*'
 suite suite_micro "$limit_suite_micro" 'MicroModelOnCudaDevice.*'
 suite suite_cross_attention "$limit_suite_cross_attention" '*CrossAttentionOnCudaDevice.*'
 suite suite_ggml_quant "$limit_suite_ggml_quant" 'GgmlQuantOnCudaDevice.*:*BlockGemvOnCudaDevice.*'
+# Every other device suite: the token choice kernel and its windows against the host's choice,
+# the fused encoder against the old launches, shared beam caches, taps, the plan listing against
+# the launches, step errors, out-of-memory, word timestamps and whole transcriptions.
+suite suite_rest "$limit_suite_rest" \
+    'TokenChoice*OnCudaDevice.*:EncoderFusionOnCudaDevice.*:BeamCachesOnCudaDevice.*:TapsOnCudaDevice.*:PlanListingOnCudaDevice.*:StepErrorsOnCudaDevice.*:OutOfMemoryOnCudaDevice.*:WordTimestampsOnCudaDevice.*:TranscribeOnCudaDevice.*'
 
 sanitize() {
     local tool=$1 name=$2 limit=$3 filter=$4
