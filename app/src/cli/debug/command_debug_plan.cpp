@@ -3,6 +3,7 @@
 // config alone, so that a model nobody has downloaded (a config.json) can be planned here.
 #include <memory>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 
 #include "cli/command_registry.h"
@@ -39,6 +40,10 @@ int run_plan(const Request& r, std::ostream& out, std::ostream& err) {
     try {
         out << backend::plan_listing_text(backend::list_plan(*binding, request));
     } catch (const backend::PlanListingError& e) {
+        err << "earshot debug plan: " << e.what() << "\n";
+        return kExitBadInput;
+    } catch (const std::invalid_argument& e) {
+        // A setting from the environment the backend refuses (EARSHOT_CUDA_OLD_KERNELS=gemm).
         err << "earshot debug plan: " << e.what() << "\n";
         return kExitBadInput;
     }

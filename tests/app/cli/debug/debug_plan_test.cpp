@@ -100,5 +100,17 @@ TEST_F(DebugPlan, BadEntryBackendOrRowsAreOneLineWithExitCode2) {
     expect_error("--entry prefill --tokens 449", "prefill tokens must be 1 .. 448");
 }
 
+TEST_F(DebugPlan, AnOldKernelsNameTheBackendDoesNotKnowIsOneLineWithExitCode2) {
+    const test::ProcessResult r =
+        run_shell("EARSHOT_CUDA_OLD_KERNELS=gemv,gemm " + shell_quote(EARSHOT_EXE) + " " +
+                  plan("--entry step --backend cuda"));
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("earshot debug plan: EARSHOT_CUDA_OLD_KERNELS=gemv,gemm names `gemm`"),
+              std::string::npos)
+        << r.err;
+}
+
 }  // namespace
 }  // namespace earshot::app
