@@ -89,14 +89,24 @@ void InspectorWidget::showCompareRunning(const QString& what, int step, int step
     m_compare->setRunning(what, step, steps);
     m_compare->show();
     if (small) {
-        // Half the height under the graph (the taps, when open, share the rest).
+        // Half the height to the graph, a sixth to each open tap or live map, the rest to the
+        // comparison. By the splitter's own order of its children, whatever that order is.
         QList<int> sizes = m_tapSplitter->sizes();
         const int total = m_tapSplitter->height();
-        if (sizes.size() == 3) {
-            sizes = {total / 2, m_taps->isHidden() ? 0 : total / 6,
-                     total - total / 2 - (m_taps->isHidden() ? 0 : total / 6)};
-            m_tapSplitter->setSizes(sizes);
+        int left = total - total / 2;
+        for (int i = 0; i < sizes.size(); ++i) {
+            QWidget* child = m_tapSplitter->widget(i);
+            if (child == m_graphSplitter) {
+                sizes[i] = total / 2;
+            } else if (child == m_compare) {
+                sizes[i] = 0;  // below: what the others leave
+            } else {
+                sizes[i] = child->isHidden() ? 0 : total / 6;
+                left -= sizes[i];
+            }
         }
+        sizes[m_tapSplitter->indexOf(m_compare)] = std::max(left, 0);
+        m_tapSplitter->setSizes(sizes);
     }
 }
 

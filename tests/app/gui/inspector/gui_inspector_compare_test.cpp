@@ -143,6 +143,25 @@ TEST_F(GuiInspectorCompare, EachBlocksErrorIsTheErrorOfItsTwoValues) {
     EXPECT_EQ(norm->symbolicType.toStdString(), "T[B, 1 + (-1 + Frames) / 2, D]");
 }
 
+// A comparison opens in half the page under the graph, whatever else the splitter holds (the
+// taps, the live cross-attention map): the graph is never squeezed to a strip above the table.
+TEST_F(GuiInspectorCompare, TheComparisonTakesHalfThePageUnderTheGraph) {
+    ASSERT_TRUE(comparison_.error.isEmpty()) << comparison_.error.toStdString();
+    widget_.show();
+    QApplication::processEvents();
+    widget_.showCompareRunning(QStringLiteral("running"), 1, 2);
+    widget_.showComparison(comparison_);
+    QApplication::processEvents();
+    auto* graph = widget_.findChild<ui::GraphView*>();
+    auto* panel = widget_.findChild<ui::ComparePanel*>();
+    ASSERT_NE(graph, nullptr);
+    ASSERT_NE(panel, nullptr);
+    ASSERT_TRUE(panel->isVisible());
+    const int both = graph->height() + panel->height();
+    EXPECT_GE(graph->height(), both * 2 / 5) << graph->height() << " of " << both;
+    EXPECT_GE(panel->height(), both * 2 / 5) << panel->height() << " of " << both;
+}
+
 TEST_F(GuiInspectorCompare, TheGraphsHeatIsTheComparisonsNumber) {
     widget_.setHeat({{QStringLiteral("999"), 0.5}});  // a time heat, kept for the switch back
     widget_.showComparison(comparison_);
