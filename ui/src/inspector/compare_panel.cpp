@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -79,9 +80,19 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
     m_panelA = new TapPanel(m_valueTabs);
     m_panelB = new TapPanel(m_valueTabs);
     m_panelDiff = new TapPanel(m_valueTabs);
-    m_valueTabs->addTab(m_panelA, tr("Run A"));
-    m_valueTabs->addTab(m_panelB, tr("Run B"));
-    m_valueTabs->addTab(m_panelDiff, tr("A \u2212 B"));
+    // Each panel scrolls inside its tab: its statistics, histogram and heatmap would otherwise
+    // set the comparison's least height, and in a window of ordinary height the splitter would
+    // take that from the graph above.
+    const auto scrolled = [this](TapPanel* panel) {
+        auto* area = new QScrollArea(m_valueTabs);
+        area->setWidgetResizable(true);
+        area->setFrameShape(QFrame::NoFrame);
+        area->setWidget(panel);
+        return area;
+    };
+    m_valueTabs->addTab(scrolled(m_panelA), tr("Run A"));
+    m_valueTabs->addTab(scrolled(m_panelB), tr("Run B"));
+    m_valueTabs->addTab(scrolled(m_panelDiff), tr("A \u2212 B"));
     m_valueTabs->setCurrentIndex(2);
     auto* valuesLayout = new QVBoxLayout(values);
     valuesLayout->setContentsMargins(0, 0, 0, 0);

@@ -144,9 +144,11 @@ TEST_F(GuiInspectorCompare, EachBlocksErrorIsTheErrorOfItsTwoValues) {
 }
 
 // A comparison opens in half the page under the graph, whatever else the splitter holds (the
-// taps, the live cross-attention map): the graph is never squeezed to a strip above the table.
+// taps, the live cross-attention map) and in a window of ordinary height: the graph is never
+// squeezed to a strip above the table.
 TEST_F(GuiInspectorCompare, TheComparisonTakesHalfThePageUnderTheGraph) {
     ASSERT_TRUE(comparison_.error.isEmpty()) << comparison_.error.toStdString();
+    widget_.resize(940, 600);  // the Inspector's page in the default 960 x 780 window
     widget_.show();
     QApplication::processEvents();
     widget_.showCompareRunning(QStringLiteral("running"), 1, 2);
