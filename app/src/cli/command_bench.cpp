@@ -20,6 +20,7 @@
 #include "cli/command_registry.h"
 #include "cli/model_argument.h"
 #include "earshot/app/commands.h"
+#include "earshot/engine/backend/cpu_whisper.h"
 #include "earshot/engine/backend/cuda_driver_probe.h"
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/decoding/decoder_model.h"
@@ -155,7 +156,10 @@ int run_bench(const Request& r, std::ostream& out, std::ostream& err) {
                                            ? std::string(std::getenv("EARSHOT_CPU_THREADS"))
                                            : "one per hardware thread");
     out << "model: " << path.string() << " (" << checkpoint.binding.config.dtype_source << ")\n";
-    out << "backend: " << whisper.backend_name() << ", threads: " << threads << "\n" << std::flush;
+    out << "backend: " << whisper.backend_name() << ", threads: " << threads;
+    // Which kernels compute on a quantized file's blocks, so two machines' figures compare.
+    if (whisper.backend_name() == "CPU") out << ", block kernels: " << backend::cpu_block_kernels();
+    out << "\n" << std::flush;
     out << "memory: file " << fixed(file_bytes / kMiB, 1) << " MiB, resident after loading "
         << fixed(resident / kMiB, 1) << " MiB (" << fixed(resident / file_bytes, 2)
         << " x the file)\n"

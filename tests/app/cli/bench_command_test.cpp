@@ -38,7 +38,7 @@ TEST(BenchCommand, ReportsMemoryEncoderStepsAndBeamOnAQuantizedModel) {
     const std::string& out = result.out;
     EXPECT_NE(out.find("(ggml ftype 2007 (mostly q8_0, kept in its blocks))"), std::string::npos)
         << out;
-    EXPECT_NE(out.find("backend: CPU, threads: 2"), std::string::npos) << out;
+    EXPECT_NE(out.find("backend: CPU, threads: 2, block kernels: "), std::string::npos) << out;
     const double file_mib = number_after(out, "memory: file ");
     EXPECT_NEAR(file_mib, double(fs::file_size(q8)) / (1024.0 * 1024.0), 0.06) << out;
     EXPECT_GT(number_after(out, "resident after loading "), 0.0) << out;
@@ -50,6 +50,28 @@ TEST(BenchCommand, ReportsMemoryEncoderStepsAndBeamOnAQuantizedModel) {
     const double read_mib = number_after(out, "ms, reads ");
     EXPECT_GT(read_mib, 0.0) << out;
     EXPECT_LT(read_mib, file_mib) << out;
+}
+
+// EARSHOT_CPU_ISA=reference runs the portable block kernels on any CPU, and the bench says so;
+// a name the engine does not know is one line and exit 2.
+TEST(BenchCommand, SaysWhichBlockKernelsRan) {
+    const TempDir dir("earshot-bench-kernels");
+    const fs::path q8 = dir.path() / "micro-q8_0.bin";
+    ASSERT_EQ(run_earshot("models quantize " + shell_quote(micro_model_dir().string()) + " " +
+                          shell_quote(q8.string()) + " --type q8_0")
+                  .exit_code,
+              0);
+    const std::string bench = shell_quote(EARSHOT_EXE) + " bench --model " +
+                              shell_quote(q8.string()) + " --threads 1 --backend cpu";
+    const ProcessResult reference = run_shell("EARSHOT_CPU_ISA=reference " + bench);
+    ASSERT_EQ(reference.exit_code, 0) << reference.err;
+    EXPECT_NE(reference.out.find("backend: CPU, threads: 1, block kernels: reference\n"),
+              std::string::npos)
+        << reference.out;
+    const ProcessResult unknown = run_shell("EARSHOT_CPU_ISA=avx3 " + bench);
+    EXPECT_EQ(unknown.exit_code, 2) << unknown.out;
+    EXPECT_EQ(std::count(unknown.err.begin(), unknown.err.end(), '\n'), 1) << unknown.err;
+    EXPECT_NE(unknown.err.find("EARSHOT_CPU_ISA=avx3"), std::string::npos) << unknown.err;
 }
 
 TEST(BenchCommand, ANegativeThreadCountIsOneLineAndExit2) {

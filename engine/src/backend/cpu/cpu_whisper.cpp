@@ -212,4 +212,8 @@ HostTensor CpuWhisper::step(const HostTensor& token, int32_t pos) {
     return impl_->run(impl_->plan_for("step", {}), {&token}, pos);
 }
 
+std::string cpu_block_kernels() {
+    return std::string(cpu::block_dot_isa_name(cpu::best_block_dot_isa()));
+}
+
 }  // namespace earshot::backend

@@ -96,4 +96,9 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// The instruction set the CPU backend's quantized block kernels run on: "avx512-vnni", "avx2" or
+// "reference", the best this CPU has unless EARSHOT_CPU_ISA names a lower one. Throws
+// std::invalid_argument for a name it does not know or one above this CPU.
+std::string cpu_block_kernels();
+
 }  // namespace earshot::backend
