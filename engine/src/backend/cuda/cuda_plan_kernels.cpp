@@ -110,6 +110,18 @@ PlanKernel fused_gemv_kernel(const ExecutionPlan& plan, const cuda::StepFusion& 
     return gemv.flops(flops).done();
 }
 
+// The fused encoder layer's LayerNorm of x [B, T, D] f32, written as the f16 [B T, D] operand of
+// the GEMM after it.
+PlanKernel layer_norm_half_kernel(const PlanStep& norm, const std::vector<int64_t>& xs) {
+    const int64_t d = xs.back();
+    return KernelDescription("layer_norm_half", norm)
+        .read("f32", xs)
+        .read("f32", {d})
+        .read("f32", {d})
+        .write("f16", {count(xs) / d, d})
+        .done();
+}
+
 // An encoder layer's attention half (cuda_encoder_fusions.h), its kernels named after the steps
 // they stand for: m = B T rows of width D.
 std::vector<PlanKernel> encoder_attention_kernels(const ExecutionPlan& plan,
@@ -125,12 +137,7 @@ std::vector<PlanKernel> encoder_attention_kernels(const ExecutionPlan& plan,
     const int64_t m = count(xs) / d;
     const auto& out = plan.slots[static_cast<size_t>(step(g.out_proj).output)].shape;
     std::vector<PlanKernel> kernels;
-    kernels.push_back(KernelDescription("layer_norm_half", step(g.layer_norm))
-                          .read("f32", xs)
-                          .read("f32", {d})
-                          .read("f32", {d})
-                          .write("f16", {m, d})
-                          .done());
+    kernels.push_back(layer_norm_half_kernel(step(g.layer_norm), xs));
     kernels.push_back(KernelDescription("cublaslt_gemm+bias", step(g.q))
                           .read("f16", {m, d})
                           .read("f16", {3 * d, d})
@@ -169,12 +176,7 @@ std::vector<PlanKernel> encoder_mlp_kernels(const ExecutionPlan& plan,
     const int64_t inner = in(g.fc1, 1).shape.at(0);
     const auto& out = plan.slots[static_cast<size_t>(step(g.fc2).output)].shape;
     std::vector<PlanKernel> kernels;
-    kernels.push_back(KernelDescription("layer_norm_half", step(g.layer_norm))
-                          .read("f32", xs)
-                          .read("f32", {d})
-                          .read("f32", {d})
-                          .write("f16", {m, d})
-                          .done());
+    kernels.push_back(layer_norm_half_kernel(step(g.layer_norm), xs));
     kernels.push_back(KernelDescription("cublas_gemm", step(g.fc1))
                           .read("f16", {m, d})
                           .read("f16", {inner, d})

@@ -45,6 +45,22 @@ struct Operands {
     const float* residual(int64_t t) const { return f32(t, *linear_residual_input(step(t))); }
 };
 
+// Linear step t with its bias and the residual as C: y [m, n] f32 = x [m, k] f16 w^T + bias +
+// residual, one cuBLASLt GEMM (out_proj and fc2 of the fused layer).
+LtGemm residual_linear(const Operands& op, int64_t t, const uint16_t* x, int64_t m, int64_t k,
+                       int64_t n) {
+    LtGemm g;
+    g.x = x;
+    g.w = op.f16(t, 1);
+    g.bias = op.bias(t);
+    g.residual = op.residual(t);
+    g.y = op.out(t);
+    g.m = m;
+    g.k = k;
+    g.n = n;
+    return g;
+}
+
 }  // namespace
 
 void CudaDeviceModel::prepare_qkv(const Prepared& prepared, size_t index) {
@@ -124,17 +140,8 @@ void CudaDeviceModel::encoder_attention(const Prepared& prepared, size_t index,
                                           stream_)) {
         throw std::logic_error("flash_attention_strided refused a shape the fusion let through");
     }
-    LtGemm out;
-    out.x = normed;
-    out.w = op.f16(g.out_proj, 1);
-    out.bias = op.bias(g.out_proj);
-    out.residual = op.residual(g.out_proj);
-    out.y = op.out(g.out_proj);
-    out.m = m;
-    out.k = d;
-    out.n = d;
-    lt_gemm(lt_, out, cublas_workspace_.get(), static_cast<size_t>(cublas_workspace_.bytes()),
-            stream_);
+    lt_gemm(lt_, residual_linear(op, g.out_proj, normed, m, d, d), cublas_workspace_.get(),
+            static_cast<size_t>(cublas_workspace_.bytes()), stream_);
 }
 
 void CudaDeviceModel::encoder_mlp(const Prepared& prepared, size_t index,
@@ -154,17 +161,8 @@ void CudaDeviceModel::encoder_mlp(const Prepared& prepared, size_t index,
                              static_cast<float>(op.step(g.layer_norm).eps), stream_);
     gemm(normed, op.f16(g.fc1, 1), hidden, m, d, inner);
     kernels::bias_gelu_half(hidden, op.bias(g.fc1), hidden16, m, inner, stream_);
-    LtGemm down;
-    down.x = hidden16;
-    down.w = op.f16(g.fc2, 1);
-    down.bias = op.bias(g.fc2);
-    down.residual = op.residual(g.fc2);
-    down.y = op.out(g.fc2);
-    down.m = m;
-    down.k = inner;
-    down.n = d;
-    lt_gemm(lt_, down, cublas_workspace_.get(), static_cast<size_t>(cublas_workspace_.bytes()),
-            stream_);
+    lt_gemm(lt_, residual_linear(op, g.fc2, hidden16, m, inner, d), cublas_workspace_.get(),
+            static_cast<size_t>(cublas_workspace_.bytes()), stream_);
 }
 
 }  // namespace earshot::backend::cuda
