@@ -13,15 +13,6 @@
 
 namespace earshot::decoding {
 
-namespace {
-
-// NaN (a row with every token suppressed) ranks as -inf.
-double rank_value(double logprob) {
-    return std::isnan(logprob) ? -std::numeric_limits<double>::infinity() : logprob;
-}
-
-}  // namespace
-
 BeamSearch::BeamSearch(int beam_size, double patience, int32_t eot)
     : beam_size_(beam_size), eot_(eot) {
     if (beam_size < 1) {
@@ -46,24 +37,12 @@ std::vector<int64_t> BeamSearch::update(std::span<const double> logprobs, int64_
                                     std::to_string(logprobs.size()) + " values, not " +
                                     std::to_string(n_live) + " beams x " + std::to_string(vocab));
     }
-    const auto offer = static_cast<size_t>(std::min<int64_t>(beam_size_ + 1, vocab));
     std::vector<TokenChoice> offers(n_live);
-    std::vector<int32_t> ids(static_cast<size_t>(vocab));
     for (size_t r = 0; r < n_live; ++r) {
-        const auto row =
-            logprobs.subspan(r * static_cast<size_t>(vocab), static_cast<size_t>(vocab));
-        std::iota(ids.begin(), ids.end(), 0);
         // top beam_size + 1, larger first, lower id first on ties
-        std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(offer), ids.end(),
-                          [&](int32_t a, int32_t b) {
-                              const double va = rank_value(row[static_cast<size_t>(a)]);
-                              const double vb = rank_value(row[static_cast<size_t>(b)]);
-                              return va > vb || (va == vb && a < b);
-                          });
-        for (size_t k = 0; k < offer; ++k) {
-            offers[r].tokens.push_back(ids[k]);
-            offers[r].logprobs.push_back(row[static_cast<size_t>(ids[k])]);
-        }
+        offers[r] =
+            best_of(logprobs.subspan(r * static_cast<size_t>(vocab), static_cast<size_t>(vocab)),
+                    beam_size_ + 1);
     }
     return update(offers);
 }

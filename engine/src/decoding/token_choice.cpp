@@ -15,11 +15,6 @@ namespace earshot::decoding {
 
 namespace {
 
-// NaN (a row with every token suppressed) ranks as -inf, as beam search ranks it.
-double rank_value(double logprob) {
-    return std::isnan(logprob) ? -std::numeric_limits<double>::infinity() : logprob;
-}
-
 constexpr int64_t kVocabEnd = std::numeric_limits<int32_t>::max();
 
 }  // namespace
@@ -38,8 +33,16 @@ TokenChoice choose_on_host(std::span<const float> logits, std::span<const int32_
         choice.logprobs = {logprobs[static_cast<size_t>(token)]};
         return choice;
     }
-    const auto offer = std::min(static_cast<size_t>(choices), row.size());
-    std::vector<int32_t> ids(row.size());
+    return best_of(logprobs, choices);
+}
+
+double rank_value(double logprob) {
+    return std::isnan(logprob) ? -std::numeric_limits<double>::infinity() : logprob;
+}
+
+TokenChoice best_of(std::span<const double> logprobs, int choices) {
+    const auto offer = std::min(static_cast<size_t>(std::max(choices, 0)), logprobs.size());
+    std::vector<int32_t> ids(logprobs.size());
     std::iota(ids.begin(), ids.end(), 0);
     std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(offer), ids.end(),
                       [&](int32_t a, int32_t b) {
@@ -47,6 +50,7 @@ TokenChoice choose_on_host(std::span<const float> logits, std::span<const int32_
                           const double vb = rank_value(logprobs[static_cast<size_t>(b)]);
                           return va > vb || (va == vb && a < b);
                       });
+    TokenChoice choice;
     for (size_t k = 0; k < offer; ++k) {
         choice.tokens.push_back(ids[k]);
         choice.logprobs.push_back(logprobs[static_cast<size_t>(ids[k])]);

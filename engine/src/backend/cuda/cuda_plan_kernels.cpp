@@ -110,6 +110,21 @@ PlanKernel fused_gemv_kernel(const ExecutionPlan& plan, const cuda::StepFusion& 
     return gemv.flops(flops).done();
 }
 
+// A linear with its bias and the residual as one cuBLASLt GEMM: x [m, k] f16, w [n, k] f16, the
+// bias [n] f32 where the step has one, then the residual read and y [B, T, n] f32 written.
+PlanKernel residual_gemm_kernel(const ExecutionPlan& plan, const PlanStep& linear, int64_t m,
+                                int64_t k, int64_t n) {
+    const auto& out = plan.slots[static_cast<size_t>(linear.output)].shape;
+    KernelDescription gemm("cublaslt_gemm+bias+residual", linear);
+    gemm.read("f16", {m, k}).read("f16", {n, k});
+    if (const auto bias = linear_bias_input(linear);
+        bias && plan.slots[static_cast<size_t>(linear.inputs.at(*bias))].kind != SlotKind::none) {
+        gemm.read("f32", {n});
+    }
+    gemm.read("f32", out).write("f32", out).flops(2 * m * k * n);
+    return gemm.done();
+}
+
 // The fused encoder layer's LayerNorm of x [B, T, D] f32, written as the f16 [B T, D] operand of
 // the GEMM after it.
 PlanKernel layer_norm_half_kernel(const PlanStep& norm, const std::vector<int64_t>& xs) {
@@ -135,7 +150,6 @@ std::vector<PlanKernel> encoder_attention_kernels(const ExecutionPlan& plan,
     const auto& qs = in(g.attention, 0).shape;   // [B, H, T, Dh]
     const int64_t d = xs.back();
     const int64_t m = count(xs) / d;
-    const auto& out = plan.slots[static_cast<size_t>(step(g.out_proj).output)].shape;
     std::vector<PlanKernel> kernels;
     kernels.push_back(layer_norm_half_kernel(step(g.layer_norm), xs));
     kernels.push_back(KernelDescription("cublaslt_gemm+bias", step(g.q))
@@ -150,14 +164,7 @@ std::vector<PlanKernel> encoder_attention_kernels(const ExecutionPlan& plan,
                           .write("f16", {m, d})
                           .flops(4 * qs[0] * qs[1] * qs[2] * qs[2] * qs[3])
                           .done());
-    KernelDescription project("cublaslt_gemm+bias+residual", step(g.out_proj));
-    project.read("f16", {m, d}).read("f16", {d, d});
-    if (const auto bias = linear_bias_input(step(g.out_proj));
-        bias && in(g.out_proj, *bias).kind != SlotKind::none) {
-        project.read("f32", {d});
-    }
-    project.read("f32", out).write("f32", out).flops(2 * m * d * d);
-    kernels.push_back(project.done());
+    kernels.push_back(residual_gemm_kernel(plan, step(g.out_proj), m, d, d));
     return kernels;
 }
 
@@ -174,7 +181,6 @@ std::vector<PlanKernel> encoder_mlp_kernels(const ExecutionPlan& plan,
     const int64_t d = xs.back();
     const int64_t m = count(xs) / d;
     const int64_t inner = in(g.fc1, 1).shape.at(0);
-    const auto& out = plan.slots[static_cast<size_t>(step(g.fc2).output)].shape;
     std::vector<PlanKernel> kernels;
     kernels.push_back(layer_norm_half_kernel(step(g.layer_norm), xs));
     kernels.push_back(KernelDescription("cublas_gemm", step(g.fc1))
@@ -188,14 +194,7 @@ std::vector<PlanKernel> encoder_mlp_kernels(const ExecutionPlan& plan,
                           .read("f32", {inner})
                           .write("f16", {m, inner})
                           .done());
-    KernelDescription down("cublaslt_gemm+bias+residual", step(g.fc2));
-    down.read("f16", {m, inner}).read("f16", {d, inner});
-    if (const auto bias = linear_bias_input(step(g.fc2));
-        bias && in(g.fc2, *bias).kind != SlotKind::none) {
-        down.read("f32", {d});
-    }
-    down.read("f32", out).write("f32", out).flops(2 * m * inner * d);
-    kernels.push_back(down.done());
+    kernels.push_back(residual_gemm_kernel(plan, step(g.fc2), m, inner, d));
     return kernels;
 }
 

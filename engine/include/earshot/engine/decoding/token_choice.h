@@ -33,6 +33,11 @@ struct ChoiceSpec {
 // (choices 1: argmax, the first of equal maxima).
 TokenChoice choose_on_host(std::span<const float> logits, std::span<const int32_t> sampled,
                            const LogitFilterSettings& filters, int choices);
+// NaN (a row with every token suppressed) ranks as -inf.
+double rank_value(double logprob);
+// The best `choices` ids of a row of log-probabilities with theirs: larger first (by rank_value),
+// the lower id first on ties.
+TokenChoice best_of(std::span<const double> logprobs, int choices);
 // choose_on_host for every row of `logits` [rows or 1, Vocab] (one row: every row reads it).
 std::vector<TokenChoice> choose_on_host(const backend::HostTensor& logits, const ChoiceSpec& spec);
 
