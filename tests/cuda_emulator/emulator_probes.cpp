@@ -149,6 +149,18 @@ int run(std::string_view name, float* values, int64_t count) {
     } else if (name == "racing_blocks" || name == "independent_blocks") {
         EARSHOT_LAUNCH(chain_kernel, 64, kThreads, 0, nullptr)(y, name == "racing_blocks");
         error = finish();
+    } else if (name == "racing_blocks_200_launches") {
+        // The same racing grid launched 200 times (48 blocks: a shape no other probe launches,
+        // so the sampled check's count starts here); values[0] = launches that ended in an error.
+        int failed = 0;
+        for (int i = 0; i < 200; ++i) {
+            cudaMemsetAsync(y, 0, 48 * sizeof(float), nullptr);  // so each launch's race shows
+            EARSHOT_LAUNCH(chain_kernel, 48, kThreads, 0, nullptr)(y, true);
+            if (finish() != cudaSuccess) ++failed;
+        }
+        cudaFree(y);
+        if (values != nullptr && count > 0) values[0] = static_cast<float>(failed);
+        return cudaSuccess;
     }
     if (values != nullptr && count > 0) {
         cudaMemcpy(values, y, static_cast<size_t>(std::min<int64_t>(count, 256)) * sizeof(float),

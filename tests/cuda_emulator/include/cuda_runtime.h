@@ -84,7 +84,8 @@ struct LaunchInfo {
 // Runs `body` for every thread of every block; an error sets cudaGetLastError(). With
 // EARSHOT_CUDA_EMULATOR_CHECK_BLOCK_ORDER=1 a grid of several blocks runs twice, in order and
 // then in reverse order from the same memory, and any difference in what it wrote is reported
-// as a race between blocks.
+// as a race between blocks; with =sampled, only the first launches of each kernel and shape and
+// then one in 64 do (emulated_threads.cpp).
 void run_grid(const LaunchInfo& info, const std::function<void()>& body);
 
 template <typename T>

@@ -101,13 +101,13 @@ TEST(EmulatorChecks, SharedMemoryOver48KibFailsUnlessTheKernelOptedIn) {
     EXPECT_EQ(opted_in.values[0], 3.0F);
 }
 
-// EARSHOT_CUDA_EMULATOR_CHECK_BLOCK_ORDER=1 for one test, then as it was.
+// EARSHOT_CUDA_EMULATOR_CHECK_BLOCK_ORDER=`mode` for one test, then as it was.
 class ScopedBlockOrderCheck {
 public:
-    ScopedBlockOrderCheck() {
+    explicit ScopedBlockOrderCheck(const char* mode = "1") {
         const char* value = std::getenv(kName);
         if (value != nullptr) before_ = value;
-        setenv(kName, "1", 1);
+        setenv(kName, mode, 1);
     }
     ~ScopedBlockOrderCheck() {
         if (before_.empty()) {
@@ -151,6 +151,21 @@ TEST(EmulatorChecks, BlocksThatReadEachOthersWritesAreARace) {
     const ProbeResult correct = run_probe("independent_blocks");
     EXPECT_EQ(correct.error, kCudaSuccess) << correct.stderr_text;
     EXPECT_EQ(correct.values[63], 64.0F);
+}
+
+// =sampled (as the whole-model ctest entry runs): the first 4 launches of a kernel at a shape
+// and then every 64th run twice, so 200 launches of a racing grid report the race 7 times
+// (launches 0-3, 64, 128, 192); =1 reports it on every launch.
+TEST(EmulatorChecks, TheSampledBlockOrderCheckTakesTheFirstLaunchesOfAShapeThenOneIn64) {
+    {
+        const ScopedBlockOrderCheck sampled("sampled");
+        const ProbeResult result = run_probe("racing_blocks_200_launches");
+        EXPECT_EQ(result.error, kCudaSuccess);
+        EXPECT_EQ(result.values[0], 7.0F) << result.stderr_text.substr(0, 400);
+    }
+    const ScopedBlockOrderCheck every("1");
+    const ProbeResult result = run_probe("racing_blocks_200_launches");
+    EXPECT_EQ(result.values[0], 200.0F);
 }
 
 }  // namespace
