@@ -218,9 +218,9 @@ void resume(Block& block, Fiber& fiber) {
     _longjmp(fiber.resume, 1);
 }
 
-// The warp's values as the butterfly of __shfl_xor_sync with offsets 16, 8, 4, 2, 1 combines
-// them for `lane` (the same additions in the same order as on a GPU).
-float butterfly(const float* values, unsigned lane, bool take_max) {
+// results [kWarp]: the warp's values as the butterfly of __shfl_xor_sync with offsets 16, 8, 4,
+// 2, 1 combines them for each lane (the same additions in the same order as on a GPU).
+void butterfly(const float* values, float* results, bool take_max) {
     float v[kWarp];
     std::copy(values, values + kWarp, v);
     for (unsigned offset = kWarp / 2; offset > 0; offset /= 2) {
@@ -230,7 +230,7 @@ float butterfly(const float* values, unsigned lane, bool take_max) {
         }
         std::copy(next, next + kWarp, v);
     }
-    return v[lane];
+    std::copy(v, v + kWarp, results);
 }
 
 }  // namespace
@@ -269,9 +269,7 @@ float warp_reduce(float value, bool take_max) {
     const auto [values, turn] = exchange(value);
     float* results = block.reduced[turn].data() + warp * kWarp;
     if (block.reduced_ready[turn][warp] == 0) {  // the warp's first lane here computes them all
-        for (unsigned lane = 0; lane < kWarp; ++lane) {
-            results[lane] = butterfly(values, lane, take_max);
-        }
+        butterfly(values, results, take_max);
         block.reduced_ready[turn][warp] = 1;
     }
     return results[thread % kWarp];
