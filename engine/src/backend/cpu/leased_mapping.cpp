@@ -132,7 +132,11 @@ std::unique_ptr<LeasedMapping> LeasedMapping::open(const std::filesystem::path& 
     for (size_t at = 0; at < loaded.size(); at += kBatchBytes) {
         const size_t bytes = std::min(kBatchBytes, loaded.size() - at);
         const bool same = std::memcmp(mapping->data_ + at, loaded.data() + at, bytes) == 0;
+        // Both copies of the batch leave this process's resident memory: the backend reads only
+        // the block matrices of the leased one, and faults them in as it does (the file's other
+        // tensors, copied at load, would otherwise stay resident here for nothing).
         drop_whole_pages(loaded.data() + at, bytes);
+        drop_whole_pages(mapping->data_ + at, bytes);
         if (!same) {
             why = "the file changed after it was read";
             return nullptr;

@@ -21,8 +21,8 @@ public:
     // process that neither owns the file nor has CAP_LEASE, for a file open for writing, or on
     // some file systems) and, once leased, the file still holds exactly `loaded` (the bytes the
     // load read and checked, through its own mapping: compared a batch at a time, whose pages
-    // of `loaded` are then dropped from this process, as the copy would have). nullptr
-    // otherwise, with the reason in `why`.
+    // of both mappings are then dropped from this process: the backend faults in what it reads).
+    // nullptr otherwise, with the reason in `why`.
     static std::unique_ptr<LeasedMapping> open(const std::filesystem::path& path,
                                                std::span<const std::byte> loaded, std::string& why);
     ~LeasedMapping();
