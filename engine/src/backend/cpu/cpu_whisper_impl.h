@@ -61,6 +61,7 @@ struct CpuWhisper::Impl {
     std::unique_ptr<cpu::ThreadPool> own_pool;
     int64_t batch = 1;
     CacheStorage cache_storage = CacheStorage::f32;
+    WeightResidency residency = WeightResidency::all;
     cpu::CpuWeights weights;
     std::unordered_map<std::string, State> states;
     WhisperPlans plans;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -145,6 +146,56 @@ TEST_P(CpuLeasedWeights, BlocksAreTheFilesPagesAndSurviveItsChange) {
     } else {
         EXPECT_EQ(changed.count, 0);  // the copy is anonymous memory at the same addresses
     }
+}
+
+// File transcription's residency: after each listen the encoder layers' mapped blocks leave the
+// process's resident memory (the mapping's Rss falls by their pages), the next listen reads them
+// back, and every logit equals the run that keeps them resident.
+TEST(CpuWeightResidency, EncoderBlocksLeaveResidentMemoryAfterListenAndComeBack) {
+    const test::TempDir dir("earshot-cpu-residency");
+    model::write_random_checkpoint(dir.path() / "hf", options());
+    const model::WhisperCheckpoint hf = model::load_whisper_checkpoint(dir.path() / "hf");
+    const fs::path file = dir.path() / "q.bin";
+    test::write_ggml_file(file, test::ggml_twin(hf.weights, hf.binding.config, GgmlType::q8_0));
+    model::WhisperCheckpoint q = model::load_whisper_checkpoint(file);
+    int64_t encoder_bytes = 0;
+    int64_t other_bytes = 0;
+    int encoder_matrices = 0;
+    int matrices = 0;
+    for (const auto& w : q.weights.weights()) {
+        if (w.dtype != checkpoint::WeightDType::ggml_blocks) continue;
+        ++matrices;
+        if (w.path.starts_with("encoder_layers.")) {
+            encoder_bytes += static_cast<int64_t>(w.bytes.size());
+            ++encoder_matrices;
+        } else {
+            other_bytes += static_cast<int64_t>(w.bytes.size());
+        }
+    }
+    ASSERT_EQ(encoder_matrices, 2 * 6);
+    backend::CpuWhisper kept(q);
+    backend::CpuWhisper dropping(q);
+    dropping.set_weight_residency(backend::WeightResidency::encoder_dropped_while_decoding);
+    q.weights.release_files();
+    const std::vector<float> want = logits_of(kept);
+    // Two leased mappings of the file now, one per backend; the kept one has read every block.
+    const int64_t before_kb = mappings_of(file).rss_kb;
+    const std::vector<float> first = logits_of(dropping);
+    EXPECT_EQ(first, want);
+    // The dropping backend's mapping holds what was read since its listen dropped the encoder's
+    // blocks: every other block, and at most the page at each end of every matrix (shared with
+    // its neighbour in the file; without the drop the encoder's 408 pages would be here too).
+    const int64_t page = sysconf(_SC_PAGESIZE);
+    const int64_t resident = (mappings_of(file).rss_kb - before_kb) * 1024;
+    std::printf(
+        "[          ] encoder blocks %lld B, other blocks %lld B, resident after the "
+        "window %lld B\n",
+        static_cast<long long>(encoder_bytes), static_cast<long long>(other_bytes),
+        static_cast<long long>(resident));
+    EXPECT_GE(resident, other_bytes);
+    EXPECT_LE(resident, other_bytes + 2 * page * matrices);
+    // The next window's listen reads the dropped blocks back: the same logits again.
+    EXPECT_EQ(logits_of(dropping), want);
 }
 
 INSTANTIATE_TEST_SUITE_P(Changes, CpuLeasedWeights,
