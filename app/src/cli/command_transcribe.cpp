@@ -36,6 +36,7 @@
 #include "earshot/engine/decoding/decoder_model.h"
 #include "earshot/engine/decoding/long_form.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "earshot/engine/runtime/weight_residency.h"
 #include "earshot/engine/tokenizer/tokenizer.h"
 
 namespace earshot::app {
@@ -311,6 +312,10 @@ int run_transcribe(const TranscribeRequest& r, std::ostream& out, std::ostream& 
         const ModelArgument model = resolve_model_argument(r.model, r.vocab);
         if (!model.note.empty()) err << "earshot transcribe: " << model.note << "\n";
         session.loaded = load_model(model.model, model.vocabulary, backend);
+        // Each window is encoded once, then decoded at length: the encoder's weights mapped from
+        // the file need not stay resident beside the decoder's caches while it decodes.
+        runtime::set_weight_residency(*session.loaded->model,
+                                      backend::WeightResidency::encoder_dropped_while_decoding);
     } catch (const backend::CudaError& e) {
         return fail("--backend cuda: " + backend::cuda_unavailable_reason(e));
     } catch (const std::exception& e) {

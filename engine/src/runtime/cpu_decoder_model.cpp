@@ -5,6 +5,7 @@
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
 #include "earshot/engine/runtime/decoder_models.h"
+#include "earshot/engine/runtime/weight_residency.h"
 #include "runtime/whisper_decoder_model.h"
 
 namespace earshot::runtime {
@@ -27,6 +28,13 @@ std::unique_ptr<decoding::DecoderModel> make_cpu_decoder_model(
     const model::WhisperCheckpoint& checkpoint) {
     return std::make_unique<WhisperDecoderModel<backend::CpuWhisper>>(
         backend::CpuWhisper(checkpoint, 1, cache_storage_for(checkpoint)), "CPU");
+}
+
+bool set_weight_residency(decoding::DecoderModel& model, backend::WeightResidency residency) {
+    auto* cpu = dynamic_cast<WhisperDecoderModel<backend::CpuWhisper>*>(&model);
+    if (cpu == nullptr) return false;
+    cpu->backend().set_weight_residency(residency);
+    return true;
 }
 
 }  // namespace earshot::runtime

@@ -113,6 +113,7 @@ public:
         whisper_.set_taps(taps);
     }
     bool taps_supported() const override { return true; }
+    Backend& backend() { return whisper_; }
 
 private:
     static constexpr bool kKeepsCrossAttention =

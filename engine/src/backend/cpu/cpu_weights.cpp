@@ -1,10 +1,11 @@
-// CpuWeights: every f16 matrix and every matrix in quantized ggml blocks of a checkpoint copied, as
-// stored, into one anonymous region the backend owns,
-// so that no mapping of a model file outlives the load (a file truncated or replaced later cannot
-// fault this process). Each matrix's pages of the checkpoint's mapping are dropped from this
-// process once copied (MADV_DONTNEED on a read-only file mapping only unmaps them: the bytes stay
-// in the page cache), so the model's bytes are resident about once while loading. The copy runs on
-// several threads.
+// CpuWeights: a checkpoint's matrices in quantized ggml blocks mapped from the file under a read
+// lease (leased_mapping.h) where the kernel grants one, so they are clean file pages shared with
+// the page cache; every other f16 or block matrix copied, as stored, into one anonymous region the
+// backend owns, so that no plain mapping of a model file outlives the load (a file truncated or
+// replaced later cannot fault this process). Each copied matrix's pages of the checkpoint's mapping
+// are dropped from this process once copied (MADV_DONTNEED on a read-only file mapping only unmaps
+// them: the bytes stay in the page cache), so the model's bytes are resident about once while
+// loading. The copy runs on several threads.
 #include "cpu_weights.h"
 
 #include <sys/mman.h>
@@ -22,6 +23,7 @@
 #include "earshot/base/piece_threads.h"
 #include "earshot/engine/checkpoint/weight_set.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "leased_mapping.h"
 #include "quant/block_linear.h"
 
 namespace earshot::backend::cpu {
@@ -66,6 +68,20 @@ bool in_file(std::span<const std::byte> bytes, const std::vector<checkpoint::Map
     });
 }
 
+// The index of the checkpoint file whose mapping holds `bytes`, or -1.
+int64_t file_index(std::span<const std::byte> bytes,
+                   const std::vector<checkpoint::MappedFile>& files) {
+    const auto begin = reinterpret_cast<uintptr_t>(bytes.data());
+    const uintptr_t end = begin + bytes.size();
+    for (size_t i = 0; i < files.size(); ++i) {
+        const auto file_begin = reinterpret_cast<uintptr_t>(files[i].bytes().data());
+        if (begin >= file_begin && end <= file_begin + files[i].size_bytes()) {
+            return static_cast<int64_t>(i);
+        }
+    }
+    return -1;
+}
+
 // Drops the whole pages of `bytes` (in a read-only file mapping) from this process.
 void release_file_pages(std::span<const std::byte> bytes) {
     const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
@@ -81,6 +97,11 @@ void release_file_pages(std::span<const std::byte> bytes) {
 CpuWeights::CpuWeights(const model::WhisperCheckpoint& checkpoint) {
     std::vector<const checkpoint::Weight*> copied;
     size_t copied_bytes = 0;
+    const std::vector<checkpoint::MappedFile>& files = checkpoint.weights.files();
+    // Per file of the checkpoint: its leased mapping, once a block matrix lies in it (null when
+    // the lease was refused; the matrices are copied then).
+    std::vector<std::unique_ptr<LeasedMapping>> leased(files.size());
+    std::vector<bool> tried(files.size(), false);
     for (const auto& weight : checkpoint.weights.weights()) {
         if (!is_copied_matrix(weight)) {
             std::vector<float> values(static_cast<size_t>(weight.element_count()));
@@ -93,8 +114,15 @@ CpuWeights::CpuWeights(const model::WhisperCheckpoint& checkpoint) {
                                    std::to_string(weight.bytes.size()) + " bytes, its type needs " +
                                    std::to_string(weight.stored_bytes()));
         }
+        if (weight.dtype == checkpoint::WeightDType::ggml_blocks &&
+            map_block_matrix(weight, files, leased, tried)) {
+            continue;
+        }
         copied.push_back(&weight);
         copied_bytes += aligned_bytes(weight.bytes.size());
+    }
+    for (auto& mapping : leased) {
+        if (mapping) mapped_.push_back(std::move(mapping));
     }
     if (copied.empty()) return;
     region_bytes_ = copied_bytes;
@@ -146,12 +174,52 @@ CpuWeights::CpuWeights(const model::WhisperCheckpoint& checkpoint) {
     flush();
 }
 
+bool CpuWeights::map_block_matrix(const checkpoint::Weight& weight,
+                                  const std::vector<checkpoint::MappedFile>& files,
+                                  std::vector<std::unique_ptr<LeasedMapping>>& leased,
+                                  std::vector<bool>& tried) {
+    const int64_t index = file_index(weight.bytes, files);
+    if (index < 0) return false;  // decoded at load: not in a file
+    const auto i = static_cast<size_t>(index);
+    if (!tried[i]) {
+        tried[i] = true;
+        leased[i] = LeasedMapping::open(files[i].path(), files[i].bytes(), mapping_refusal_);
+    }
+    if (!leased[i]) return false;
+    // The block kernels read scales and bits with memcpy: any offset in the file will do.
+    const std::byte* data = leased[i]->data() + (weight.bytes.data() - files[i].bytes().data());
+    const int64_t rows = weight.shape[0];
+    blocks_.emplace(weight.path,
+                    BlockMatrix{weight.blocks, data, rows, weight.shape[1],
+                                rows > 0 ? static_cast<int64_t>(weight.bytes.size()) / rows : 0});
+    mapped_bytes_ += weight.bytes.size();
+    mapped_paths_.emplace(weight.path, leased[i].get());
+    return true;
+}
+
+void CpuWeights::drop_mapped_pages(std::string_view path_prefix) {
+    for (const auto& [path, mapping] : mapped_paths_) {
+        if (!path.starts_with(path_prefix)) continue;
+        const BlockMatrix& m = blocks_.at(path);
+        mapping->drop_pages({m.data, static_cast<size_t>(m.rows * m.row_bytes)});
+    }
+}
+
+bool CpuWeights::file_backed() const {
+    return !mapped_.empty() && std::all_of(mapped_.begin(), mapped_.end(),
+                                           [](const auto& m) { return m->file_backed(); });
+}
+
 CpuWeights::~CpuWeights() { release(); }
 
 CpuWeights::CpuWeights(CpuWeights&& other) noexcept
     : f32_(std::move(other.f32_)),
       half_(std::move(other.half_)),
       blocks_(std::move(other.blocks_)),
+      mapped_(std::move(other.mapped_)),
+      mapped_paths_(std::move(other.mapped_paths_)),
+      mapped_bytes_(std::exchange(other.mapped_bytes_, 0)),
+      mapping_refusal_(std::move(other.mapping_refusal_)),
       region_(std::exchange(other.region_, nullptr)),
       region_bytes_(std::exchange(other.region_bytes_, 0)) {}
 
@@ -161,6 +229,10 @@ CpuWeights& CpuWeights::operator=(CpuWeights&& other) noexcept {
         f32_ = std::move(other.f32_);
         half_ = std::move(other.half_);
         blocks_ = std::move(other.blocks_);
+        mapped_ = std::move(other.mapped_);
+        mapped_paths_ = std::move(other.mapped_paths_);
+        mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
+        mapping_refusal_ = std::move(other.mapping_refusal_);
         region_ = std::exchange(other.region_, nullptr);
         region_bytes_ = std::exchange(other.region_bytes_, 0);
     }

@@ -156,6 +156,8 @@ void CpuWhisper::set_threads(int threads) {
     impl_->own_pool = threads == 0 ? nullptr : std::make_unique<cpu::ThreadPool>(threads);
 }
 
+void CpuWhisper::set_weight_residency(WeightResidency residency) { impl_->residency = residency; }
+
 int CpuWhisper::threads() const {
     return impl_->own_pool ? impl_->own_pool->size() : cpu::ThreadPool::shared_threads();
 }
@@ -187,6 +189,9 @@ HostTensor CpuWhisper::listen(const HostTensor& mel) {
     require_rank(mel, 3, "listen: mel [Batch, Mels, Frames]");
     HostTensor audio = impl_->run(impl_->plan_for("listen", {}), {&mel}, 0);
     impl_->release_scratch();
+    if (impl_->residency == WeightResidency::encoder_dropped_while_decoding) {
+        impl_->weights.drop_mapped_pages("encoder_layers.");
+    }
     return audio;
 }
 

@@ -1,5 +1,7 @@
 // CpuWhisper's decoder caches: allocated per layer, f32 or f16, rows gathered for a new batch
 // (an audio cache over one row kept once, shared by every row), and copied before a plan writes.
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -53,6 +55,50 @@ void CpuWhisper::Impl::release_scratch() {
     // (the encoder's 51 MiB arena and 22 MiB conv scratch for large-v3, resident while decoding).
     std::vector<float>().swap(arena);
     std::vector<float>().swap(conv_scratch);
+    // glibc raises its mmap threshold each time a mapped block is freed (up to 32 MiB), so the
+    // encoder's later intermediates come from the heaps; freed, they stay resident behind any live
+    // block above them. malloc_trim gives their whole pages back (base q5_0 beam 5: the main heap
+    // held 50 MiB at the peak).
+    malloc_trim(0);
+}
+
+void CpuWhisper::Impl::reorder_in_place(State& state, std::span<const int64_t> source) {
+    // The written positions of every row another row takes are saved first (a reorder may swap
+    // rows), then copied over the rows that take them: the cache's pages are written in place,
+    // where a new buffer per step would have the kernel zero and fault in every page again.
+    const int64_t head_bytes = state.positions * state.dh * state.value_bytes;
+    const auto filled_bytes = static_cast<size_t>(state.filled * state.dh * state.value_bytes);
+    const size_t saved_row_bytes = filled_bytes * static_cast<size_t>(state.heads);
+    std::vector<int64_t> saved;  // source rows, in the order of their slots in gather_scratch
+    for (int64_t r = 0; r < batch; ++r) {
+        const int64_t from = source[static_cast<size_t>(r)];
+        if (from != r && std::find(saved.begin(), saved.end(), from) == saved.end()) {
+            saved.push_back(from);
+        }
+    }
+    if (saved.empty() || filled_bytes == 0) return;
+    gather_scratch.resize(saved.size() * saved_row_bytes);
+    for (size_t i = 0; i < saved.size(); ++i) {
+        const std::byte* row = state.values.data() + saved[i] * state.row_bytes();
+        for (int64_t h = 0; h < state.heads; ++h) {
+            std::memcpy(
+                gather_scratch.data() + i * saved_row_bytes + static_cast<size_t>(h) * filled_bytes,
+                row + h * head_bytes, filled_bytes);
+        }
+    }
+    for (int64_t r = 0; r < batch; ++r) {
+        const int64_t from = source[static_cast<size_t>(r)];
+        if (from == r) continue;
+        const auto slot =
+            static_cast<size_t>(std::find(saved.begin(), saved.end(), from) - saved.begin());
+        std::byte* row = state.values.data() + r * state.row_bytes();
+        for (int64_t h = 0; h < state.heads; ++h) {
+            std::memcpy(row + h * head_bytes,
+                        gather_scratch.data() + slot * saved_row_bytes +
+                            static_cast<size_t>(h) * filled_bytes,
+                        filled_bytes);
+        }
+    }
 }
 
 void CpuWhisper::Impl::gather_rows(std::span<const int64_t> source, int64_t rows) {
@@ -72,6 +118,10 @@ void CpuWhisper::Impl::gather_rows(std::span<const int64_t> source, int64_t rows
             state.copy_row(source[0], kept, 0);
             state.values = std::move(kept);
             state.shared = rows > 1;
+            continue;
+        }
+        if (rows == batch) {
+            reorder_in_place(state, source);
             continue;
         }
         cpu::CacheBuffer next(static_cast<size_t>(state.row_bytes() * rows));

@@ -61,6 +61,7 @@ struct CpuWhisper::Impl {
     std::unique_ptr<cpu::ThreadPool> own_pool;
     int64_t batch = 1;
     CacheStorage cache_storage = CacheStorage::f32;
+    WeightResidency residency = WeightResidency::all;
     cpu::CpuWeights weights;
     std::unordered_map<std::string, State> states;
     WhisperPlans plans;
@@ -90,6 +91,10 @@ struct CpuWhisper::Impl {
     // Every cache becomes `rows` rows, row r copying row source[r] of the current caches. An
     // audio cache whose rows would all be copies of one row keeps that row, shared.
     void gather_rows(std::span<const int64_t> source, int64_t rows);
+    // gather_rows for a batch of the same size: rows rewritten in place (gather_scratch keeps the
+    // written positions of the rows others take).
+    void reorder_in_place(State& state, std::span<const int64_t> source);
+    std::vector<std::byte> gather_scratch;
 
     // The step interpreter (cpu_step_interpreter.cpp).
     HostTensor run(const ExecutionPlan& plan, const std::vector<const HostTensor*>& inputs,

@@ -14,6 +14,7 @@
 #include "earshot/engine/backend/host_tensor.h"
 #include "earshot/engine/backend/step_timing.h"
 #include "earshot/engine/backend/tap.h"
+#include "earshot/engine/backend/weight_residency.h"
 #include "earshot/engine/model/whisper_binding.h"
 
 namespace earshot::model {
@@ -81,6 +82,11 @@ public:
     // std::invalid_argument for a negative count.
     void set_threads(int threads);
     int threads() const;  // the running pool's size (the shared pool's when none is owned)
+
+    // WeightResidency::encoder_dropped_while_decoding: each listen ends by dropping the resident
+    // pages of the encoder layers' block matrices mapped from the model file (cpu_weights.h);
+    // the next listen faults them back from the page cache. `all` (the default) keeps them.
+    void set_weight_residency(WeightResidency residency);
 
     // Taps (tap.h): while `taps` is attached, every entry copies the values it asks for from the
     // arena right after the step that writes them (before the plan's reuse of that memory);
