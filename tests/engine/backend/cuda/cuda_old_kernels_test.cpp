@@ -45,6 +45,9 @@ TEST(CudaOldKernels, TheListNamesAttentionGemvOrAll) {
     EXPECT_TRUE(!gemv.attention && gemv.gemv);
     EXPECT_TRUE(both(old_kernels_from("gemv,attention")));
     EXPECT_TRUE(both(old_kernels_from("all")));
+    EXPECT_TRUE(old_kernels_from("encoder,cross_kv").cross_kv);
+    EXPECT_FALSE(old_kernels_from("encoder").cross_kv);
+    EXPECT_TRUE(old_kernels_from("all").cross_kv);
     try {
         old_kernels_from("attention,gemm");
         FAIL() << "a misspelt kernel was taken";

@@ -138,6 +138,13 @@ private:
     // half launched at step `index`, concatenated on the device once per model.
     void prepare_qkv(const Prepared& prepared, size_t index);
     const DeviceBuffer& qkv_of(const ExecutionPlan& plan, const StepFusion& fusion) const;
+    // listen's cross keys and values of the run launched at step `index`
+    // (cuda_cross_kv_fusion.h): x to f16 once, then each cache written by one batched GEMM.
+    void cross_kv(const Prepared& prepared, size_t index, const std::vector<void*>& ptr,
+                  std::byte* scratch);
+    // The f16 copies of the biases of the fused cross k/v linears at step `index` (cuBLASLt's
+    // bias takes D's type), made once per model.
+    void prepare_cross_kv(const Prepared& prepared, size_t index);
     // y [m, n] f32 = x [m, k] f16 * w^T (w [n, k] f16)
     void gemm(const uint16_t* x, const uint16_t* w, float* y, int64_t m, int64_t k, int64_t n);
 
@@ -148,6 +155,8 @@ private:
     cublasLtHandle_t lt_ = nullptr;  // the encoder's GEMMs with epilogues (cuda_lt_gemm.h)
     // [q weight path] q, k, v weights then biases, f16 (prepare_qkv)
     std::unordered_map<std::string, DeviceBuffer> qkv_weights_;
+    // [bias path] a cross k/v linear's bias [D] as f16 (prepare_cross_kv)
+    std::unordered_map<std::string, DeviceBuffer> half_biases_;
     DeviceBuffer cublas_workspace_;
     DeviceBuffer split_key_counts_;  // [kMaxSplitKeyRows] unsigned, zero between launches
     bool graphs_enabled_ = true;
