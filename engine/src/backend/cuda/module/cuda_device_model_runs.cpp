@@ -106,13 +106,13 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
                 }
                 continue;
             }
-            const DeviceBuffer& buffer = half ? found->second.f16 : found->second.f32;
-            if (buffer.get() == nullptr || found->second.elements != count(slot.shape)) {
+            const void* data = half ? found->second.f16_data() : found->second.f32.get();
+            if (data == nullptr || found->second.elements != count(slot.shape)) {
                 throw std::logic_error("parameter " + slot.path + " is not on the device as " +
                                        (half ? "f16" : "f32") + " with " +
                                        std::to_string(count(slot.shape)) + " values");
             }
-            prepared.params[s][i] = buffer.get();
+            prepared.params[s][i] = data;
         }
     }
     // A decoder step's LayerNorms, linears and cache writes as fused GEMVs, unless

@@ -63,7 +63,27 @@ LtGemm residual_linear(const Operands& op, int64_t t, const uint16_t* x, int64_t
 
 }  // namespace
 
-void CudaDeviceModel::prepare_qkv(const Prepared& prepared, size_t index) {
+void CudaDeviceModel::move_param(const void* from, const void* to, Prepared& prepared) {
+    auto move = [&](Prepared& p) {
+        bool moved = false;
+        for (std::vector<const void*>& inputs : p.params) {
+            for (const void*& param : inputs) {
+                if (param == from) {
+                    param = to;
+                    moved = true;
+                }
+            }
+        }
+        if (moved && p.graph != nullptr) {  // captured with the old address
+            cudaGraphExecDestroy(p.graph);
+            p.graph = nullptr;
+        }
+    };
+    for (Prepared& p : prepared_) move(p);
+    move(prepared);
+}
+
+void CudaDeviceModel::prepare_qkv(Prepared& prepared, size_t index) {
     const ExecutionPlan& plan = *prepared.plan;
     const EncoderLayerSteps& g = prepared.fusions.at(index).encoder;
     const std::string& key =
@@ -72,6 +92,7 @@ void CudaDeviceModel::prepare_qkv(const Prepared& prepared, size_t index) {
     const std::vector<void*> no_slots;
     const Operands op{plan, prepared.params, no_slots};
     const int64_t d = op.slot(g.q, 1).shape.at(0);  // [D, D]
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
     // Staged on the host (copies in and out of the device, no kernel): [3 D, D] weights, then
     // the [3 D] biases rounded to f16.
     std::vector<uint16_t> host(static_cast<size_t>(3 * d * d + 3 * d), 0);  // 0: +0.0
@@ -97,6 +118,18 @@ void CudaDeviceModel::prepare_qkv(const Prepared& prepared, size_t index) {
     DeviceBuffer buffer(static_cast<int64_t>(host.size()) * 2,
                         "the fused q, k, v weights of " + key, model_name_);
     CUDA_CHECK(cudaMemcpy(buffer.get(), host.data(), host.size() * 2, cudaMemcpyHostToDevice));
+    // One copy: q, k and v read their rows of the concatenation from now on (the separate
+    // launches of a tapped run or of a plan prepared before), their own copies freed. No run
+    // is in flight while a plan is prepared.
+    for (int64_t i = 0; i < 3; ++i) {
+        const PlanStep& linear = op.step(linears[i]);
+        Param& param = params_.at(plan.slots[static_cast<size_t>(linear.inputs.at(1))].path);
+        if (param.f16.get() == nullptr) continue;  // already a view
+        const void* view = buffer.as<std::byte>() + i * d * d * 2;
+        move_param(param.f16.get(), view, prepared);
+        param.f16_in = view;
+        param.f16.reset();
+    }
     qkv_weights_.emplace(key, std::move(buffer));
 }
 
