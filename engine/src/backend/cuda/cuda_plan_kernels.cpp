@@ -168,8 +168,8 @@ std::vector<PlanKernel> encoder_attention_kernels(const ExecutionPlan& plan,
     return kernels;
 }
 
-// An encoder layer's MLP half: LayerNorm to f16, fc1 (f32), bias + erf GELU to f16, fc2 with
-// bias and residual.
+// An encoder layer's MLP half: LayerNorm to f16, fc1 to f16 (cuBLASLt), bias + erf GELU in place,
+// fc2 with bias and residual.
 std::vector<PlanKernel> encoder_mlp_kernels(const ExecutionPlan& plan,
                                             const cuda::StepFusion& fusion) {
     const cuda::EncoderLayerSteps& g = fusion.encoder;
@@ -183,14 +183,14 @@ std::vector<PlanKernel> encoder_mlp_kernels(const ExecutionPlan& plan,
     const int64_t inner = in(g.fc1, 1).shape.at(0);
     std::vector<PlanKernel> kernels;
     kernels.push_back(layer_norm_half_kernel(step(g.layer_norm), xs));
-    kernels.push_back(KernelDescription("cublas_gemm", step(g.fc1))
+    kernels.push_back(KernelDescription("cublaslt_gemm", step(g.fc1))
                           .read("f16", {m, d})
                           .read("f16", {inner, d})
-                          .write("f32", {m, inner})
+                          .write("f16", {m, inner})
                           .flops(2 * m * d * inner)
                           .done());
     kernels.push_back(KernelDescription("bias_gelu_half", step(g.fc1))
-                          .read("f32", {m, inner})
+                          .read("f16", {m, inner})
                           .read("f32", {inner})
                           .write("f16", {m, inner})
                           .done());

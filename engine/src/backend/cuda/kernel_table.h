@@ -110,7 +110,9 @@ struct KernelTable {
     // either may be null).
     void (*layer_norm_half)(const float* x, const float* w, const float* b, uint16_t* y,
                             int64_t rows, int64_t d, float eps);
-    void (*bias_gelu_half)(const float* x, const float* bias, uint16_t* y, int64_t rows, int64_t n);
+    // Version 8: x f16 (fc1's output, y may be x).
+    void (*bias_gelu_half)(const uint16_t* x, const float* bias, uint16_t* y, int64_t rows,
+                           int64_t n);
     bool (*flash_attention_strided)(const uint16_t* qkv, uint16_t* y, int64_t batch, int64_t t_len,
                                     int64_t heads, int64_t dh, float scale);
     void (*lt_gemm)(const uint16_t* x, const uint16_t* w, const void* bias, const float* residual,

@@ -1,6 +1,6 @@
 // CudaDeviceModel's fused encoder layer (cuda_encoder_fusions.h): the attention half (LayerNorm
 // to f16, one q k v GEMM, the strided flash attention, out_proj with bias and residual) and the
-// MLP half (LayerNorm to f16, fc1, bias + erf GELU to f16, fc2 with bias and residual).
+// MLP half (LayerNorm to f16, fc1 to f16, bias + erf GELU in place, fc2 with bias and residual).
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -188,12 +188,22 @@ void CudaDeviceModel::encoder_mlp(const Prepared& prepared, size_t index,
     const int64_t inner = op.slot(g.fc1, 1).shape.at(0);
     auto* normed = reinterpret_cast<uint16_t*>(scratch);                          // [B T, D] f16
     auto* hidden16 = reinterpret_cast<uint16_t*>(scratch + align_up(m * d * 2));  // [B T, I] f16
-    auto* hidden = static_cast<float*>(op.out(g.fc1));                            // [B T, I] f32
     kernels::layer_norm_half(op.f32(g.layer_norm, 0), op.f32(g.layer_norm, 1),
                              op.f32(g.layer_norm, 2), normed, m, d,
                              static_cast<float>(op.step(g.layer_norm).eps), stream_);
-    gemm(normed, op.f16(g.fc1, 1), hidden, m, d, inner);
-    kernels::bias_gelu_half(hidden, op.bias(g.fc1), hidden16, m, inner, stream_);
+    // fc1 written as f16, its bias and GELU applied in place (the bias in f32, see
+    // kernels_encoder.cu).
+    LtGemm fc1;
+    fc1.x = normed;
+    fc1.w = op.f16(g.fc1, 1);
+    fc1.y = hidden16;
+    fc1.y_half = true;
+    fc1.m = m;
+    fc1.k = d;
+    fc1.n = inner;
+    lt_gemm(lt_, fc1, cublas_workspace_.get(), static_cast<size_t>(cublas_workspace_.bytes()),
+            stream_);
+    kernels::bias_gelu_half(hidden16, op.bias(g.fc1), hidden16, m, inner, stream_);
     lt_gemm(lt_, residual_linear(op, g.fc2, hidden16, m, inner, d), cublas_workspace_.get(),
             static_cast<size_t>(cublas_workspace_.bytes()), stream_);
 }

@@ -190,9 +190,8 @@ KernelTable make_table() {
                            int64_t rows, int64_t d, float eps) {
         k::layer_norm_half(x, w, b, y, rows, d, eps, kDefaultStream);
     };
-    t.bias_gelu_half = [](const float* x, const float* bias, uint16_t* y, int64_t rows, int64_t n) {
-        k::bias_gelu_half(x, bias, y, rows, n, kDefaultStream);
-    };
+    t.bias_gelu_half = [](const uint16_t* x, const float* bias, uint16_t* y, int64_t rows,
+                          int64_t n) { k::bias_gelu_half(x, bias, y, rows, n, kDefaultStream); };
     t.flash_attention_strided = [](const uint16_t* qkv, uint16_t* y, int64_t batch, int64_t t_len,
                                    int64_t heads, int64_t dh, float scale) {
         return k::flash_attention_strided(qkv, y, batch, t_len, heads, dh, scale, kDefaultStream);
