@@ -1,5 +1,6 @@
 // The emulated cuBLASLt (cublasLt.h): descriptors as plain structs, and cublasLtMatmul as a
 // double-precision reference product with the documented beta C term and BIAS epilogue.
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -15,10 +16,13 @@ struct cublasLtMatmulDescOpaque_t {
     cublasOperation_t transb = CUBLAS_OP_N;
     cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
     const void* bias = nullptr;
+    int64_t bias_batch_stride = 0;
 };
 struct cublasLtMatrixLayoutOpaque_t {
     cudaDataType type = CUDA_R_32F;
     int64_t rows = 0, cols = 0, ld = 0;
+    int32_t batch_count = 1;
+    int64_t batch_stride = 0;
 };
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t* handle) {
@@ -70,6 +74,26 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
             if (bytes != sizeof(void*)) return CUBLAS_STATUS_INVALID_VALUE;
             std::memcpy(&desc->bias, value, bytes);
             return CUBLAS_STATUS_SUCCESS;
+        case CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE:
+            if (bytes != sizeof(int64_t)) return CUBLAS_STATUS_INVALID_VALUE;
+            std::memcpy(&desc->bias_batch_stride, value, bytes);
+            return CUBLAS_STATUS_SUCCESS;
+    }
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+}
+
+cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t layout,
+                                                cublasLtMatrixLayoutAttribute_t attribute,
+                                                const void* value, size_t bytes) {
+    switch (attribute) {
+        case CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT:
+            if (bytes != sizeof(int32_t)) return CUBLAS_STATUS_INVALID_VALUE;
+            std::memcpy(&layout->batch_count, value, bytes);
+            return layout->batch_count >= 1 ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_INVALID_VALUE;
+        case CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET:
+            if (bytes != sizeof(int64_t)) return CUBLAS_STATUS_INVALID_VALUE;
+            std::memcpy(&layout->batch_stride, value, bytes);
+            return CUBLAS_STATUS_SUCCESS;
     }
     return CUBLAS_STATUS_NOT_SUPPORTED;
 }
@@ -110,6 +134,22 @@ struct Matmul {
     float alpha, beta;
 
     void run() const {
+        for (int64_t i = 0; i < d.batch_count; ++i) run_batch(i);
+    }
+
+    static const void* at(const void* data, const cublasLtMatrixLayoutOpaque_t& l, int64_t i,
+                          int64_t stride) {
+        const int64_t bytes = l.type == CUDA_R_16F ? 2 : 4;
+        return static_cast<const std::byte*>(data) + i * stride * bytes;
+    }
+
+    void run_batch(int64_t batch) const {
+        const void* a_at = at(a_data, a, batch, a.batch_stride);
+        const void* b_at = at(b_data, b, batch, b.batch_stride);
+        const void* c_at = at(c_data, c, batch, c.batch_stride);
+        void* d_at = const_cast<void*>(at(d_data, d, batch, d.batch_stride));
+        const void* bias_at =
+            desc.bias == nullptr ? nullptr : at(desc.bias, d, batch, desc.bias_batch_stride);
         const int64_t m = d.rows;
         const int64_t n = d.cols;
         const int64_t k = desc.transa == CUBLAS_OP_N ? a.cols : a.rows;
@@ -121,17 +161,17 @@ struct Matmul {
                 for (int64_t p = 0; p < k; ++p) {
                     const int64_t ai = desc.transa == CUBLAS_OP_N ? i + p * a.ld : p + i * a.ld;
                     const int64_t bi = desc.transb == CUBLAS_OP_N ? p + j * b.ld : j + p * b.ld;
-                    sum += read(a_data, a.type, ai) * read(b_data, b.type, bi);
+                    sum += read(a_at, a.type, ai) * read(b_at, b.type, bi);
                 }
                 double value = double{alpha} * sum;
-                if (beta != 0.0F) value += double{beta} * read(c_data, c.type, i + j * c.ld);
-                if (desc.epilogue == CUBLASLT_EPILOGUE_BIAS) value += read(desc.bias, d.type, i);
+                if (beta != 0.0F) value += double{beta} * read(c_at, c.type, i + j * c.ld);
+                if (desc.epilogue == CUBLASLT_EPILOGUE_BIAS) value += read(bias_at, d.type, i);
                 out[static_cast<size_t>(i + j * m)] = value;
             }
         }
         for (int64_t j = 0; j < n; ++j) {
             for (int64_t i = 0; i < m; ++i) {
-                write(d_data, d.type, i + j * d.ld, out[static_cast<size_t>(i + j * m)]);
+                write(d_at, d.type, i + j * d.ld, out[static_cast<size_t>(i + j * m)]);
             }
         }
     }
@@ -167,7 +207,12 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t /*handle*/, cublasLtMatmulDesc_t 
     const bool shapes = a_rows == d_desc->rows && b_cols == d_desc->cols && b_rows == k &&
                         c_desc->rows == d_desc->rows && c_desc->cols == d_desc->cols &&
                         c_desc->ld == d_desc->ld;
+    // One batch count in every layout (a stride of 0 reads one matrix for all).
+    const bool batches = a_desc->batch_count == d_desc->batch_count &&
+                         b_desc->batch_count == d_desc->batch_count &&
+                         c_desc->batch_count == d_desc->batch_count;
     if (!types) return CUBLAS_STATUS_NOT_SUPPORTED;
+    if (!batches) return CUBLAS_STATUS_INVALID_VALUE;
     if (!shapes) return CUBLAS_STATUS_INVALID_VALUE;
     if (desc->epilogue == CUBLASLT_EPILOGUE_BIAS && desc->bias == nullptr) {
         return CUBLAS_STATUS_INVALID_VALUE;

@@ -193,7 +193,7 @@ suite suite_ggml_quant "$limit_suite_ggml_quant" 'GgmlQuantOnCudaDevice.*:*Block
 # the fused encoder against the old launches, shared beam caches, taps, the plan listing against
 # the launches, step errors, out-of-memory, word timestamps and whole transcriptions.
 suite suite_rest "$limit_suite_rest" \
-    'TokenChoice*OnCudaDevice.*:EncoderFusionOnCudaDevice.*:BeamCachesOnCudaDevice.*:TapsOnCudaDevice.*:PlanListingOnCudaDevice.*:StepErrorsOnCudaDevice.*:OutOfMemoryOnCudaDevice.*:WordTimestampsOnCudaDevice.*:TranscribeOnCudaDevice.*'
+    'TokenChoice*OnCudaDevice.*:EncoderFusionOnCudaDevice.*:CrossKvFusionOnCudaDevice.*:DeviceBytesOnCudaDevice.*:BeamCachesOnCudaDevice.*:TapsOnCudaDevice.*:PlanListingOnCudaDevice.*:StepErrorsOnCudaDevice.*:OutOfMemoryOnCudaDevice.*:WordTimestampsOnCudaDevice.*:TranscribeOnCudaDevice.*'
 
 sanitize() {
     local tool=$1 name=$2 limit=$3 filter=$4

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "backend/cuda/cuda_cross_kv_fusion.h"
 #include "backend/cuda/cuda_encoder_fusions.h"
 #include "backend/cuda/cuda_launch_rules.h"
 #include "plan_kernels.h"
@@ -135,6 +136,16 @@ PlanListing list_plan(const model::WhisperBinding& binding, const PlanListingReq
     if (request.backend == PlanBackend::cuda && fused && !cuda::old_kernels_enabled().encoder) {
         // As the module: an encoder layer's halves fused (cuda_encoder_fusions.h).
         cuda::apply_encoder_fusions(plan, fusions, [&](int64_t t) {
+            const PlanStep& linear = plan.steps[static_cast<size_t>(t)];
+            const Slot& w = plan.slots[static_cast<size_t>(linear.inputs.at(1))];
+            return w.kind == SlotKind::param && request.weight_blocks
+                       ? request.weight_blocks(w.path)
+                       : std::string();
+        });
+    }
+    if (request.backend == PlanBackend::cuda && !cuda::old_kernels_enabled().cross_kv) {
+        // As the module: listen's cross keys and values fused (cuda_cross_kv_fusion.h).
+        cuda::apply_cross_kv_fusions(plan, fusions, [&](int64_t t) {
             const PlanStep& linear = plan.steps[static_cast<size_t>(t)];
             const Slot& w = plan.slots[static_cast<size_t>(linear.inputs.at(1))];
             return w.kind == SlotKind::param && request.weight_blocks

@@ -1,8 +1,10 @@
 // The CPU emulation of the cuBLASLt calls Earshot's CUDA module makes: one matmul descriptor
 // (compute f32, scale f32, transposes, the DEFAULT or BIAS epilogue and its bias pointer), matrix
-// layouts (type, rows, columns, leading dimension; column-major) and cublasLtMatmul computing, in
-// double, D = alpha op(A) op(B) + beta C, then the bias [rows of D] added to every column, as the
-// cuBLAS documentation defines CUBLASLT_EPILOGUE_BIAS. A, B f16; C and D f16 or f32 alike; the
+// layouts (type, rows, columns, leading dimension; column-major; a batch count and stride, alike
+// in every layout, a stride 0 reading one matrix for every batch) and cublasLtMatmul computing,
+// in double, D = alpha op(A) op(B) + beta C, then the bias [rows of D] (the next batch's at the
+// bias batch stride) added to every column, as the cuBLAS documentation defines
+// CUBLASLT_EPILOGUE_BIAS. A, B f16; C and D f16 or f32 alike; the
 // bias of D's type. Anything else is CUBLAS_STATUS_NOT_SUPPORTED.
 #pragma once
 
@@ -24,6 +26,11 @@ enum cublasLtMatmulDescAttributes_t {
     CUBLASLT_MATMUL_DESC_TRANSB = 4,
     CUBLASLT_MATMUL_DESC_EPILOGUE = 7,
     CUBLASLT_MATMUL_DESC_BIAS_POINTER = 8,
+    CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE = 10,  // int64_t, elements
+};
+enum cublasLtMatrixLayoutAttribute_t {
+    CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT = 5,           // int32_t
+    CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET = 6,  // int64_t, elements
 };
 enum cublasLtEpilogue_t {
     CUBLASLT_EPILOGUE_DEFAULT = 1,
@@ -41,6 +48,9 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
 cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout, cudaDataType type,
                                           uint64_t rows, uint64_t cols, int64_t ld);
 cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout);
+cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t layout,
+                                                cublasLtMatrixLayoutAttribute_t attribute,
+                                                const void* value, size_t bytes);
 cublasStatus_t cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha,
                               const void* a, cublasLtMatrixLayout_t a_desc, const void* b,
                               cublasLtMatrixLayout_t b_desc, const void* beta, const void* c,

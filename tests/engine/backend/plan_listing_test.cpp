@@ -151,10 +151,20 @@ TEST(PlanListing, LargeV3FromAConfigAloneCountsEveryEntry) {
     // On the CPU an encoder layer is 13 ops (norm, q, k, v, 3 splits, attention, merge, out,
     // norm, fc1, fc2), plus permute, conv, gelu, conv, gelu, + positions, final norm.
     EXPECT_EQ(listing(lv3, "encode", PlanBackend::cpu).kernels.size(), 32 * 13 + 7);
-    // listen = encode + per decoder layer the cross keys and values: (to_half + GEMM [+ finish
-    // for the values' bias]), heads split, written into the cache.
-    EXPECT_EQ(listing(lv3, "listen", PlanBackend::cuda).kernels.size(),
-              encode.kernels.size() + 32 * (2 + 1 + 1 + 3 + 1 + 1));
+    // listen = encode + the cross keys and values (cuda_cross_kv_fusion.h): the audio states to
+    // f16 once, then one GEMM batched over the heads per cache, writing it with v's bias.
+    const PlanListing listen = listing(lv3, "listen", PlanBackend::cuda);
+    EXPECT_EQ(listen.kernels.size(), encode.kernels.size() + 1 + 32 * 2);
+    EXPECT_EQ(count_kernels(listen, "cublaslt_gemm_heads"), 32);
+    EXPECT_EQ(count_kernels(listen, "cublaslt_gemm_heads+bias"), 32);
+    EXPECT_EQ(count_in_scope(listen, "decoder_layers[7]."), 2);
+    {
+        // EARSHOT_CUDA_OLD_KERNELS=cross_kv: per decoder layer (to_half + GEMM [+ finish for the
+        // values' bias]), heads split, written into the cache.
+        const OldKernelsVariable old("cross_kv");
+        EXPECT_EQ(listing(lv3, "listen", PlanBackend::cuda).kernels.size(),
+                  encode.kernels.size() + 32 * (2 + 1 + 1 + 3 + 1 + 1));
+    }
     EXPECT_EQ(listing(lv3, "listen", PlanBackend::cpu).kernels.size(), 32 * 13 + 7 + 32 * 6);
 }
 

@@ -5,7 +5,8 @@
 //     v (weights [3 D, D] concatenated on the device, bias epilogue, f16 [T, 3 D] out) ->
 //     flash_attention_strided (heads read in place, merged f16 [T, D] out) -> out_proj as a
 //     cuBLASLt GEMM with its bias epilogue and the residual as C (beta 1), f32 out;
-//   MLP half, at fc2: layer_norm_half -> fc1 GEMM (f32) -> bias_gelu_half (erf GELU, f16) ->
+//   MLP half, at fc2: layer_norm_half -> fc1 as a cuBLASLt GEMM writing f16 -> bias_gelu_half
+//     (f32 bias and erf GELU, in place, f16) ->
 //     fc2 as a cuBLASLt GEMM with bias and residual.
 // EARSHOT_CUDA_OLD_KERNELS=encoder keeps the separate launches.
 #pragma once

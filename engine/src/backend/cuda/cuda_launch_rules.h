@@ -78,7 +78,8 @@ inline bool fused_attention_enabled() {
 
 // EARSHOT_CUDA_OLD_KERNELS: a comma-separated list of `attention`, `gemv`, `fusion`,
 // `cross_caches`, `encoder` (an encoder layer's separate launches), `host_selection` (a step's
-// logits copied back and its tokens chosen on the host) or `all` that
+// logits copied back and its tokens chosen on the host), `cross_kv` (listen's cross keys and
+// values as each linear's own launches, split and written apart) or `all` that
 // runs a decoder step's one-query attention and few-row linears on the kernels the split-key
 // attention and the multi-column GEMV replaced, and (`fusion`) its LayerNorms, linears and cache
 // writes as separate launches instead of the fused GEMV (issue 30), so that one process can
@@ -92,6 +93,7 @@ struct OldKernels {
     bool cross_caches = false;    // every beam row its own copy of the cross caches
     bool encoder = false;         // an encoder layer as its 27 separate launches, not the fused 8
     bool host_selection = false;  // a step's logits copied back, tokens chosen on the host
+    bool cross_kv = false;        // listen's cross k/v: linear, split_heads and cache write apart
 };
 
 inline OldKernels old_kernels_from(std::string_view list) {
@@ -103,11 +105,12 @@ inline OldKernels old_kernels_from(std::string_view list) {
         const std::string_view name = list.substr(begin, end - begin);
         const bool all = name == "all";
         if (!all && !name.empty() && name != "attention" && name != "gemv" && name != "fusion" &&
-            name != "cross_caches" && name != "encoder" && name != "host_selection") {
+            name != "cross_caches" && name != "encoder" && name != "host_selection" &&
+            name != "cross_kv") {
             throw std::invalid_argument("EARSHOT_CUDA_OLD_KERNELS=" + std::string(list) +
                                         " names `" + std::string(name) +
                                         "`; it takes attention, gemv, fusion, cross_caches, "
-                                        "encoder, host_selection or all, "
+                                        "encoder, host_selection, cross_kv or all, "
                                         "comma-separated");
         }
         old.attention = old.attention || all || name == "attention";
@@ -116,6 +119,7 @@ inline OldKernels old_kernels_from(std::string_view list) {
         old.cross_caches = old.cross_caches || all || name == "cross_caches";
         old.encoder = old.encoder || all || name == "encoder";
         old.host_selection = old.host_selection || all || name == "host_selection";
+        old.cross_kv = old.cross_kv || all || name == "cross_kv";
         begin = end + 1;
     }
     return old;

@@ -168,8 +168,8 @@ std::vector<PlanKernel> encoder_attention_kernels(const ExecutionPlan& plan,
     return kernels;
 }
 
-// An encoder layer's MLP half: LayerNorm to f16, fc1 (f32), bias + erf GELU to f16, fc2 with
-// bias and residual.
+// An encoder layer's MLP half: LayerNorm to f16, fc1 to f16 (cuBLASLt), bias + erf GELU in place,
+// fc2 with bias and residual.
 std::vector<PlanKernel> encoder_mlp_kernels(const ExecutionPlan& plan,
                                             const cuda::StepFusion& fusion) {
     const cuda::EncoderLayerSteps& g = fusion.encoder;
@@ -183,18 +183,52 @@ std::vector<PlanKernel> encoder_mlp_kernels(const ExecutionPlan& plan,
     const int64_t inner = in(g.fc1, 1).shape.at(0);
     std::vector<PlanKernel> kernels;
     kernels.push_back(layer_norm_half_kernel(step(g.layer_norm), xs));
-    kernels.push_back(KernelDescription("cublas_gemm", step(g.fc1))
+    kernels.push_back(KernelDescription("cublaslt_gemm", step(g.fc1))
                           .read("f16", {m, d})
                           .read("f16", {inner, d})
-                          .write("f32", {m, inner})
+                          .write("f16", {m, inner})
                           .flops(2 * m * d * inner)
                           .done());
     kernels.push_back(KernelDescription("bias_gelu_half", step(g.fc1))
-                          .read("f32", {m, inner})
+                          .read("f16", {m, inner})
                           .read("f32", {inner})
                           .write("f16", {m, inner})
                           .done());
     kernels.push_back(residual_gemm_kernel(plan, step(g.fc2), m, inner, d));
+    return kernels;
+}
+
+// listen's fused cross keys and values (cuda_cross_kv_fusion.h): x [B, A, D] to f16 once, then
+// per cache and batch row one cuBLASLt GEMM batched over the heads, writing the row's A
+// positions of the f16 cache with v's bias (f16) in the epilogue; each named after its linear.
+std::vector<PlanKernel> cross_kv_kernels(const ExecutionPlan& plan,
+                                         const cuda::StepFusion& fusion) {
+    auto step = [&](int64_t t) -> const PlanStep& { return plan.steps[static_cast<size_t>(t)]; };
+    auto in = [&](int64_t t, size_t i) -> const Slot& {
+        return plan.slots[static_cast<size_t>(step(t).inputs.at(i))];
+    };
+    const int64_t first = fusion.cross_kv.front().linear;
+    const auto& xs = in(first, 0).shape;  // [B, A, D]
+    const int64_t d = xs[2];
+    const int64_t a = xs[1];
+    std::vector<PlanKernel> kernels;
+    kernels.push_back(KernelDescription("to_half", step(first))
+                          .read("f32", xs)
+                          .write("f16", {xs[0] * a, d})
+                          .done());
+    for (const cuda::CrossKvWrite& w : fusion.cross_kv) {
+        const PlanStep& linear = step(w.linear);
+        const auto bias = linear_bias_input(linear);
+        const bool has_bias = bias && in(w.linear, *bias).kind != SlotKind::none;
+        const auto& cache = in(w.write, 0).shape;  // [B, H, Audio, Dh]
+        for (int64_t b = 0; b < xs[0]; ++b) {
+            KernelDescription gemm(has_bias ? "cublaslt_gemm_heads+bias" : "cublaslt_gemm_heads",
+                                   linear);
+            gemm.read("f16", {a, d}).read("f16", {d, d});
+            if (has_bias) gemm.read("f16", {d});
+            kernels.push_back(gemm.write_part("f16", cache, a * d * 2).flops(2 * a * d * d).done());
+        }
+    }
     return kernels;
 }
 
@@ -217,6 +251,7 @@ std::vector<PlanKernel> cuda_step_kernels(const ExecutionPlan& plan, size_t inde
         if (fusion.role == cuda::StepFusion::Role::encoder_mlp) {
             return encoder_mlp_kernels(plan, fusion);
         }
+        if (fusion.role == cuda::StepFusion::Role::cross_kv) return cross_kv_kernels(plan, fusion);
     }
     auto in = [&](size_t i) -> const Slot& {
         return plan.slots[static_cast<size_t>(step.inputs.at(i))];

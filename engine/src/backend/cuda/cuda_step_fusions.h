@@ -33,6 +33,12 @@ struct EncoderLayerSteps {
     int64_t fc1 = -1, fc2 = -1;  // the MLP half's linears, fc2 its last step
 };
 
+// One decoder layer's cross key or value in listen, fused by cuda_cross_kv_fusion.h: the linear
+// of the audio states, its split into heads and its write into the f16 cross cache.
+struct CrossKvWrite {
+    int64_t linear = -1, split = -1, write = -1;
+};
+
 struct StepFusion {
     enum class Role {
         alone,              // launched as execute() always has
@@ -41,11 +47,13 @@ struct StepFusion {
                             // cache write), or by an encoder half's launch
         encoder_attention,  // out_proj: LayerNorm, q k v, attention and out_proj launched here
         encoder_mlp,        // fc2: LayerNorm, fc1 and fc2 launched here
+        cross_kv,           // listen's last cross cache write: every layer's cross k and v here
     };
     Role role = Role::alone;
     int64_t layer_norm = -1;               // fused_gemv: the LayerNorm step folded in
     std::vector<FusedLinearStep> linears;  // fused_gemv: in plan order, this step last
     EncoderLayerSteps encoder;             // encoder_attention / encoder_mlp
+    std::vector<CrossKvWrite> cross_kv;    // cross_kv: in plan order, this step's write last
 };
 
 // One entry per plan step. `materialized`: slots whose values must exist after their step (a

@@ -11,7 +11,7 @@
 namespace earshot::backend::cuda {
 
 // Bumped whenever the table changes.
-inline constexpr int kKernelTableVersion = 7;
+inline constexpr int kKernelTableVersion = 8;
 // extern "C" const KernelTable* earshot_cuda_kernel_table(int version): nullptr on a mismatch.
 inline constexpr const char* kKernelTableEntryName = "earshot_cuda_kernel_table";
 
@@ -110,7 +110,9 @@ struct KernelTable {
     // either may be null).
     void (*layer_norm_half)(const float* x, const float* w, const float* b, uint16_t* y,
                             int64_t rows, int64_t d, float eps);
-    void (*bias_gelu_half)(const float* x, const float* bias, uint16_t* y, int64_t rows, int64_t n);
+    // Version 8: x f16 (fc1's output, y may be x).
+    void (*bias_gelu_half)(const uint16_t* x, const float* bias, uint16_t* y, int64_t rows,
+                           int64_t n);
     bool (*flash_attention_strided)(const uint16_t* qkv, uint16_t* y, int64_t batch, int64_t t_len,
                                     int64_t heads, int64_t dh, float scale);
     void (*lt_gemm)(const uint16_t* x, const uint16_t* w, const void* bias, const float* residual,
@@ -122,6 +124,12 @@ struct KernelTable {
                           const int32_t* boosted, int64_t boosted_count, float boost,
                           int32_t timestamp_begin, const RowRules* rules, int32_t choices,
                           RowChoice* out);
+    // Version 8 (issue 30): the cuBLASLt GEMM strided-batched, f16 out, as listen's cross k/v
+    // write each cache (cuda_lt_gemm.h LtGemm's strides, in elements): batch i computes y + i
+    // y_stride [m, n] = (x + i x_stride) [m, k] (w + i w_stride)^T + (bias + i bias_stride) [n].
+    void (*lt_gemm_batched)(const uint16_t* x, const uint16_t* w, const uint16_t* bias, uint16_t* y,
+                            int64_t m, int64_t k, int64_t n, int64_t batch, int64_t x_stride,
+                            int64_t w_stride, int64_t y_stride, int64_t bias_stride);
 };
 
 }  // namespace earshot::backend::cuda

@@ -117,7 +117,10 @@ TEST(EncoderFusion, TheListingCountsTheFusedKernelsBytesAndFlops) {
     EXPECT_EQ(out.read_bytes, t * d * 2 + d * d * 2 + d * 4 + t * d * 4);
     EXPECT_EQ(out.written_bytes, t * d * 4);
     const auto& gelu = find(l, "bias_gelu_half", "encoder_layers[3].mlp.fc1");
-    EXPECT_EQ(gelu.read_bytes, t * inner * 4 + inner * 4);
+    EXPECT_EQ(gelu.read_bytes, t * inner * 2 + inner * 4);
+    const auto& fc1 = find(l, "cublaslt_gemm", "encoder_layers[3].mlp.fc1");
+    EXPECT_EQ(fc1.read_bytes, t * d * 2 + inner * d * 2);
+    EXPECT_EQ(fc1.written_bytes, t * inner * 2);
     EXPECT_EQ(gelu.written_bytes, t * inner * 2);
     const auto& fc2 = find(l, "cublaslt_gemm+bias+residual", "encoder_layers[3].mlp.fc2");
     EXPECT_EQ(fc2.read_bytes, t * inner * 2 + d * inner * 2 + d * 4 + t * d * 4);

@@ -40,23 +40,29 @@ TEST_F(EncoderKernelsOnCudaDevice, LayerNormHalfIsLayerNormRoundedOnce) {
                   "layer_norm_half");
 }
 
-// Inputs over [-6, 6] plus a bias: the erf GELU rounded to f16 is within one ulp and 1e-6 (f32's
-// 1 + erf(x / sqrt 2) cancels below x = -5, as in gelu_erf); the tanh form differs by up to
-// 4.7e-4 where the outputs are near -0.02, dozens of ulps.
+// f16 inputs over [-6, 6] plus an f32 bias, in place (as on fc1's f16 output) and apart: the erf
+// GELU rounded to f16 is within one ulp and 1e-6 (f32's 1 + erf(x / sqrt 2) cancels below x = -5,
+// as in gelu_erf); the tanh form differs by up to 4.7e-4 where the outputs are near -0.02, dozens
+// of ulps.
 TEST_F(EncoderKernelsOnCudaDevice, BiasGeluHalfIsTheErfFormRoundedOnce) {
     const size_t rows = 6;
     const size_t n = 400;
-    std::vector<float> x;
+    std::vector<float> values;
     for (size_t i = 0; i < rows * n; ++i)
-        x.push_back(-6.0F + 12.0F * static_cast<float>(i) / static_cast<float>(rows * n));
+        values.push_back(-6.0F + 12.0F * static_cast<float>(i) / static_cast<float>(rows * n));
+    const std::vector<uint16_t> x = to_f16(values);
     const std::vector<float> bias = random_values(n, 34, 0.1F);
-    uint16_t* y = device<uint16_t>(x.size());
-    k_->bias_gelu_half(device(x), device(bias), y, I(rows), I(n));
     std::vector<double> want;
-    for (size_t i = 0; i < x.size(); ++i) want.push_back(gelu(D(x[i]) + D(bias[i % n])));
-    EXPECT_WITHIN(compare<float>(host_f16(y, x.size()), want,
-                                 [](double v) { return f16_tolerance(v) + 1e-6; }),
-                  "bias_gelu_half");
+    for (size_t i = 0; i < x.size(); ++i)
+        want.push_back(gelu(D(f16_to_f32(x[i])) + D(bias[i % n])));
+    for (const bool in_place : {false, true}) {
+        uint16_t* xd = device(x);
+        uint16_t* y = in_place ? xd : device<uint16_t>(x.size());
+        k_->bias_gelu_half(xd, device(bias), y, I(rows), I(n));
+        EXPECT_WITHIN(compare<float>(host_f16(y, x.size()), want,
+                                     [](double v) { return f16_tolerance(v) + 1e-6; }),
+                      std::string("bias_gelu_half") + (in_place ? " in place" : ""));
+    }
 }
 
 // softmax(q k^T scale) v per (batch, head), the heads read from qkv [B, T, 3 D] (q, k, v side by

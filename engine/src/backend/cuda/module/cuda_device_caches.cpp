@@ -184,6 +184,8 @@ int64_t CudaDeviceModel::device_bytes() const {
         total += param.f16.bytes() + param.f32.bytes() + param.blocks.bytes();
     }
     for (const auto& [path, state] : states_) total += state.values.bytes();
+    for (const auto& [path, weights] : qkv_weights_) total += weights.bytes();
+    for (const auto& [path, bias] : half_biases_) total += bias.bytes();
     return total;
 }
 

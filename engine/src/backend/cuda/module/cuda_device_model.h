@@ -46,6 +46,10 @@ public:
 private:
     struct Param {
         DeviceBuffer f16;
+        // Where the f16 values live when they are part of a concatenation (the fused q, k, v
+        // weights, prepare_qkv) instead of `f16`: one copy on the device.
+        const void* f16_in = nullptr;
+        const void* f16_data() const { return f16_in != nullptr ? f16_in : f16.get(); }
         DeviceBuffer f32;
         DeviceBuffer blocks;     // a linear's weight as quantized blocks (HostParam::blocks)
         int32_t block_type = 0;  // their ggml type; 0 without blocks
@@ -136,8 +140,20 @@ private:
                      std::byte* scratch);
     // The q, k, v weights [3 D, D] f16 and biases [3 D] f16 (k's zero) of the fused attention
     // half launched at step `index`, concatenated on the device once per model.
-    void prepare_qkv(const Prepared& prepared, size_t index);
+    // The separate q, k, v weights then become views into the concatenation (their own copies
+    // freed, every prepared plan's pointers moved, graphs captured with them dropped).
+    void prepare_qkv(Prepared& prepared, size_t index);
+    // Every pointer `from` among the params of `prepared` and of the plans prepared before moved
+    // to `to`; a plan's graph captured with it dropped.
+    void move_param(const void* from, const void* to, Prepared& prepared);
     const DeviceBuffer& qkv_of(const ExecutionPlan& plan, const StepFusion& fusion) const;
+    // listen's cross keys and values of the run launched at step `index`
+    // (cuda_cross_kv_fusion.h): x to f16 once, then each cache written by one batched GEMM.
+    void cross_kv(const Prepared& prepared, size_t index, const std::vector<void*>& ptr,
+                  std::byte* scratch);
+    // The f16 copies of the biases of the fused cross k/v linears at step `index` (cuBLASLt's
+    // bias takes D's type), made once per model.
+    void prepare_cross_kv(const Prepared& prepared, size_t index);
     // y [m, n] f32 = x [m, k] f16 * w^T (w [n, k] f16)
     void gemm(const uint16_t* x, const uint16_t* w, float* y, int64_t m, int64_t k, int64_t n);
 
@@ -148,6 +164,8 @@ private:
     cublasLtHandle_t lt_ = nullptr;  // the encoder's GEMMs with epilogues (cuda_lt_gemm.h)
     // [q weight path] q, k, v weights then biases, f16 (prepare_qkv)
     std::unordered_map<std::string, DeviceBuffer> qkv_weights_;
+    // [bias path] a cross k/v linear's bias [D] as f16 (prepare_cross_kv)
+    std::unordered_map<std::string, DeviceBuffer> half_biases_;
     DeviceBuffer cublas_workspace_;
     DeviceBuffer split_key_counts_;  // [kMaxSplitKeyRows] unsigned, zero between launches
     bool graphs_enabled_ = true;

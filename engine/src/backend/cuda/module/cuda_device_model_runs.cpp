@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/cuda/cuda_cross_kv_fusion.h"
 #include "backend/cuda/cuda_encoder_fusions.h"
 #include "cuda_check.h"
 #include "cuda_device_model.h"
@@ -105,13 +106,13 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
                 }
                 continue;
             }
-            const DeviceBuffer& buffer = half ? found->second.f16 : found->second.f32;
-            if (buffer.get() == nullptr || found->second.elements != count(slot.shape)) {
+            const void* data = half ? found->second.f16_data() : found->second.f32.get();
+            if (data == nullptr || found->second.elements != count(slot.shape)) {
                 throw std::logic_error("parameter " + slot.path + " is not on the device as " +
                                        (half ? "f16" : "f32") + " with " +
                                        std::to_string(count(slot.shape)) + " values");
             }
-            prepared.params[s][i] = buffer.get();
+            prepared.params[s][i] = data;
         }
     }
     // A decoder step's LayerNorms, linears and cache writes as fused GEMVs, unless
@@ -133,6 +134,19 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
             scratch = std::max(scratch, encoder_fusion_scratch_bytes(plan, prepared.fusions[s]));
             if (prepared.fusions[s].role == StepFusion::Role::encoder_attention)
                 prepare_qkv(prepared, s);
+        }
+    }
+    // listen's cross keys and values as 2 L + 1 launches, unless EARSHOT_CUDA_OLD_KERNELS=cross_kv
+    // asks for each linear, split and write apart.
+    if (!old_kernels_.cross_kv) {
+        apply_cross_kv_fusions(plan, prepared.fusions, [&prepared](int64_t t) {
+            const int32_t blocks = prepared.weight_blocks[static_cast<size_t>(t)];
+            return blocks == 0 ? std::string() : std::to_string(blocks);
+        });
+        for (size_t s = 0; s < prepared.fusions.size(); ++s) {
+            scratch = std::max(scratch, cross_kv_scratch_bytes(plan, prepared.fusions[s]));
+            if (prepared.fusions[s].role == StepFusion::Role::cross_kv)
+                prepare_cross_kv(prepared, s);
         }
     }
     int64_t top = align_up(plan.arena_bytes);

@@ -1,6 +1,6 @@
 // CudaDeviceModel's fused encoder layer (cuda_encoder_fusions.h): the attention half (LayerNorm
 // to f16, one q k v GEMM, the strided flash attention, out_proj with bias and residual) and the
-// MLP half (LayerNorm to f16, fc1, bias + erf GELU to f16, fc2 with bias and residual).
+// MLP half (LayerNorm to f16, fc1 to f16, bias + erf GELU in place, fc2 with bias and residual).
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -63,7 +63,27 @@ LtGemm residual_linear(const Operands& op, int64_t t, const uint16_t* x, int64_t
 
 }  // namespace
 
-void CudaDeviceModel::prepare_qkv(const Prepared& prepared, size_t index) {
+void CudaDeviceModel::move_param(const void* from, const void* to, Prepared& prepared) {
+    auto move = [&](Prepared& p) {
+        bool moved = false;
+        for (std::vector<const void*>& inputs : p.params) {
+            for (const void*& param : inputs) {
+                if (param == from) {
+                    param = to;
+                    moved = true;
+                }
+            }
+        }
+        if (moved && p.graph != nullptr) {  // captured with the old address
+            cudaGraphExecDestroy(p.graph);
+            p.graph = nullptr;
+        }
+    };
+    for (Prepared& p : prepared_) move(p);
+    move(prepared);
+}
+
+void CudaDeviceModel::prepare_qkv(Prepared& prepared, size_t index) {
     const ExecutionPlan& plan = *prepared.plan;
     const EncoderLayerSteps& g = prepared.fusions.at(index).encoder;
     const std::string& key =
@@ -72,6 +92,7 @@ void CudaDeviceModel::prepare_qkv(const Prepared& prepared, size_t index) {
     const std::vector<void*> no_slots;
     const Operands op{plan, prepared.params, no_slots};
     const int64_t d = op.slot(g.q, 1).shape.at(0);  // [D, D]
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
     // Staged on the host (copies in and out of the device, no kernel): [3 D, D] weights, then
     // the [3 D] biases rounded to f16.
     std::vector<uint16_t> host(static_cast<size_t>(3 * d * d + 3 * d), 0);  // 0: +0.0
@@ -97,6 +118,18 @@ void CudaDeviceModel::prepare_qkv(const Prepared& prepared, size_t index) {
     DeviceBuffer buffer(static_cast<int64_t>(host.size()) * 2,
                         "the fused q, k, v weights of " + key, model_name_);
     CUDA_CHECK(cudaMemcpy(buffer.get(), host.data(), host.size() * 2, cudaMemcpyHostToDevice));
+    // One copy: q, k and v read their rows of the concatenation from now on (the separate
+    // launches of a tapped run or of a plan prepared before), their own copies freed. No run
+    // is in flight while a plan is prepared.
+    for (int64_t i = 0; i < 3; ++i) {
+        const PlanStep& linear = op.step(linears[i]);
+        Param& param = params_.at(plan.slots[static_cast<size_t>(linear.inputs.at(1))].path);
+        if (param.f16.get() == nullptr) continue;  // already a view
+        const void* view = buffer.as<std::byte>() + i * d * d * 2;
+        move_param(param.f16.get(), view, prepared);
+        param.f16_in = view;
+        param.f16.reset();
+    }
     qkv_weights_.emplace(key, std::move(buffer));
 }
 
@@ -155,12 +188,22 @@ void CudaDeviceModel::encoder_mlp(const Prepared& prepared, size_t index,
     const int64_t inner = op.slot(g.fc1, 1).shape.at(0);
     auto* normed = reinterpret_cast<uint16_t*>(scratch);                          // [B T, D] f16
     auto* hidden16 = reinterpret_cast<uint16_t*>(scratch + align_up(m * d * 2));  // [B T, I] f16
-    auto* hidden = static_cast<float*>(op.out(g.fc1));                            // [B T, I] f32
     kernels::layer_norm_half(op.f32(g.layer_norm, 0), op.f32(g.layer_norm, 1),
                              op.f32(g.layer_norm, 2), normed, m, d,
                              static_cast<float>(op.step(g.layer_norm).eps), stream_);
-    gemm(normed, op.f16(g.fc1, 1), hidden, m, d, inner);
-    kernels::bias_gelu_half(hidden, op.bias(g.fc1), hidden16, m, inner, stream_);
+    // fc1 written as f16, its bias and GELU applied in place (the bias in f32, see
+    // kernels_encoder.cu).
+    LtGemm fc1;
+    fc1.x = normed;
+    fc1.w = op.f16(g.fc1, 1);
+    fc1.y = hidden16;
+    fc1.y_half = true;
+    fc1.m = m;
+    fc1.k = d;
+    fc1.n = inner;
+    lt_gemm(lt_, fc1, cublas_workspace_.get(), static_cast<size_t>(cublas_workspace_.bytes()),
+            stream_);
+    kernels::bias_gelu_half(hidden16, op.bias(g.fc1), hidden16, m, inner, stream_);
     lt_gemm(lt_, residual_linear(op, g.fc2, hidden16, m, inner, d), cublas_workspace_.get(),
             static_cast<size_t>(cublas_workspace_.bytes()), stream_);
 }

@@ -1,9 +1,10 @@
 // lt_gemm (cuda_lt_gemm.h): one cublasLtMatmul, row-major y = x w^T computed as the column-major
 // y^T [n, m] = w^T (w stored as [k, n], transposed) x^T (x stored as [k, m]); the bias, of length
-// n = D's rows, is what CUBLASLT_EPILOGUE_BIAS adds to every column.
+// n = D's rows, is what CUBLASLT_EPILOGUE_BIAS adds to every column. Batches are strided.
 #include "cuda_lt_gemm.h"
 
 #include <stdexcept>
+#include <utility>
 
 #include "cuda_check.h"
 
@@ -54,6 +55,26 @@ void lt_gemm(cublasLtHandle_t lt, const LtGemm& g, void* workspace, size_t works
                                             static_cast<uint64_t>(g.m), g.k));  // x [m, k]
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d.c, out_type, static_cast<uint64_t>(g.n),
                                             static_cast<uint64_t>(g.m), g.n));  // y [m, n]
+    if (g.batch > 1) {
+        if (g.residual != nullptr) {
+            throw std::logic_error("lt_gemm: a batched GEMM takes no residual");
+        }
+        // Every layout carries the batch count and its stride; the bias its own stride.
+        const auto count = static_cast<int32_t>(g.batch);
+        const std::pair<cublasLtMatrixLayout_t, int64_t> layouts[] = {
+            {d.a, g.w_stride}, {d.b, g.x_stride}, {d.c, g.y_stride}};
+        for (const auto& [layout, stride] : layouts) {
+            CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(
+                layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)));
+            CUBLAS_CHECK(cublasLtMatrixLayoutSetAttribute(
+                layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)));
+        }
+        if (g.bias != nullptr) {
+            CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(d.op,
+                                                        CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE,
+                                                        &g.bias_stride, sizeof(g.bias_stride)));
+        }
+    }
     const float alpha = 1.0F;
     const float beta = g.residual != nullptr ? 1.0F : 0.0F;
     const void* c = g.residual != nullptr ? static_cast<const void*>(g.residual) : g.y;

@@ -1,5 +1,5 @@
 // GEMMs with fused epilogues through cuBLASLt (issue 30): a linear's bias (CUBLASLT_EPILOGUE_BIAS)
-// and its residual (C, beta = 1) in the GEMM itself, f16 or f32 out.
+// and its residual (C, beta = 1) in the GEMM itself, f16 or f32 out, optionally strided-batched.
 #pragma once
 
 #include <cublasLt.h>
@@ -20,6 +20,11 @@ struct LtGemm {
     void* y = nullptr;
     bool y_half = false;
     int64_t m = 0, k = 0, n = 0;
+    // Strided batches (cuBLASLt's STRIDED_BATCH_OFFSET and BIAS_BATCH_STRIDE, in elements):
+    // batch i reads x + i x_stride, w + i w_stride, bias + i bias_stride and writes y + i
+    // y_stride. A stride of 0 reads the same matrix in every batch (listen's x for each head).
+    int64_t batch = 1;
+    int64_t x_stride = 0, w_stride = 0, y_stride = 0, bias_stride = 0;
 };
 
 // Throws CudaError when cuBLASLt refuses or fails; asynchronous on `stream`.

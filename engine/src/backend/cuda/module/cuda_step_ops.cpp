@@ -162,6 +162,10 @@ void CudaDeviceModel::execute(const Prepared& prepared, size_t index, const std:
             encoder_mlp(prepared, index, ptr, scratch);
             return;
         }
+        if (fusion.role == StepFusion::Role::cross_kv) {
+            cross_kv(prepared, index, ptr, scratch);
+            return;
+        }
     }
     auto slot = [&](size_t i) -> const Slot& {
         return plan.slots[static_cast<size_t>(step.inputs.at(i))];

@@ -17,6 +17,17 @@ namespace {
 namespace k = kernels;
 constexpr cudaStream_t kDefaultStream = nullptr;
 
+// One cuBLASLt handle for the process's table calls, made at the first (no workspace: cuBLASLt
+// then picks among the algorithms that need none).
+cublasLtHandle_t table_lt_handle() {
+    static cublasLtHandle_t lt = [] {
+        cublasLtHandle_t handle = nullptr;
+        CUBLAS_CHECK(cublasLtCreate(&handle));
+        return handle;
+    }();
+    return lt;
+}
+
 k::Epilogue epilogue(bool gelu, const float* residual) {
     k::Epilogue e;
     e.gelu = gelu;
@@ -179,22 +190,15 @@ KernelTable make_table() {
                            int64_t rows, int64_t d, float eps) {
         k::layer_norm_half(x, w, b, y, rows, d, eps, kDefaultStream);
     };
-    t.bias_gelu_half = [](const float* x, const float* bias, uint16_t* y, int64_t rows, int64_t n) {
-        k::bias_gelu_half(x, bias, y, rows, n, kDefaultStream);
-    };
+    t.bias_gelu_half = [](const uint16_t* x, const float* bias, uint16_t* y, int64_t rows,
+                          int64_t n) { k::bias_gelu_half(x, bias, y, rows, n, kDefaultStream); };
     t.flash_attention_strided = [](const uint16_t* qkv, uint16_t* y, int64_t batch, int64_t t_len,
                                    int64_t heads, int64_t dh, float scale) {
         return k::flash_attention_strided(qkv, y, batch, t_len, heads, dh, scale, kDefaultStream);
     };
     t.lt_gemm = [](const uint16_t* x, const uint16_t* w, const void* bias, const float* residual,
                    void* y, bool y_half, int64_t m, int64_t kk, int64_t n) {
-        // One handle for the process's table calls, made at the first (no workspace: cuBLASLt
-        // then picks among the algorithms that need none).
-        static cublasLtHandle_t lt = [] {
-            cublasLtHandle_t handle = nullptr;
-            CUBLAS_CHECK(cublasLtCreate(&handle));
-            return handle;
-        }();
+        const cublasLtHandle_t lt = table_lt_handle();
         LtGemm g;
         g.x = x;
         g.w = w;
@@ -206,6 +210,25 @@ KernelTable make_table() {
         g.k = kk;
         g.n = n;
         lt_gemm(lt, g, nullptr, 0, kDefaultStream);
+    };
+    t.lt_gemm_batched = [](const uint16_t* x, const uint16_t* w, const uint16_t* bias, uint16_t* y,
+                           int64_t m, int64_t kk, int64_t n, int64_t batch, int64_t x_stride,
+                           int64_t w_stride, int64_t y_stride, int64_t bias_stride) {
+        LtGemm g;
+        g.x = x;
+        g.w = w;
+        g.bias = bias;
+        g.y = y;
+        g.y_half = true;
+        g.m = m;
+        g.k = kk;
+        g.n = n;
+        g.batch = batch;
+        g.x_stride = x_stride;
+        g.w_stride = w_stride;
+        g.y_stride = y_stride;
+        g.bias_stride = bias_stride;
+        lt_gemm(table_lt_handle(), g, nullptr, 0, kDefaultStream);
     };
     t.choose_tokens =
         [](const float* logits, float* work, int64_t rows, int64_t vocab, const int32_t* suppressed,

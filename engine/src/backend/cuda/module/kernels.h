@@ -140,8 +140,9 @@ bool attend_one_query(const float* q, const uint16_t* k, const uint16_t* v, cons
 // The fused encoder layer (issue 30). LayerNorm as layer_norm, rounded to f16 [rows, d].
 void layer_norm_half(const float* x, const float* w, const float* b, uint16_t* y, int64_t rows,
                      int64_t d, float eps, cudaStream_t stream);
-// y [rows, n] f16 = gelu_erf(x [rows, n] + bias [n]) (bias may be null), in f32.
-void bias_gelu_half(const float* x, const float* bias, uint16_t* y, int64_t rows, int64_t n,
+// y [rows, n] f16 = gelu_erf(x [rows, n] f16 + bias [n]) (bias may be null), in f32; y may be x
+// (fc1's f16 output, in place).
+void bias_gelu_half(const uint16_t* x, const float* bias, uint16_t* y, int64_t rows, int64_t n,
                     cudaStream_t stream);
 // Self-attention over heads read in place: qkv [B, T, 3 D] f16 holds q, k and v side by side
 // (head h at columns h Dh of each third), y [B, T, D] f16 gets the merged heads, softmax(q k^T

@@ -1,0 +1,177 @@
+// listen's fused cross keys and values (cuda_cross_kv_fusion.h): the strided-batched cuBLASLt
+// GEMM alone against double loops (each head's [A, Dh] written into a cache [B, H, Audio, Dh] at a
+// start position, v's f16 bias per head, nothing outside written); the whole listen against the
+// CPU backend and against the separate launches (EARSHOT_CUDA_OLD_KERNELS=cross_kv) through the
+// prefill logits that read the caches; and the listing's kernel counts at large-v3's size.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend_test_data.h"
+#include "cuda_test_device.h"
+#include "earshot/engine/backend/cpu_whisper.h"
+#include "earshot/engine/backend/cuda_whisper.h"
+#include "earshot/engine/backend/plan_listing.h"
+#include "earshot/engine/model/random_checkpoint.h"
+#include "earshot/engine/model/whisper_binding.h"
+#include "earshot/engine/model/whisper_checkpoint.h"
+#include "kernel_table_fixture.h"
+#include "large_v3_config.h"
+#include "old_kernels_variable.h"
+#include "temp_dir.h"
+
+namespace {
+
+using namespace earshot::test::kernel_table;  // NOLINT: the shared helpers of these tests
+
+class CrossKvKernelsOnCudaDevice : public KernelTableFixture {};
+
+// x [A, D] against w [D, D] as H heads of Dh: head h's [A, Dh] = x w[h Dh : (h + 1) Dh]^T + bias
+// [h Dh : (h + 1) Dh] lands at (h, start) of a cache [H, Audio, Dh]; the positions before start
+// and after start + A keep what was there. With and without the bias.
+TEST_F(CrossKvKernelsOnCudaDevice, BatchedGemmWritesEachHeadIntoTheCache) {
+    const size_t a = 23;
+    const size_t heads = 3;
+    const size_t dh = 16;
+    const size_t d = heads * dh;
+    const size_t audio = 30;
+    const size_t start = 4;
+    const std::vector<uint16_t> x = to_f16(random_values(a * d, 60));
+    const std::vector<uint16_t> w = to_f16(random_values(d * d, 61));
+    const std::vector<uint16_t> bias = to_f16(random_values(d, 62));
+    const std::vector<uint16_t> before = to_f16(random_values(heads * audio * dh, 63, 5.0F));
+    for (const bool with_bias : {true, false}) {
+        std::vector<double> want(before.size());
+        for (size_t i = 0; i < before.size(); ++i) want[i] = D(f16_to_f32(before[i]));
+        for (size_t h = 0; h < heads; ++h) {
+            for (size_t t = 0; t < a; ++t) {
+                for (size_t e = 0; e < dh; ++e) {
+                    double sum = with_bias ? D(f16_to_f32(bias[h * dh + e])) : 0.0;
+                    for (size_t p = 0; p < d; ++p) {
+                        sum += D(f16_to_f32(x[t * d + p])) * D(f16_to_f32(w[(h * dh + e) * d + p]));
+                    }
+                    want[(h * audio + start + t) * dh + e] = sum;
+                }
+            }
+        }
+        uint16_t* cache = device(before);
+        k_->lt_gemm_batched(device(x), device(w), with_bias ? device(bias) : nullptr,
+                            cache + start * dh, I(a), I(d), I(dh), I(heads), 0, I(dh * d),
+                            I(audio * dh), I(dh));
+        EXPECT_WITHIN(
+            compare<float>(host_f16(cache, want.size()), want,
+                           [](double v) { return f16_tolerance(v) + 1e-5; }),
+            std::string("lt_gemm_batched ") + (with_bias ? "with" : "without") + " the bias");
+    }
+}
+
+using earshot::backend::CpuWhisper;
+using earshot::backend::CudaWhisper;
+using earshot::backend::HostTensor;
+using earshot::test::OldKernelsVariable;
+using namespace earshot::test::backend_data;  // NOLINT: test mel, tokens, relative_error
+
+// As the parity tests (cuda_backend_test.cpp): f16 caches and activations against f32.
+constexpr double kLogitsTolerance = 2e-3;
+// Against the separate launches: the same f16 GEMM operands and f16 caches, but v's bias rounded
+// to f16 before it is added (the separate launches add it in f32), so an f16 ulp of a cache value
+// here and there.
+constexpr double kOldKernelsTolerance = 1e-3;
+
+TEST(CrossKvFusionOnCudaDevice, PrefillAfterListenMatchesTheCpuAndTheSeparateLaunches) {
+    EARSHOT_NEEDS_CUDA_DEVICE();
+    // Two decoder layers (the run of 4 cache writes), head sizes 16 and 32, batch 1 and 2.
+    struct Case {
+        const char* name;
+        int64_t d, heads;
+        const char* dtype;
+    };
+    for (const Case c : {Case{"f16 Dh 16", 64, 4, "f16"}, Case{"f32 Dh 32", 96, 3, "f32"}}) {
+        earshot::test::TempDir dir("earshot-cuda-cross-kv");
+        earshot::model::RandomCheckpointOptions o{
+            .mels = 80, .d = c.d, .heads = c.heads, .enc_layers = 1, .dec_layers = 2, .vocab = 300};
+        o.frames = 66;
+        o.max_tokens = 8;
+        o.dtype = c.dtype;
+        o.seed = 52;
+        earshot::model::write_random_checkpoint(dir.path(), o);
+        const auto checkpoint = earshot::model::load_whisper_checkpoint(dir.path());
+        for (int64_t batch = 1; batch <= 2; ++batch) {
+            std::optional<CudaWhisper> separate;
+            {
+                const OldKernelsVariable old("cross_kv");
+                separate.emplace(checkpoint, batch);
+            }
+            CudaWhisper fused(checkpoint, batch);
+            CpuWhisper cpu(checkpoint, batch);
+            const HostTensor mel = test_mel(batch, o.mels, o.frames, 2);
+            cpu.listen(mel);
+            fused.listen(mel);
+            separate->listen(mel);
+            const HostTensor tokens = token_tensor(random_tokens(batch, 4, o.vocab, 7), 0, 4);
+            const HostTensor want = cpu.prefill(tokens);
+            const HostTensor got = fused.prefill(tokens);
+            const HostTensor old = separate->prefill(tokens);
+            ASSERT_EQ(got.shape(), want.shape());
+            const double cpu_error = relative_error(got.f32_values(), want.f32_values());
+            const double old_error = relative_error(got.f32_values(), old.f32_values());
+            const double old_cpu_error = relative_error(old.f32_values(), want.f32_values());
+            std::printf(
+                "%s batch %lld: prefill logits after the fused listen against the CPU %.3g "
+                "(separate %.3g), against the separate launches %.3g\n",
+                c.name, static_cast<long long>(batch), cpu_error, old_cpu_error, old_error);
+            EXPECT_LE(cpu_error, kLogitsTolerance) << c.name << " batch " << batch;
+            EXPECT_LE(old_error, kOldKernelsTolerance) << c.name << " batch " << batch;
+        }
+    }
+}
+
+int64_t count_named(const earshot::backend::PlanListing& l, const std::string& prefix) {
+    int64_t n = 0;
+    for (const auto& k : l.kernels) n += k.kernel.starts_with(prefix) ? 1 : 0;
+    return n;
+}
+
+const earshot::backend::PlanKernel& find(const earshot::backend::PlanListing& l,
+                                         const std::string& kernel, const std::string& scope) {
+    for (const auto& k : l.kernels) {
+        if (k.kernel == kernel && k.scope == scope) return k;
+    }
+    throw std::runtime_error("no " + kernel + " in " + scope);
+}
+
+// The linears of decoder layer 3's cross keys and values, whose scopes name the fused GEMMs.
+constexpr const char* kKeyScope = "decoder_layers[3].encoder_attn.k_proj";
+constexpr const char* kValueScope = "decoder_layers[3].encoder_attn.v_proj";
+
+// large-v3 (A 1500, D 1280, 32 decoder layers): 2 GEMMs a layer and one to_half instead of 9 a
+// layer; a cache's GEMM by hand.
+TEST(CrossKvFusion, TheListingCountsTheFusedKernels) {
+    const auto binding = earshot::model::bind_whisper(earshot::test::large_v3_config());
+    earshot::backend::PlanListingRequest request;
+    request.entry = "listen";
+    request.backend = earshot::backend::PlanBackend::cuda;
+    const auto fused = earshot::backend::list_plan(binding, request);
+    std::optional<earshot::backend::PlanListing> separate;
+    {
+        const OldKernelsVariable old("cross_kv");
+        separate.emplace(earshot::backend::list_plan(binding, request));
+    }
+    const int64_t layers = 32, a = 1500, d = 1280;
+    EXPECT_EQ(count_named(fused, "cublaslt_gemm_heads"), 2 * layers);
+    EXPECT_EQ(count_named(*separate, "cublaslt_gemm_heads"), 0);
+    EXPECT_EQ(static_cast<int64_t>(separate->kernels.size() - fused.kernels.size()),
+              9 * layers - (2 * layers + 1));
+    const auto& v = find(fused, "cublaslt_gemm_heads+bias", kValueScope);
+    EXPECT_EQ(v.read_bytes, a * d * 2 + d * d * 2 + d * 2);
+    EXPECT_EQ(v.written_bytes, a * d * 2);
+    EXPECT_EQ(v.flops, 2 * a * d * d);
+    const auto& k = find(fused, "cublaslt_gemm_heads", kKeyScope);
+    EXPECT_EQ(k.read_bytes, a * d * 2 + d * d * 2);
+}
+
+}  // namespace
