@@ -92,6 +92,7 @@ struct OldKernels {
     bool cross_caches = false;    // every beam row its own copy of the cross caches
     bool encoder = false;         // an encoder layer as its 27 separate launches, not the fused 8
     bool host_selection = false;  // a step's logits copied back, tokens chosen on the host
+    bool pdl = false;  // a step's kernels launched plainly, not as programmatic dependent launches
 };
 
 inline OldKernels old_kernels_from(std::string_view list) {
@@ -103,11 +104,12 @@ inline OldKernels old_kernels_from(std::string_view list) {
         const std::string_view name = list.substr(begin, end - begin);
         const bool all = name == "all";
         if (!all && !name.empty() && name != "attention" && name != "gemv" && name != "fusion" &&
-            name != "cross_caches" && name != "encoder" && name != "host_selection") {
+            name != "cross_caches" && name != "encoder" && name != "host_selection" &&
+            name != "pdl") {
             throw std::invalid_argument("EARSHOT_CUDA_OLD_KERNELS=" + std::string(list) +
                                         " names `" + std::string(name) +
                                         "`; it takes attention, gemv, fusion, cross_caches, "
-                                        "encoder, host_selection or all, "
+                                        "encoder, host_selection, pdl or all, "
                                         "comma-separated");
         }
         old.attention = old.attention || all || name == "attention";
@@ -116,6 +118,7 @@ inline OldKernels old_kernels_from(std::string_view list) {
         old.cross_caches = old.cross_caches || all || name == "cross_caches";
         old.encoder = old.encoder || all || name == "encoder";
         old.host_selection = old.host_selection || all || name == "host_selection";
+        old.pdl = old.pdl || all || name == "pdl";
         begin = end + 1;
     }
     return old;
