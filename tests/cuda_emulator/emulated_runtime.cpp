@@ -66,6 +66,26 @@ size_t g_graph_captures = 0;
 
 bool capturing(cudaStream_t stream) { return stream != nullptr && stream->capture != nullptr; }
 
+namespace {
+std::map<cudaStream_t, PreviousWork> g_previous;  // by stream, g_mutex held
+}  // namespace
+
+PreviousWork& previous_work(cudaStream_t stream) { return g_previous[stream]; }
+
+void note_copy_work(cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (stream == nullptr) {
+        g_previous.clear();
+    } else {
+        g_previous.erase(stream);
+    }
+}
+
+void note_library_kernel(cudaStream_t stream, const char* name, void* written) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_previous[stream] = PreviousWork{true, name, {written}};
+}
+
 void enqueue_work(cudaStream_t stream, std::function<void()> work) {
     if (capturing(stream)) {
         // EARSHOT_CUDA_EMULATOR_THROW_WHILE_CAPTURING=1: a launch into a capture throws a plain

@@ -366,15 +366,6 @@ cudaError_t set_max_dynamic_shared(const void* kernel, int bytes) {
 
 namespace {
 
-// What ran on the device last: a grid or library kernel (its name and the pointers it may write),
-// or nothing a dependent launch can overlap (a copy, a memset, a graph's start).
-struct PreviousWork {
-    bool kernel = false;
-    const char* name = "";
-    std::vector<void*> written;
-};
-std::map<cudaStream_t, PreviousWork> g_previous;  // by stream
-
 // The running launch's previous kernel's writes back in place (its first wait).
 void release_held(LaunchState& launch) {
     if (launch.released) return;
@@ -418,20 +409,6 @@ void trigger_dependent_launches() {
     report(cudaErrorUnknown,
            "cudaTriggerProgrammaticLaunchCompletion() before cudaGridDependencySynchronize() in a "
            "dependent launch");
-}
-
-void note_copy_work(cudaStream_t stream) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    if (stream == nullptr) {
-        g_previous.clear();
-    } else {
-        g_previous.erase(stream);
-    }
-}
-
-void note_library_kernel(cudaStream_t stream, const char* name, void* written) {
-    std::lock_guard<std::mutex> lock(g_mutex);
-    g_previous[stream] = PreviousWork{true, name, {written}};
 }
 
 namespace {
@@ -543,7 +520,7 @@ void run_grid(const LaunchInfo& info, const std::function<void()>& body) {
     }
     // This grid is what the next one follows; a dependent one runs first with what its
     // predecessor wrote held back.
-    PreviousWork& last = g_previous[info.stream];
+    PreviousWork& last = previous_work(info.stream);
     const PreviousWork previous = std::exchange(last, PreviousWork{true, info.name, info.written});
     last.written.insert(last.written.end(), info.written_inside.begin(), info.written_inside.end());
     if (info.dependent && previous.kernel) {

@@ -63,6 +63,15 @@ extern size_t g_graph_captures;
 // Whether `stream` is capturing a graph (its work is recorded, not run).
 bool capturing(cudaStream_t stream);
 
+// What ran last on a stream, for the dependent-launch check of its next grid (run_grid): a grid or
+// library kernel (its name and the pointers it may write), or nothing a dependent launch can
+// overlap (a copy, a memset, a graph's start). previous_work: the stream's, g_mutex held.
+struct PreviousWork {
+    bool kernel = false;
+    const char* name = "";
+    std::vector<void*> written;
+};
+PreviousWork& previous_work(cudaStream_t stream);
 // What ran last on `stream`, for the dependent-launch check of its next grid: a copy or memset
 // (a dependent launch after it waits for it whole; a synchronous copy, null, on every stream), or
 // a library kernel (cuBLAS) writing `written`.

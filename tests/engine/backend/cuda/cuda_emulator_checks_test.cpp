@@ -104,10 +104,10 @@ TEST(EmulatorChecks, SharedMemoryOver48KibFailsUnlessTheKernelOptedIn) {
 // EARSHOT_CUDA_EMULATOR_CHECK_BLOCK_ORDER=1 for one test, then as it was.
 class ScopedBlockOrderCheck {
 public:
-    ScopedBlockOrderCheck() {
+    explicit ScopedBlockOrderCheck(bool on = true) {
         const char* value = std::getenv(kName);
         if (value != nullptr) before_ = value;
-        setenv(kName, "1", 1);
+        setenv(kName, on ? "1" : "0", 1);
     }
     ~ScopedBlockOrderCheck() {
         if (before_.empty()) {
@@ -169,8 +169,13 @@ TEST(EmulatorChecks, ADependentLaunchMustWaitForTheKernelBeforeIt) {
         << never.stderr_text;
     EXPECT_NE(never.stderr_text.find("copy_after_kernel"), std::string::npos);
     EXPECT_NE(never.stderr_text.find("fill_kernel"), std::string::npos);
-    const ProbeResult early_read = run_probe("dependent_reads_before_waiting");
-    EXPECT_TRUE(std::isnan(early_read.values[0])) << early_read.values[0];
+    {
+        // In block order: run again in reverse, block 0 would read after block 3's wait.
+        const ScopedBlockOrderCheck in_order(false);
+        const ProbeResult early_read = run_probe("dependent_reads_before_waiting");
+        EXPECT_TRUE(std::isnan(early_read.values[0])) << early_read.values[0];
+        EXPECT_EQ(early_read.values[1], 2.0F);  // read by a later thread, after the wait
+    }
     const ProbeResult early_write = run_probe("dependent_writes_before_waiting");
     EXPECT_EQ(early_write.error, kCudaErrorUnknown);
     EXPECT_NE(early_write.stderr_text.find("a write, before cudaGridDependencySynchronize()"),

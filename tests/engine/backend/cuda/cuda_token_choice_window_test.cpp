@@ -122,7 +122,7 @@ TEST_F(TokenChoiceWindowsOnCudaDevice, AStepCopiesBackItsChoicesNotItsLogits) {
 // A step with its tokens chosen on the device leaves each row's best token and pos + 1 in the
 // next step's inputs on the device (issue 30): fed those (greedy), the next step copies up only
 // its rows' RowRules; fed other tokens (a beam's), the tokens too, and pos never; all of it from
-// pinned memory. The choices equal the host selection's, step by step, for 1 and 2 rows.
+// pinned memory. At 1 row the choices equal the host selection's, step by step.
 TEST_F(TokenChoiceWindowsOnCudaDevice, AGreedyStepLeavesItsTokenAndPosOnTheDevice) {
     const auto up = [] {
         return earshot::test::emulator_count("earshot_cuda_emulator_bytes_to_device");
@@ -142,14 +142,17 @@ TEST_F(TokenChoiceWindowsOnCudaDevice, AGreedyStepLeavesItsTokenAndPosOnTheDevic
     }
     const auto rules_bytes = static_cast<int64_t>(sizeof(earshot::backend::RowRules));
     for (const int64_t rows : {1, 2}) {
-        // No listen: the cross caches stay zero, the same in both models.
+        // No listen: the cross caches stay zero, the same in both models. The host selection
+        // is compared at 1 row (the slow windows compare beams); 2 rows count bytes, 3 steps.
+        const bool compared = rows == 1;
         for (auto* model : {on_device.get(), on_host.get()}) {
+            if (!compared && model == on_host.get()) continue;
             model->prefill(HostTensor::i32({1, 1}, {50258}));
             if (rows > 1) model->expand(rows);
         }
         std::vector<std::vector<int32_t>> sampled(static_cast<size_t>(rows));
         std::vector<int32_t> next(static_cast<size_t>(rows), 220);
-        for (int step = 0; step < 4; ++step) {
+        for (int step = 0; step < (compared ? 4 : 3); ++step) {
             earshot::decoding::ChoiceSpec spec{.filters = &filters, .sampled = {}, .choices = 2};
             for (const auto& row : sampled) spec.sampled.emplace_back(row);
             const int32_t pos = 1 + step;
@@ -158,8 +161,10 @@ TEST_F(TokenChoiceWindowsOnCudaDevice, AGreedyStepLeavesItsTokenAndPosOnTheDevic
             const auto got = on_device->step_choosing(HostTensor::i32({rows, 1}, next), pos, spec);
             const auto up_bytes = static_cast<int64_t>(*up() - up_before);
             const auto pageable_bytes = static_cast<int64_t>(*pageable() - pageable_before);
-            const auto want = on_host->step_choosing(HostTensor::i32({rows, 1}, next), pos, spec);
             ASSERT_EQ(got.size(), static_cast<size_t>(rows));
+            const auto want =
+                compared ? on_host->step_choosing(HostTensor::i32({rows, 1}, next), pos, spec)
+                         : got;
             ASSERT_EQ(want.size(), static_cast<size_t>(rows));
             for (size_t r = 0; r < got.size(); ++r) {
                 EXPECT_EQ(got[r].tokens, want[r].tokens) << rows << " rows, step " << step;
