@@ -113,6 +113,7 @@ cublasStatus_t cublasGemmStridedBatchedEx(
     alpha = &alpha_value;
     beta = &beta_value;
     ++g_kernel_runs;
+    note_library_kernel(handle->stream, "a cuBLAS GEMM", c);
     for (int i = 0; i < batch_count; ++i) {
         const cublasStatus_t status =
             gemm(transa, transb, m, n, k, alpha,

@@ -38,10 +38,53 @@ size_t g_allocated = 0;
 std::map<void*, size_t> g_allocations;
 std::atomic<size_t> g_kernel_runs{0};
 std::atomic<size_t> g_bytes_to_host{0};
+std::atomic<size_t> g_bytes_to_device{0};
+std::atomic<size_t> g_pageable_bytes_to_device{0};
+
+namespace {
+
+std::mutex g_pinned_mutex;
+std::map<const void*, size_t> g_pinned;  // cudaMallocHost's allocations: start -> bytes
+
+bool pinned(const void* host, size_t bytes) {
+    std::lock_guard<std::mutex> lock(g_pinned_mutex);
+    auto after = g_pinned.upper_bound(host);
+    if (after == g_pinned.begin()) return false;
+    const auto& [start, size] = *std::prev(after);
+    return static_cast<const std::byte*>(host) + bytes <=
+           static_cast<const std::byte*>(start) + size;
+}
+
+void count_to_device(const void* host, size_t bytes) {
+    g_bytes_to_device += bytes;
+    if (!pinned(host, bytes)) g_pageable_bytes_to_device += bytes;
+}
+
+}  // namespace
 size_t g_graph_launches = 0;
 size_t g_graph_captures = 0;
 
 bool capturing(cudaStream_t stream) { return stream != nullptr && stream->capture != nullptr; }
+
+namespace {
+std::map<cudaStream_t, PreviousWork> g_previous;  // by stream, g_mutex held
+}  // namespace
+
+PreviousWork& previous_work(cudaStream_t stream) { return g_previous[stream]; }
+
+void note_copy_work(cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (stream == nullptr) {
+        g_previous.clear();
+    } else {
+        g_previous.erase(stream);
+    }
+}
+
+void note_library_kernel(cudaStream_t stream, const char* name, void* written) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_previous[stream] = PreviousWork{true, name, {written}};
+}
 
 void enqueue_work(cudaStream_t stream, std::function<void()> work) {
     if (capturing(stream)) {
@@ -82,7 +125,8 @@ const char* cudaGetErrorString(cudaError_t error) {
         case cudaErrorMisalignedAddress:
             return "misaligned address";
         case cudaErrorUnknown:
-            return "unknown error (the emulator saw a race between blocks)";
+            return "unknown error (the emulator saw a race between blocks, or a dependent "
+                   "launch that did not wait for the kernel before it)";
         default:
             return "emulated CUDA error";
     }
@@ -171,16 +215,25 @@ cudaError_t cudaFree(void* ptr) {
 // Pinned host memory: host memory here, not counted against the device's.
 cudaError_t cudaMallocHost(void** ptr, size_t bytes) {
     *ptr = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
-    return *ptr == nullptr ? cudaErrorMemoryAllocation : cudaSuccess;
+    if (*ptr == nullptr) return cudaErrorMemoryAllocation;
+    std::lock_guard<std::mutex> lock(g_pinned_mutex);
+    g_pinned[*ptr] = bytes;
+    return cudaSuccess;
 }
 
 cudaError_t cudaFreeHost(void* ptr) {
+    {
+        std::lock_guard<std::mutex> lock(g_pinned_mutex);
+        g_pinned.erase(ptr);
+    }
     std::free(ptr);
     return cudaSuccess;
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
     if (kind == cudaMemcpyDeviceToHost) g_bytes_to_host += bytes;
+    if (kind == cudaMemcpyHostToDevice) count_to_device(src, bytes);
+    note_copy_work(nullptr);
     std::memmove(dst, src, bytes);
     return cudaSuccess;
 }
@@ -192,16 +245,21 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpy
         g_last_error = cudaErrorStreamCaptureUnsupported;
         return cudaErrorStreamCaptureUnsupported;
     }
+    if (kind == cudaMemcpyHostToDevice) count_to_device(src, bytes);
     enqueue_work(stream, [=] {
         if (kind == cudaMemcpyDeviceToDevice) ++g_kernel_runs;
         if (kind == cudaMemcpyDeviceToHost) g_bytes_to_host += bytes;
+        note_copy_work(stream);
         std::memmove(dst, src, bytes);
     });
     return cudaSuccess;
 }
 
 cudaError_t cudaMemsetAsync(void* dst, int value, size_t bytes, cudaStream_t stream) {
-    enqueue_work(stream, [=] { std::memset(dst, value, bytes); });
+    enqueue_work(stream, [=] {
+        note_copy_work(stream);
+        std::memset(dst, value, bytes);
+    });
     return cudaSuccess;
 }
 
@@ -252,6 +310,8 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph,
 
 cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream) {
     ++g_graph_launches;
+    // The graph's first kernel waits for the work before it whole.
+    enqueue_work(stream, [stream] { note_copy_work(stream); });
     for (const auto& work : exec->work) enqueue_work(stream, work);
     return cudaSuccess;
 }

@@ -88,6 +88,15 @@ struct LaunchState {
     size_t static_shared_bytes = 0;
     std::set<void*> static_arrays;
     cudaError_t fault = cudaSuccess;  // the first check that failed
+    // A dependent launch (LaunchInfo::dependent): the previous kernel, its written allocations
+    // as it left them (held back, NaN bytes in their place, until the first wait), whether they
+    // are back, and whether the running block waited.
+    const char* previous = "";
+    std::vector<std::pair<std::byte*, size_t>> held_regions;
+    std::vector<std::vector<std::byte>> held_values;
+    bool released = true;
+    bool block_waited = false;
+    unsigned block = 0;
 };
 
 Block* g_block = nullptr;
@@ -368,6 +377,53 @@ cudaError_t set_max_dynamic_shared(const void* kernel, int bytes) {
 
 namespace {
 
+// The running launch's previous kernel's writes back in place (its first wait).
+void release_held(LaunchState& launch) {
+    if (launch.released) return;
+    launch.released = true;
+    for (size_t r = 0; r < launch.held_regions.size(); ++r) {
+        const auto& [start, bytes] = launch.held_regions[r];
+        const bool untouched = std::all_of(start, start + bytes, [](std::byte b) {
+            return b == static_cast<std::byte>(kUnwrittenByte);
+        });
+        if (!untouched) {
+            report(cudaErrorUnknown,
+                   std::string("a write, before cudaGridDependencySynchronize(), into memory the "
+                               "previous kernel ") +
+                       launch.previous + " writes (launched dependent on it)");
+        }
+        std::memcpy(start, launch.held_values[r].data(), bytes);
+    }
+}
+
+void check_block_waited(const LaunchInfo& info) {
+    LaunchState& launch = *g_launch;
+    if (!info.dependent || launch.block_waited) return;
+    report(cudaErrorUnknown, "block " + std::to_string(launch.block) +
+                                 " never called cudaGridDependencySynchronize(), launched "
+                                 "dependent on " +
+                                 (*launch.previous != '\0' ? launch.previous : "nothing"));
+}
+
+}  // namespace
+
+void grid_dependency_synchronize() {
+    if (g_launch == nullptr || !g_launch->info->dependent) return;
+    g_launch->block_waited = true;
+    release_held(*g_launch);
+}
+
+void trigger_dependent_launches() {
+    if (g_launch == nullptr || !g_launch->info->dependent || g_launch->block_waited) return;
+    // The next kernel could then start while this one's predecessor still runs, which the
+    // emulator does not model: the kernels wait first.
+    report(cudaErrorUnknown,
+           "cudaTriggerProgrammaticLaunchCompletion() before cudaGridDependencySynchronize() in a "
+           "dependent launch");
+}
+
+namespace {
+
 // Runs every block of the grid, in order or in reverse order.
 void run_blocks(const LaunchInfo& info, const std::function<void()>& body, bool reverse) {
     const dim3 grid = info.grid;
@@ -392,6 +448,8 @@ void run_blocks(const LaunchInfo& info, const std::function<void()>& body, bool 
     g_block = &block;
     for (unsigned i = 0; i < grid.x; ++i) {
         const unsigned b = reverse ? grid.x - 1 - i : i;
+        g_launch->block = b;
+        g_launch->block_waited = false;
         // A kernel whose first block never synchronised runs its other blocks' threads as plain
         // calls: the same results, without a coroutine switch per thread.
         block.plain = i > 0 && !block.synchronised;
@@ -403,6 +461,7 @@ void run_blocks(const LaunchInfo& info, const std::function<void()>& body, bool 
                 block.running = &fiber;
                 body();
             }
+            check_block_waited(info);
             continue;
         }
         block.block_barrier = Barrier{0, static_cast<int>(threads), {}};
@@ -423,15 +482,16 @@ void run_blocks(const LaunchInfo& info, const std::function<void()>& body, bool 
                 if (!fiber->blocked) resume(block, *fiber);
             }
         }
+        check_block_waited(info);
     }
     block.running = nullptr;
     g_block = outer;
 }
 
 // The device allocations that hold the launch's written pointers, each once: [start, bytes].
-std::vector<std::pair<std::byte*, size_t>> written_allocations(const LaunchInfo& info) {
+std::vector<std::pair<std::byte*, size_t>> allocations_of(const std::vector<void*>& pointers) {
     std::vector<std::pair<std::byte*, size_t>> found;
-    for (void* pointer : info.written) {
+    for (void* pointer : pointers) {
         auto after = g_allocations.upper_bound(pointer);
         if (after == g_allocations.begin()) continue;
         const auto& [start, bytes] = *std::prev(after);
@@ -442,6 +502,10 @@ std::vector<std::pair<std::byte*, size_t>> written_allocations(const LaunchInfo&
         }
     }
     return found;
+}
+
+std::vector<std::pair<std::byte*, size_t>> written_allocations(const LaunchInfo& info) {
+    return allocations_of(info.written);
 }
 
 }  // namespace
@@ -465,6 +529,20 @@ void run_grid(const LaunchInfo& info, const std::function<void()>& body) {
         launch.dynamic_limit = opted_in->second;
         launch.total_limit = kOptInSharedBytes;
     }
+    // This grid is what the next one follows; a dependent one runs first with what its
+    // predecessor wrote held back.
+    PreviousWork& last = previous_work(info.stream);
+    const PreviousWork previous = std::exchange(last, PreviousWork{true, info.name, info.written});
+    last.written.insert(last.written.end(), info.written_inside.begin(), info.written_inside.end());
+    if (info.dependent && previous.kernel) {
+        launch.previous = previous.name;
+        launch.held_regions = allocations_of(previous.written);
+        for (const auto& [start, bytes] : launch.held_regions) {
+            launch.held_values.emplace_back(start, start + bytes);
+            std::memset(start, kUnwrittenByte, bytes);
+        }
+        launch.released = false;
+    }
     LaunchState* outer = g_launch;
     g_launch = &launch;
     if (info.shared_bytes > launch.dynamic_limit) {  // a GPU refuses the launch: nothing runs
@@ -473,6 +551,7 @@ void run_grid(const LaunchInfo& info, const std::function<void()>& body) {
                                           std::to_string(launch.dynamic_limit) +
                                           " bytes (more than 48 KiB needs cudaFuncSetAttribute("
                                           "cudaFuncAttributeMaxDynamicSharedMemorySize))");
+        release_held(launch);
         g_launch = outer;
         return;
     }
@@ -481,6 +560,7 @@ void run_grid(const LaunchInfo& info, const std::function<void()>& body) {
         check_order ? written_allocations(info) : std::vector<std::pair<std::byte*, size_t>>{};
     if (regions.empty()) {
         run_blocks(info, body, false);
+        release_held(launch);
         g_launch = outer;
         return;
     }
@@ -497,7 +577,14 @@ void run_grid(const LaunchInfo& info, const std::function<void()>& body) {
     }
     launch.static_arrays.clear();
     launch.static_shared_bytes = 0;
+    if (!launch.held_regions.empty()) {  // held back again, as at the first pass
+        for (const auto& [start, bytes] : launch.held_regions) {
+            std::memset(start, kUnwrittenByte, bytes);
+        }
+        launch.released = false;
+    }
     run_blocks(info, body, true);
+    release_held(launch);
     for (size_t r = 0; r < regions.size(); ++r) {
         const auto& [start, bytes] = regions[r];
         const auto differs = std::mismatch(in_order[r].begin(), in_order[r].end(), start);

@@ -1,6 +1,7 @@
 // Deliberately broken kernels (and their correct twins) that the emulator's checks must catch:
 // a read of memory nobody wrote, misaligned 16-byte and wmma accesses, shared memory over the
-// limit without opting in, and blocks that race. Built only into the emulated module; the tests
+// limit without opting in, blocks that race, and dependent launches that do not wait for the
+// kernel before them. Built only into the emulated module; the tests
 // run them by name through earshot_cuda_emulator_probe.
 #include <cuda_fp16.h>
 #include <cuda_pipeline.h>
@@ -81,6 +82,26 @@ __global__ void async_copy_kernel(const float* x, float* y, int64_t offset, bool
     if (threadIdx.x < 4) y[threadIdx.x] = tile[threadIdx.x];
 }
 
+// x [n] = first + i (a kernel another is launched dependent on).
+__global__ void fill_kernel(float* x, float first, int64_t n) {
+    EARSHOT_GRID_STRIDE(i, n) { x[i] = first + static_cast<float>(i); }
+}
+
+// How a dependent launch of copy_after_kernel treats its wait.
+enum class Wait : int { first = 0, never = 1, after_reading = 2, after_writing = 3 };
+
+// y [n] = x [n], x written by the previous kernel: waiting for it first (correct), never,
+// after reading x, or after writing into x.
+__global__ void copy_after_kernel(float* x, float* y, int64_t n, int wait) {
+    const auto how = static_cast<Wait>(wait);
+    if (how == Wait::first) backend::cuda::kernels::wait_for_previous_kernel();
+    if (how == Wait::after_writing && threadIdx.x == 0 && blockIdx.x == 0) x[n] = 0.0F;
+    EARSHOT_GRID_STRIDE(i, n) { y[i] = x[i]; }
+    if (how == Wait::after_reading || how == Wait::after_writing) {
+        backend::cuda::kernels::wait_for_previous_kernel();
+    }
+}
+
 float* device_floats(int64_t n) {
     void* p = nullptr;
     if (cudaMalloc(&p, static_cast<size_t>(n) * sizeof(float)) != cudaSuccess) return nullptr;
@@ -145,6 +166,48 @@ int run(std::string_view name, float* values, int64_t count) {
         EARSHOT_LAUNCH(async_copy_kernel, 1, kThreads, 64, nullptr)
         (x, y, name == "misaligned_async_copy" ? 2 : 4, name != "async_copy_not_waited");
         error = finish();
+        cudaFree(x);
+    } else if (name == "dependent_waits" || name == "dependent_never_waits" ||
+               name == "dependent_reads_before_waiting" ||
+               name == "dependent_writes_before_waiting" || name == "dependent_waits_in_graph" ||
+               name == "dependent_never_waits_in_graph") {
+        const Wait wait =
+            name == "dependent_never_waits" || name == "dependent_never_waits_in_graph"
+                ? Wait::never
+            : name == "dependent_reads_before_waiting"  ? Wait::after_reading
+            : name == "dependent_writes_before_waiting" ? Wait::after_writing
+                                                        : Wait::first;
+        const bool graph = name.ends_with("_in_graph");
+        constexpr int64_t n = 64 * 16;  // 4 blocks of 256 threads
+        float* x = device_floats(n + 1);
+        float* copy = device_floats(n);
+        cudaStream_t stream = nullptr;
+        cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+        cudaGraph_t captured = nullptr;
+        cudaGraphExec_t exec = nullptr;
+        if (graph) cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+        {
+            const backend::cuda::kernels::DependentLaunches dependent(true);
+            EARSHOT_LAUNCH(fill_kernel, 4, kThreads, 0, stream)(x, 1.0F, n + 1);
+            EARSHOT_LAUNCH_DEPENDENT(copy_after_kernel, 4, kThreads, 0, stream)
+            (x, copy, n, static_cast<int>(wait));
+        }
+        if (graph) {
+            cudaStreamEndCapture(stream, &captured);
+            cudaGraphInstantiate(&exec, captured, 0);
+            cudaGraphLaunch(exec, stream);  // twice: a replay checks as a launch does
+            cudaGraphLaunch(exec, stream);
+        }
+        const cudaError_t launch = cudaGetLastError();
+        const cudaError_t sync = cudaStreamSynchronize(stream);
+        error = launch != cudaSuccess ? launch : sync;
+        // y [0, 64): the copy's first 32 values and the last 32.
+        cudaMemcpy(y, copy, 32 * sizeof(float), cudaMemcpyDeviceToDevice);
+        cudaMemcpy(y + 32, copy + n - 32, 32 * sizeof(float), cudaMemcpyDeviceToDevice);
+        if (exec != nullptr) cudaGraphExecDestroy(exec);
+        if (captured != nullptr) cudaGraphDestroy(captured);
+        cudaStreamDestroy(stream);
+        cudaFree(copy);
         cudaFree(x);
     } else if (name == "racing_blocks" || name == "independent_blocks") {
         EARSHOT_LAUNCH(chain_kernel, 64, kThreads, 0, nullptr)(y, name == "racing_blocks");

@@ -49,10 +49,33 @@ extern std::map<void*, size_t> g_allocations;  // start -> bytes
 extern std::atomic<size_t> g_kernel_runs;
 // Bytes copied from the device to the host (cudaMemcpy and cudaMemcpyAsync, device to host).
 extern std::atomic<size_t> g_bytes_to_host;
+// Bytes copied from the host to the device, and those of them from pageable memory (not from
+// cudaMallocHost): a copy of pageable memory is staged by the driver, synchronously.
+extern std::atomic<size_t> g_bytes_to_device;
+extern std::atomic<size_t> g_pageable_bytes_to_device;
+// cuBLASLt heuristic queries, and the distinct GEMMs cublasLtMatmul ran (per handle: problem,
+// pointer alignments, workspace), for the test that each distinct GEMM asks once.
+extern std::atomic<size_t> g_lt_heuristic_queries;
+size_t lt_distinct_gemms();
 extern size_t g_graph_launches;
 extern size_t g_graph_captures;
 
 // Whether `stream` is capturing a graph (its work is recorded, not run).
 bool capturing(cudaStream_t stream);
+
+// What ran last on a stream, for the dependent-launch check of its next grid (run_grid): a grid or
+// library kernel (its name and the pointers it may write), or nothing a dependent launch can
+// overlap (a copy, a memset, a graph's start). previous_work: the stream's, g_mutex held.
+struct PreviousWork {
+    bool kernel = false;
+    const char* name = "";
+    std::vector<void*> written;
+};
+PreviousWork& previous_work(cudaStream_t stream);
+// What ran last on `stream`, for the dependent-launch check of its next grid: a copy or memset
+// (a dependent launch after it waits for it whole; a synchronous copy, null, on every stream), or
+// a library kernel (cuBLAS) writing `written`.
+void note_copy_work(cudaStream_t stream);
+void note_library_kernel(cudaStream_t stream, const char* name, void* written);
 
 }  // namespace earshot::cuda_emulator

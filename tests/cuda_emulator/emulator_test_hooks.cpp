@@ -15,6 +15,26 @@ extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_b
     return earshot::cuda_emulator::g_bytes_to_host.load();
 }
 
+// For the tests, which load this module by path: the bytes copied from the host to the device,
+// and those of them copied from pageable (not pinned) host memory.
+extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_bytes_to_device() {
+    return earshot::cuda_emulator::g_bytes_to_device.load();
+}
+extern "C" __attribute__((visibility("default"))) size_t
+earshot_cuda_emulator_pageable_bytes_to_device() {
+    return earshot::cuda_emulator::g_pageable_bytes_to_device.load();
+}
+
+// For the tests, which load this module by path: cuBLASLt's heuristic queries, and the distinct
+// GEMMs cublasLtMatmul ran on handles still open.
+extern "C" __attribute__((visibility("default"))) size_t
+earshot_cuda_emulator_lt_heuristic_queries() {
+    return earshot::cuda_emulator::g_lt_heuristic_queries.load();
+}
+extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_lt_distinct_gemms() {
+    return earshot::cuda_emulator::lt_distinct_gemms();
+}
+
 // For the tests, which load this module by path: the device memory in use, and a new size of the
 // device (returning the old one), to run out of memory at a chosen point.
 extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_allocated_bytes() {

@@ -3,14 +3,15 @@
 // positions 8 and 200, a beam-5 step, and one window end to end (listen, prefill, 100 greedy
 // tokens with the token read back each step); the steps again on the kernels the speed work
 // replaced (EARSHOT_CUDA_OLD_KERNELS=all while that model is made), named .../old_kernels, as the
-// baseline in the same run. A step on the same weights quantized to q5_0 (issue 34: the GEMVs read
-// the blocks), named step/<shape>/pos8/q5_0, reports its time against the f16 step's timed in the
-// same process (vs_f16, f16_step_ms). Each reports its time beside the floor the GPU allows (FLOPs
-// at 790 TFLOP/s, bytes at 4.3 TB/s: an H200's measured rates; a step's bytes count the caches as
-// f16, as the module keeps them) and the target of the speed work, the bytes and FLOPs of the
-// entries it ran as the plan listing counts them (`earshot debug plan`: kernels, MiB read and
-// written, GFLOP), and the model's device memory. Without a CUDA device every benchmark reports the
-// reason instead of a time.
+// baseline in the same run, and at position 8 without programmatic dependent launch (.../no_pdl). A
+// step on the same weights quantized to q5_0 (issue 34: the GEMVs read the blocks), named
+// step/<shape>/pos8/q5_0, reports its time against the f16 step's timed in the same process
+// (vs_f16, f16_step_ms). Each reports its time beside the floor the GPU allows (FLOPs at 790
+// TFLOP/s, bytes at 4.3 TB/s: an H200's measured rates; a step's bytes count the caches as f16, as
+// the module keeps them) and the target of the speed work, the bytes and FLOPs of the entries it
+// ran as the plan listing counts them (`earshot debug plan`: kernels, MiB read and written, GFLOP),
+// and the model's device memory. Without a CUDA device every benchmark reports the reason instead
+// of a time.
 //
 // Checkpoints are written once into $EARSHOT_BENCH_CHECKPOINTS (default: a temporary directory)
 // and reused when they exist, so the Hugging Face comparison (tests/gpu/hf_whisper_bench.py) can
@@ -125,17 +126,18 @@ fs::path checkpoint_dir(const Shape& shape) {
 
 // Which kernels a decoder step runs: the current ones, or those EARSHOT_CUDA_OLD_KERNELS=all
 // brings back (one-query attention with one block per head, one GEMV column per warp, every
-// LayerNorm, linear and cache write launched alone instead of the fused GEMVs).
-enum class StepKernels { current, old };
+// LayerNorm, linear and cache write launched alone instead of the fused GEMVs), or the current
+// ones launched plainly, not as programmatic dependent launches (EARSHOT_CUDA_OLD_KERNELS=pdl).
+enum class StepKernels { current, old, no_pdl };
 
-// EARSHOT_CUDA_OLD_KERNELS=all for its lifetime when `kernels` is old (the module reads it when a
+// EARSHOT_CUDA_OLD_KERNELS=all (old) or pdl (no_pdl) for its lifetime (the module reads it when a
 // model is made, the plan listing when it lists), then as it was.
 class OldKernelsWhile {
 public:
-    explicit OldKernelsWhile(StepKernels kernels) : set_(kernels == StepKernels::old) {
+    explicit OldKernelsWhile(StepKernels kernels) : set_(kernels != StepKernels::current) {
         if (!set_) return;
         if (const char* before = std::getenv(kName)) before_ = before;
-        setenv(kName, "all", 1);
+        setenv(kName, kernels == StepKernels::old ? "all" : "pdl", 1);
     }
     ~OldKernelsWhile() {
         if (!set_) return;
@@ -184,7 +186,9 @@ CudaWhisper& q5_0_model(const Shape& shape) {
 // seconds).
 CudaWhisper& model(const Shape& shape, StepKernels kernels = StepKernels::current) {
     static std::map<std::string, std::unique_ptr<CudaWhisper>> models;
-    auto& slot = models[std::string(shape.name) + (kernels == StepKernels::old ? "/old" : "")];
+    auto& slot = models[std::string(shape.name) + (kernels == StepKernels::old      ? "/old"
+                                                   : kernels == StepKernels::no_pdl ? "/no_pdl"
+                                                                                    : "")];
     if (!slot) {
         const auto checkpoint = earshot::model::load_whisper_checkpoint(checkpoint_dir(shape));
         const OldKernelsWhile old(kernels);
@@ -359,6 +363,10 @@ void BM_Window(benchmark::State& state, const Shape& shape) {
                                          shape, int32_t{8}, int64_t{5}, kernels)
                 ->Unit(benchmark::kMillisecond);
         }
+        // The same step without programmatic dependent launch, to see what it gains.
+        benchmark::RegisterBenchmark(("step/" + name + "/pos8/no_pdl").c_str(), BM_Step, shape,
+                                     int32_t{8}, int64_t{1}, StepKernels::no_pdl)
+            ->Unit(benchmark::kMillisecond);
         // One position: writing and loading the q5_0 twin is most of this row's time (large-v3:
         // 1.55 G values quantized), so the shape gets one such row.
         benchmark::RegisterBenchmark(("step/" + name + "/pos8/q5_0").c_str(), BM_StepQ5_0, shape,

@@ -80,6 +80,17 @@ struct LaunchInfo {
     const void* kernel = nullptr;  // the function, for cudaFuncSetAttribute's opt-in
     const char* name = "";         // the kernel's name in messages
     std::vector<void*> written;    // the pointer parameters it may write (not to const)
+    // Pointers it may write held in struct parameters (emulator_written_pointers, found by
+    // argument-dependent lookup for the struct's type), for the dependent-launch check.
+    std::vector<void*> written_inside;
+    // Launched with programmatic stream serialization (EARSHOT_LAUNCH_DEPENDENT): it may start
+    // before the previous kernel ends, so every block must call cudaGridDependencySynchronize()
+    // before touching what that kernel writes. The emulator runs it with the previous kernel's
+    // written allocations unwritten (NaN bytes) until the first block waits; a block that never
+    // waits, a write into them before the wait, or letting the next kernel start before waiting
+    // is reported.
+    bool dependent = false;
+    cudaStream_t stream = nullptr;  // the dependent-launch check follows each stream's order
 };
 // Runs `body` for every thread of every block; an error sets cudaGetLastError(). With
 // EARSHOT_CUDA_EMULATOR_CHECK_BLOCK_ORDER=1 a grid of several blocks runs twice, in order and
@@ -89,11 +100,18 @@ struct LaunchInfo {
 void run_grid(const LaunchInfo& info, const std::function<void()>& body);
 
 template <typename T>
-void note_written(std::vector<void*>& written, const T& value) {
+void note_written(LaunchInfo& info, const T& value) {
     if constexpr (std::is_pointer_v<T> && !std::is_const_v<std::remove_pointer_t<T>>) {
-        written.push_back(const_cast<void*>(static_cast<const volatile void*>(value)));
+        info.written.push_back(const_cast<void*>(static_cast<const volatile void*>(value)));
+    } else if constexpr (requires { emulator_written_pointers(value, info.written_inside); }) {
+        emulator_written_pointers(value, info.written_inside);
     }
 }
+
+// The dependent-launch calls of a kernel's thread (cudaGridDependencySynchronize,
+// cudaTriggerProgrammaticLaunchCompletion).
+void grid_dependency_synchronize();
+void trigger_dependent_launches();
 
 // Runs `work` on `stream` now or records it (a capturing stream); defined in the emulator.
 void enqueue_work(cudaStream_t stream, std::function<void()> work);
@@ -105,11 +123,14 @@ struct Launch {
     size_t shared_bytes;
     cudaStream_t stream;
     const char* name;
+    bool dependent = false;
     template <typename... Args>
     void operator()(Args&&... args) const {
         const std::tuple<Params...> values(static_cast<Params>(args)...);
-        LaunchInfo info{grid, block, shared_bytes, reinterpret_cast<const void*>(kernel), name, {}};
-        std::apply([&](const auto&... value) { (note_written(info.written, value), ...); }, values);
+        LaunchInfo info{grid,  block, shared_bytes, reinterpret_cast<const void*>(kernel),
+                        name,  {},    {},           dependent,
+                        stream};
+        std::apply([&](const auto&... value) { (note_written(info, value), ...); }, values);
         auto kernel_ = kernel;
         enqueue_work(stream, [=] { run_grid(info, [&] { std::apply(kernel_, values); }); });
     }
@@ -117,8 +138,8 @@ struct Launch {
 
 template <typename... Params>
 Launch<Params...> launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes,
-                         cudaStream_t stream, const char* name) {
-    return {kernel, grid, block, shared_bytes, stream, name};
+                         cudaStream_t stream, const char* name, bool dependent = false) {
+    return {kernel, grid, block, shared_bytes, stream, name, dependent};
 }
 
 // cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes).

@@ -23,7 +23,8 @@ enum cudaError_t {
     cudaErrorLaunchFailure = 719,
     cudaErrorStreamCaptureUnsupported = 900,
     cudaErrorStreamCaptureInvalidated = 901,
-    cudaErrorUnknown = 999,  // the emulator's own finding: a race between blocks
+    cudaErrorUnknown =
+        999,  // the emulator's own finding: a race between blocks, a launch not waiting
 };
 
 enum cudaMemcpyKind {

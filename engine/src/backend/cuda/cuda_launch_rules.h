@@ -94,6 +94,7 @@ struct OldKernels {
     bool encoder = false;         // an encoder layer as its 27 separate launches, not the fused 8
     bool host_selection = false;  // a step's logits copied back, tokens chosen on the host
     bool cross_kv = false;        // listen's cross k/v: linear, split_heads and cache write apart
+    bool pdl = false;  // a step's kernels launched plainly, not as programmatic dependent launches
 };
 
 inline OldKernels old_kernels_from(std::string_view list) {
@@ -106,11 +107,11 @@ inline OldKernels old_kernels_from(std::string_view list) {
         const bool all = name == "all";
         if (!all && !name.empty() && name != "attention" && name != "gemv" && name != "fusion" &&
             name != "cross_caches" && name != "encoder" && name != "host_selection" &&
-            name != "cross_kv") {
+            name != "cross_kv" && name != "pdl") {
             throw std::invalid_argument("EARSHOT_CUDA_OLD_KERNELS=" + std::string(list) +
                                         " names `" + std::string(name) +
                                         "`; it takes attention, gemv, fusion, cross_caches, "
-                                        "encoder, host_selection, cross_kv or all, "
+                                        "encoder, host_selection, cross_kv, pdl or all, "
                                         "comma-separated");
         }
         old.attention = old.attention || all || name == "attention";
@@ -120,6 +121,7 @@ inline OldKernels old_kernels_from(std::string_view list) {
         old.encoder = old.encoder || all || name == "encoder";
         old.host_selection = old.host_selection || all || name == "host_selection";
         old.cross_kv = old.cross_kv || all || name == "cross_kv";
+        old.pdl = old.pdl || all || name == "pdl";
         begin = end + 1;
     }
     return old;

@@ -168,5 +168,43 @@ TEST(EmulatorChecks, TheSampledBlockOrderCheckTakesTheFirstLaunchesOfAShapeThenO
     EXPECT_EQ(result.values[0], 200.0F);
 }
 
+// A kernel launched dependent (programmatic dependent launch) must wait in every block before it
+// touches what the kernel before it writes: the emulator holds that kernel's writes back (NaN)
+// until the first wait, and reports a block that never waits or a write before the wait. The same
+// in a captured graph, replayed.
+TEST(EmulatorChecks, ADependentLaunchMustWaitForTheKernelBeforeIt) {
+    const ProbeResult correct = run_probe("dependent_waits");
+    EXPECT_EQ(correct.error, kCudaSuccess) << correct.stderr_text;
+    EXPECT_EQ(correct.values[0], 1.0F);
+    EXPECT_EQ(correct.values[63], 1024.0F);  // x [1023] = 1 + 1023
+    const ProbeResult never = run_probe("dependent_never_waits");
+    EXPECT_EQ(never.error, kCudaErrorUnknown);
+    EXPECT_NE(never.stderr_text.find("block 0 never called cudaGridDependencySynchronize()"),
+              std::string::npos)
+        << never.stderr_text;
+    EXPECT_NE(never.stderr_text.find("copy_after_kernel"), std::string::npos);
+    EXPECT_NE(never.stderr_text.find("fill_kernel"), std::string::npos);
+    {
+        // In block order: run again in reverse, block 0 would read after block 3's wait.
+        const ScopedBlockOrderCheck in_order("0");
+        const ProbeResult early_read = run_probe("dependent_reads_before_waiting");
+        EXPECT_TRUE(std::isnan(early_read.values[0])) << early_read.values[0];
+        EXPECT_EQ(early_read.values[1], 2.0F);  // read by a later thread, after the wait
+    }
+    const ProbeResult early_write = run_probe("dependent_writes_before_waiting");
+    EXPECT_EQ(early_write.error, kCudaErrorUnknown);
+    EXPECT_NE(early_write.stderr_text.find("a write, before cudaGridDependencySynchronize()"),
+              std::string::npos)
+        << early_write.stderr_text;
+    const ProbeResult graph = run_probe("dependent_waits_in_graph");
+    EXPECT_EQ(graph.error, kCudaSuccess) << graph.stderr_text;
+    EXPECT_EQ(graph.values[63], 1024.0F);
+    const ProbeResult graph_never = run_probe("dependent_never_waits_in_graph");
+    EXPECT_EQ(graph_never.error, kCudaErrorUnknown);
+    EXPECT_NE(graph_never.stderr_text.find("never called cudaGridDependencySynchronize()"),
+              std::string::npos)
+        << graph_never.stderr_text;
+}
+
 }  // namespace
 #endif

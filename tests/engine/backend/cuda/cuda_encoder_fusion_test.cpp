@@ -127,4 +127,49 @@ TEST(EncoderFusion, TheListingCountsTheFusedKernelsBytesAndFlops) {
     EXPECT_EQ(fc2.flops, 2 * t * inner * d);
 }
 
+// cuBLASLt's algorithm chosen once per distinct GEMM for the model's lifetime (cuda_lt_gemm.cpp):
+// over two encoder windows, the heuristic is asked exactly once per distinct GEMM (shape, types,
+// epilogue, pointer alignments) the emulated cuBLASLt ran, all in the first window, none in the
+// second, and a new batch size asks only for its new shapes. The windows' states are the same.
+TEST(EncoderFusionOnCudaDevice, EachDistinctGemmAsksCublasLtOnceAcrossWindows) {
+    EARSHOT_NEEDS_CUDA_DEVICE();
+    const auto queries = [] {
+        return earshot::test::emulator_count("earshot_cuda_emulator_lt_heuristic_queries");
+    };
+    const auto distinct = [] {
+        return earshot::test::emulator_count("earshot_cuda_emulator_lt_distinct_gemms");
+    };
+    if (!queries()) GTEST_SKIP() << "the emulated cuBLASLt counts its queries; a GPU's does not";
+    earshot::test::TempDir dir("earshot-cuda-lt-cache");
+    earshot::model::RandomCheckpointOptions o{
+        .mels = 80, .d = 64, .heads = 4, .enc_layers = 2, .dec_layers = 1, .vocab = 300};
+    o.frames = 66;
+    o.max_tokens = 8;
+    o.dtype = "f16";
+    o.seed = 52;
+    earshot::model::write_random_checkpoint(dir.path(), o);
+    const auto checkpoint = earshot::model::load_whisper_checkpoint(dir.path());
+    CudaWhisper model(checkpoint, 1);
+    std::vector<float> first;
+    for (int64_t batch : {1, 1, 2, 2}) {
+        const size_t queries_before = *queries();
+        const size_t distinct_before = *distinct();
+        const HostTensor encoded = model.encode(test_mel(batch, o.mels, o.frames, 3));
+        const std::vector<float> states(encoded.f32_values().begin(), encoded.f32_values().end());
+        const size_t asked = *queries() - queries_before;
+        const size_t ran = *distinct() - distinct_before;
+        const bool first_of_batch = first.empty() || states.size() != first.size();
+        std::printf("batch %lld: %zu heuristic queries, %zu new distinct GEMMs\n",
+                    static_cast<long long>(batch), asked, ran);
+        EXPECT_EQ(asked, ran) << "batch " << batch;
+        if (first_of_batch) {
+            EXPECT_GT(ran, 0U) << "batch " << batch;
+            first = states;
+        } else {
+            EXPECT_EQ(asked, 0U) << "batch " << batch;
+            EXPECT_EQ(states, first) << "batch " << batch;
+        }
+    }
+}
+
 }  // namespace

@@ -48,6 +48,10 @@ TEST(CudaOldKernels, TheListNamesAttentionGemvOrAll) {
     EXPECT_TRUE(old_kernels_from("encoder,cross_kv").cross_kv);
     EXPECT_FALSE(old_kernels_from("encoder").cross_kv);
     EXPECT_TRUE(old_kernels_from("all").cross_kv);
+    EXPECT_TRUE(old_kernels_from("pdl").pdl);
+    EXPECT_FALSE(old_kernels_from("pdl").gemv || old_kernels_from("pdl").fusion);
+    EXPECT_FALSE(old_kernels_from("gemv,fusion").pdl || none.pdl);
+    EXPECT_TRUE(old_kernels_from("all").pdl);
     try {
         old_kernels_from("attention,gemm");
         FAIL() << "a misspelt kernel was taken";
@@ -156,6 +160,53 @@ TEST(FusedAndSeparateStepKernelsOnCudaDevice, StepsAndBeamRowsGiveTheSameLogits)
         const auto at = static_cast<int32_t>(pos);
         EXPECT_EQ(values(fused.step(token, at)), values(separate->step(token, at)))
             << "step at position " << pos;
+    }
+}
+
+// The same checkpoint on two CUDA models, one launching a step's GEMVs and attention as
+// programmatic dependent launches (each waits for the kernel before it; the emulated device
+// checks every wait and holds the previous kernel's writes back until it), the other plainly
+// (EARSHOT_CUDA_OLD_KERNELS=pdl): the same kernels, so every step, captured and replayed as a
+// graph from the second on, and then as a beam of three rows, gives the same logits bit for bit.
+TEST(DependentAndPlainStepKernelsOnCudaDevice, StepsAndBeamRowsGiveTheSameLogits) {
+    EARSHOT_NEEDS_CUDA_DEVICE();
+    earshot::test::TempDir dir("earshot-cuda-pdl");
+    earshot::model::RandomCheckpointOptions o{
+        .mels = 80, .d = 64, .heads = 4, .enc_layers = 1, .dec_layers = 2, .vocab = 300};
+    o.frames = 60;
+    o.max_tokens = 10;
+    o.dtype = "f16";
+    o.seed = 47;
+    earshot::model::write_random_checkpoint(dir.path(), o);
+    const auto checkpoint = earshot::model::load_whisper_checkpoint(dir.path());
+    std::optional<CudaWhisper> plain;
+    {
+        const OldKernelsVariable old("pdl");
+        plain.emplace(checkpoint, 1);
+    }
+    CudaWhisper dependent(checkpoint, 1);
+    const HostTensor mel = test_mel(1, o.mels, o.frames, 5);
+    EXPECT_EQ(values(dependent.listen(mel)), values(plain->listen(mel)));
+    const auto tokens = random_tokens(1, o.max_tokens, o.vocab, 11);
+    constexpr int64_t kPrefill = 3;
+    EXPECT_EQ(values(dependent.prefill(token_tensor(tokens, 0, kPrefill))),
+              values(plain->prefill(token_tensor(tokens, 0, kPrefill))));
+    const std::optional<size_t> replays_before = earshot::test::emulator_graph_launches();
+    for (int64_t rows : {1, 3}) {
+        if (rows > 1) {
+            dependent.expand_batch(rows);
+            plain->expand_batch(rows);
+        }
+        const auto fed = random_tokens(rows, o.max_tokens, o.vocab, rows == 1 ? 12U : 13U);
+        for (int64_t pos = kPrefill; pos < o.max_tokens; ++pos) {
+            const HostTensor token = token_tensor(fed, pos, pos + 1);
+            const auto at = static_cast<int32_t>(pos);
+            EXPECT_EQ(values(dependent.step(token, at)), values(plain->step(token, at)))
+                << rows << " rows, step at position " << pos;
+        }
+    }
+    if (replays_before) {  // on the emulated device: the steps were replayed as graphs
+        EXPECT_GT(*earshot::test::emulator_graph_launches(), *replays_before);
     }
 }
 

@@ -119,4 +119,80 @@ TEST_F(TokenChoiceWindowsOnCudaDevice, AStepCopiesBackItsChoicesNotItsLogits) {
     }
 }
 
+// A step with its tokens chosen on the device leaves each row's best token and pos + 1 in the
+// next step's inputs on the device (issue 30): fed those (greedy), the next step copies up only
+// its rows' RowRules; fed other tokens (a beam's), the tokens too, and pos never; all of it from
+// pinned memory. At 1 row the choices equal the host selection's, step by step.
+TEST_F(TokenChoiceWindowsOnCudaDevice, AGreedyStepLeavesItsTokenAndPosOnTheDevice) {
+    const auto up = [] {
+        return earshot::test::emulator_count("earshot_cuda_emulator_bytes_to_device");
+    };
+    const auto pageable = [] {
+        return earshot::test::emulator_count("earshot_cuda_emulator_pageable_bytes_to_device");
+    };
+    if (!up()) GTEST_SKIP() << "the emulated device counts copies; a GPU does not";
+    earshot::decoding::LogitFilterSettings filters;
+    filters.ids = {.blank = 220, .eot = 50257, .no_timestamps = 50363, .timestamp_begin = 50364};
+    filters.suppress = {50258, 50359, 50360};
+    auto on_device = earshot::runtime::make_cuda_decoder_model(*checkpoint_);
+    std::unique_ptr<earshot::decoding::DecoderModel> on_host;
+    {
+        const OldKernelsVariable old("host_selection");
+        on_host = earshot::runtime::make_cuda_decoder_model(*checkpoint_);
+    }
+    const auto rules_bytes = static_cast<int64_t>(sizeof(earshot::backend::RowRules));
+    for (const int64_t rows : {1, 2}) {
+        // No listen: the cross caches stay zero, the same in both models. The host selection
+        // is compared at 1 row (the slow windows compare beams); 2 rows count bytes, 3 steps.
+        const bool compared = rows == 1;
+        for (auto* model : {on_device.get(), on_host.get()}) {
+            if (!compared && model == on_host.get()) continue;
+            model->prefill(HostTensor::i32({1, 1}, {50258}));
+            if (rows > 1) model->expand(rows);
+        }
+        std::vector<std::vector<int32_t>> sampled(static_cast<size_t>(rows));
+        std::vector<int32_t> next(static_cast<size_t>(rows), 220);
+        for (int step = 0; step < (compared ? 4 : 3); ++step) {
+            earshot::decoding::ChoiceSpec spec{.filters = &filters, .sampled = {}, .choices = 2};
+            for (const auto& row : sampled) spec.sampled.emplace_back(row);
+            const int32_t pos = 1 + step;
+            const size_t up_before = *up();
+            const size_t pageable_before = *pageable();
+            const auto got = on_device->step_choosing(HostTensor::i32({rows, 1}, next), pos, spec);
+            const auto up_bytes = static_cast<int64_t>(*up() - up_before);
+            const auto pageable_bytes = static_cast<int64_t>(*pageable() - pageable_before);
+            ASSERT_EQ(got.size(), static_cast<size_t>(rows));
+            const auto want =
+                compared ? on_host->step_choosing(HostTensor::i32({rows, 1}, next), pos, spec)
+                         : got;
+            ASSERT_EQ(want.size(), static_cast<size_t>(rows));
+            for (size_t r = 0; r < got.size(); ++r) {
+                EXPECT_EQ(got[r].tokens, want[r].tokens) << rows << " rows, step " << step;
+                for (size_t k = 0; k < got[r].logprobs.size(); ++k) {
+                    EXPECT_PRED2(near, got[r].logprobs[k], want[r].logprobs[k])
+                        << rows << " rows, step " << step << ", row " << r;
+                }
+            }
+            // Step 2 feeds each row's second choice, as a beam may; the others the best.
+            const bool best_fed = step != 2;
+            std::printf("%lld rows, step %d (%s): %lld bytes up, %lld of them pageable\n",
+                        static_cast<long long>(rows), step,
+                        step == 0  ? "after prefill"
+                        : best_fed ? "best tokens fed"
+                                   : "others fed",
+                        static_cast<long long>(up_bytes), static_cast<long long>(pageable_bytes));
+            if (step > 0) {
+                EXPECT_EQ(pageable_bytes, 0) << rows << " rows, step " << step;
+                EXPECT_EQ(up_bytes, rows * rules_bytes + (best_fed ? 0 : rows * 4))
+                    << rows << " rows, step " << step;
+            }
+            const size_t pick = step == 1 ? 1 : 0;  // what the next step feeds
+            for (size_t r = 0; r < got.size(); ++r) {
+                next[r] = got[r].tokens.at(pick);
+                sampled[r].push_back(next[r]);
+            }
+        }
+    }
+}
+
 }  // namespace

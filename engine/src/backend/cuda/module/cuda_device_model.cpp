@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "cuda_lt_gemm.h"
 #include "cuda_workspace_layout.h"
 #include "kernels.h"
 #include "kernels_step.h"
@@ -48,6 +49,9 @@ CudaDeviceModel::CudaDeviceModel(int device, std::string model_name)
     sync_each_step_ = sync != nullptr && std::string(sync) == "1";
     // EARSHOT_CUDA_OLD_KERNELS=attention,gemv brings back a step's old kernels (to compare).
     old_kernels_ = old_kernels_enabled();
+    cudaDeviceProp properties{};
+    CUDA_CHECK(cudaGetDeviceProperties(&properties, device_));
+    dependent_launches_ = !old_kernels_.pdl && properties.major >= 9;
     // The split-key attention's counts per (batch, head): zero now, and each launch leaves them
     // zero. Fixed here, so that graphs captured later keep a valid address.
     split_key_counts_ = DeviceBuffer(kMaxSplitKeyRows * static_cast<int64_t>(sizeof(unsigned)),
@@ -67,7 +71,10 @@ CudaDeviceModel::~CudaDeviceModel() {
     states_.clear();
     workspace_.reset();
     qkv_weights_.clear();
-    if (lt_ != nullptr) cublasLtDestroy(lt_);
+    if (lt_ != nullptr) {
+        forget_lt_gemms(lt_);
+        cublasLtDestroy(lt_);
+    }
     if (choice_pinned_ != nullptr) cudaFreeHost(choice_pinned_);
     if (cublas_ != nullptr) cublasDestroy(cublas_);
     if (stream_ != nullptr) cudaStreamDestroy(stream_);

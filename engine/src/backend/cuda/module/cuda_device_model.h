@@ -92,9 +92,13 @@ private:
     void gather_in_place(State& state, std::span<const int64_t> source, int64_t batch,
                          int64_t rows);
     // A run's inputs and `pos` copied in (`pos` is read until the run synchronises): every
-    // slot's device address.
+    // slot's device address. Through `pinned` (room for every input and pos) when not null; an
+    // input or pos that fed_ already left on the device for this plan is not copied again.
     std::vector<void*> bind(const Prepared& prepared, std::span<const HostInput> inputs,
-                            const int32_t& pos);
+                            const int32_t& pos, std::byte* pinned = nullptr);
+    // Whether `prepared` reads one token per row and pos (a step), and its token input: the
+    // inputs feed_next_step can write.
+    static int32_t fed_token_slot(const Prepared& prepared);
     // The run's output copied back, the stream synchronised, the step times read.
     void finish(const Prepared& prepared, const std::vector<void*>& ptr, void* output,
                 int64_t output_bytes, std::vector<double>* step_ms);
@@ -171,6 +175,9 @@ private:
     bool graphs_enabled_ = true;
     bool flash_enabled_ = true;
     bool sync_each_step_ = false;
+    // A decoder step's GEMVs and attention as programmatic dependent launches: a device of compute
+    // capability 9.0 or more, unless EARSHOT_CUDA_OLD_KERNELS has pdl.
+    bool dependent_launches_ = false;
     bool unfused_run_ = false;  // a tapped run: every step launched as the plan has it
     OldKernels old_kernels_;    // EARSHOT_CUDA_OLD_KERNELS (cuda_launch_rules.h)
     int64_t graph_capture_failures_ = 0;
@@ -188,8 +195,17 @@ private:
     DeviceBuffer choice_work_;       // [rows, vocab] f32
     DeviceBuffer choice_rules_;      // [rows] RowRules
     DeviceBuffer choice_out_;        // [rows] RowChoice
-    void* choice_pinned_ = nullptr;  // [rows] RowRules, then [rows] RowChoice
+    void* choice_pinned_ = nullptr;  // [rows] RowRules, [rows] RowChoice, then the inputs and pos
     int64_t choice_pinned_bytes_ = 0;
+    // What run_choosing left on the device for the next run of the same plan: each row's best
+    // token in the plan's token input and pos + 1 in its pos (kernels::feed_next_step), so a
+    // step that feeds exactly these (greedy) uploads neither. Any other run and prepare clear it.
+    struct Fed {
+        const Prepared* prepared = nullptr;
+        std::vector<int32_t> tokens;  // [rows]
+        int32_t pos = 0;
+    };
+    Fed fed_;
 };
 
 }  // namespace earshot::backend::cuda

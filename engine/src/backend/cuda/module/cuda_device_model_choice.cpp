@@ -9,6 +9,7 @@
 
 #include "cuda_check.h"
 #include "cuda_device_model.h"
+#include "cuda_workspace_layout.h"
 #include "kernels.h"
 
 namespace earshot::backend::cuda {
@@ -53,17 +54,22 @@ void CudaDeviceModel::run_choosing(int handle, std::span<const HostInput> inputs
     // Room first (never while a run is in flight): the filtered rows, rules, choices, lists.
     const int64_t rules_bytes = rows * static_cast<int64_t>(sizeof(RowRules));
     const int64_t chosen_bytes = rows * static_cast<int64_t>(sizeof(RowChoice));
+    // The inputs and pos, staged in pinned memory when they go up.
+    int64_t staged_bytes = align_up(sizeof(int32_t));
+    for (const Slot& slot : plan.slots) {
+        if (slot.kind == SlotKind::input && !slot.scalar) staged_bytes += align_up(slot.size_bytes);
+    }
+    const int64_t pinned_bytes = rules_bytes + chosen_bytes + staged_bytes;
     reserve(choice_work_, rows * vocab * 4, stream_, "the filtered logits", model_name_);
     reserve(choice_rules_, rules_bytes, stream_, "the token rules", model_name_);
     reserve(choice_out_, chosen_bytes, stream_, "the chosen tokens", model_name_);
-    if (choice_pinned_bytes_ < rules_bytes + chosen_bytes) {
+    if (choice_pinned_bytes_ < pinned_bytes) {
         CUDA_CHECK(cudaStreamSynchronize(stream_));
         if (choice_pinned_ != nullptr) CUDA_CHECK(cudaFreeHost(choice_pinned_));
         choice_pinned_ = nullptr;
         choice_pinned_bytes_ = 0;
-        CUDA_CHECK(
-            cudaMallocHost(&choice_pinned_, static_cast<size_t>(rules_bytes + chosen_bytes)));
-        choice_pinned_bytes_ = rules_bytes + chosen_bytes;
+        CUDA_CHECK(cudaMallocHost(&choice_pinned_, static_cast<size_t>(pinned_bytes)));
+        choice_pinned_bytes_ = pinned_bytes;
     }
     // The window's lists change once per window: uploaded only then.
     std::vector<int32_t> lists = request.suppressed;
@@ -85,7 +91,9 @@ void CudaDeviceModel::run_choosing(int handle, std::span<const HostInput> inputs
     CUDA_CHECK(cudaMemcpyAsync(choice_rules_.get(), pinned_rules, static_cast<size_t>(rules_bytes),
                                cudaMemcpyHostToDevice, stream_));
 
-    const std::vector<void*> ptr = bind(prepared, inputs, pos);
+    const std::vector<void*> ptr =
+        bind(prepared, inputs, pos,
+             static_cast<std::byte*>(choice_pinned_) + rules_bytes + chosen_bytes);
     if (step_ms != nullptr) {
         run_step_by_step(prepared, ptr, {}, true);
     } else {
@@ -98,10 +106,26 @@ void CudaDeviceModel::run_choosing(int handle, std::span<const HostInput> inputs
         static_cast<int64_t>(request.suppressed.size()), suppressed + request.suppressed.size(),
         static_cast<int64_t>(request.boosted.size()), request.boost, request.timestamp_begin,
         choice_rules_.as<RowRules>(), request.choices, choice_out_.as<RowChoice>(), stream_);
+    // The next step's token input and pos from these choices, on the device: a greedy step that
+    // feeds each row's best token at pos + 1 then copies neither up (bind).
+    const int32_t token_slot = fed_token_slot(prepared);
+    if (token_slot >= 0) {
+        kernels::feed_next_step(
+            choice_out_.as<RowChoice>(), rows,
+            static_cast<int32_t*>(ptr[static_cast<size_t>(token_slot)]),
+            reinterpret_cast<int32_t*>(workspace_.as<std::byte>() + prepared.pos_offset), stream_);
+    }
     CUDA_CHECK(cudaMemcpyAsync(pinned_chosen, choice_out_.get(), static_cast<size_t>(chosen_bytes),
                                cudaMemcpyDeviceToHost, stream_));
     finish(prepared, ptr, nullptr, 0, step_ms);
     std::memcpy(chosen, pinned_chosen, static_cast<size_t>(chosen_bytes));
+    if (token_slot >= 0) {
+        fed_.prepared = &prepared;
+        fed_.tokens.resize(static_cast<size_t>(rows));
+        for (int64_t r = 0; r < rows; ++r)
+            fed_.tokens[static_cast<size_t>(r)] = chosen[r].tokens[0];
+        fed_.pos = pos + 1;
+    }
 }
 
 }  // namespace earshot::backend::cuda

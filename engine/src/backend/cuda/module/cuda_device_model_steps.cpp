@@ -5,6 +5,7 @@
 
 #include "cuda_check.h"
 #include "cuda_device_model.h"
+#include "dependent_launches.h"
 
 namespace earshot::backend::cuda {
 
@@ -24,6 +25,9 @@ std::string step_label(const ExecutionPlan& plan, size_t index) {
 void CudaDeviceModel::run_step(const Prepared& prepared, size_t index,
                                const std::vector<void*>& ptr, std::byte* scratch,
                                std::span<const KeptAttention> kept) {
+    // The GEMVs and one-query attentions (a decoder step's, a short prefill's) may start before
+    // the kernel before them ends.
+    const kernels::DependentLaunches dependent(dependent_launches_);
     try {
         execute(prepared, index, ptr, scratch);
         if (!kept.empty()) keep_attention(*prepared.plan, index, ptr, kept);

@@ -27,8 +27,13 @@ struct LtGemm {
     int64_t x_stride = 0, w_stride = 0, y_stride = 0, bias_stride = 0;
 };
 
-// Throws CudaError when cuBLASLt refuses or fails; asynchronous on `stream`.
+// Throws CudaError when cuBLASLt refuses or fails; asynchronous on `stream`. The first call of
+// each distinct GEMM on a handle makes its descriptors and asks cuBLASLt's heuristic for its
+// algorithm; later calls reuse them (until forget_lt_gemms).
 void lt_gemm(cublasLtHandle_t lt, const LtGemm& gemm, void* workspace, size_t workspace_bytes,
              cudaStream_t stream);
+
+// Drops what lt_gemm kept for `lt`, before the handle is destroyed.
+void forget_lt_gemms(cublasLtHandle_t lt);
 
 }  // namespace earshot::backend::cuda

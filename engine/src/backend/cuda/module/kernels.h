@@ -159,4 +159,9 @@ void choose_tokens(const float* logits, float* work, int64_t rows, int64_t vocab
                    int64_t boosted_count, float boost, int32_t timestamp_begin,
                    const RowRules* rules, int32_t choices, RowChoice* out, cudaStream_t stream);
 
+// The next step's inputs from this step's choices (kernels_feed_step.cu): tokens [rows] i32 =
+// chosen [rows]'s best token, *pos += 1. One block.
+void feed_next_step(const RowChoice* chosen, int64_t rows, int32_t* tokens, int32_t* pos,
+                    cudaStream_t stream);
+
 }  // namespace earshot::backend::cuda::kernels

@@ -152,6 +152,8 @@ __global__ void attend_split_keys_kernel(const float* q, const KV* k, const KV* 
     EARSHOT_STATIC_SHARED(float, sums, kKeyGroups* kMaxSplitHeadSize);  // [groups, Dh]
     EARSHOT_STATIC_SHARED(float, reduce, 32);
     EARSHOT_STATIC_SHARED(unsigned, last, 1);
+    wait_for_previous_kernel();  // q (and a self-attention's cache) the previous kernel's output
+    let_next_kernel_start();
     const int64_t span = static_cast<int64_t>(blockIdx.x) % spans;
     const int64_t bh = static_cast<int64_t>(blockIdx.x) / spans;
     const int sub = static_cast<int>(threadIdx.x) % kLanesPerKey;
@@ -243,8 +245,8 @@ bool attend_split(const float* q, const KV* k, const KV* v, const uint8_t* mask,
         return true;
     }
     const bool vector = dh % kElementsPerLane == 0 && aligned16(k) && aligned16(v);
-    EARSHOT_LAUNCH(attend_split_keys_kernel<KV>, static_cast<unsigned>(bh * spans), kSplitThreads,
-                   0, stream)
+    EARSHOT_LAUNCH_DEPENDENT(attend_split_keys_kernel<KV>, static_cast<unsigned>(bh * spans),
+                             kSplitThreads, 0, stream)
     (q, k, v, mask, partial_out, partial_max, partial_sum, done, y, spans, k_len, dh, scale, vector,
      kv_rows > 0 ? kv_rows : bh);
     EARSHOT_CHECK_LAUNCH();

@@ -21,6 +21,8 @@ constexpr int kWarpsPerBlock = kThreads / 32;
 template <int Columns, int Rows>
 __global__ void gemv_columns_kernel(const float* x, const __half* w, const float* bias, float* y,
                                     int64_t m, int64_t k, int64_t n, Epilogue epilogue) {
+    wait_for_previous_kernel();  // x is the previous kernel's output
+    let_next_kernel_start();
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
     const int64_t first = warp * Columns;
@@ -42,7 +44,7 @@ void launch_columns(const float* x, const __half* w, const float* bias, float* y
     const auto blocks = static_cast<unsigned>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
     // Through a pointer: the macro would split the template's argument list at its comma.
     const auto gemv_columns = &gemv_columns_kernel<Columns, Rows>;
-    EARSHOT_LAUNCH(gemv_columns, blocks, kThreads, 0, stream)
+    EARSHOT_LAUNCH_DEPENDENT(gemv_columns, blocks, kThreads, 0, stream)
     (x, w, bias, y, m, k, n, epilogue);
     EARSHOT_CHECK_LAUNCH();
 }

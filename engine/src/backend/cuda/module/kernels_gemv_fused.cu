@@ -19,6 +19,20 @@
 #include "kernels_step.h"
 #include "launch.cuh"
 
+#ifndef __CUDACC__
+#include <vector>
+
+namespace earshot::backend::cuda {
+// For the emulator's dependent-launch check: the outputs a FusedGemv parameter writes.
+inline void emulator_written_pointers(const FusedGemv& args, std::vector<void*>& written) {
+    for (int l = 0; l < args.linear_count; ++l) {
+        if (args.linears[l].y != nullptr) written.push_back(args.linears[l].y);
+        if (args.linears[l].cache != nullptr) written.push_back(args.linears[l].cache);
+    }
+}
+}  // namespace earshot::backend::cuda
+#endif
+
 namespace earshot::backend::cuda::kernels {
 
 namespace {
@@ -59,6 +73,8 @@ template <class Weights, int Columns, int Rows>
 __global__ void gemv_fused_kernel(FusedGemv args, int64_t total_columns) {
     EARSHOT_DYNAMIC_SHARED(float, xs);  // [m, k]
     EARSHOT_STATIC_SHARED(float, reduce, 32);
+    wait_for_previous_kernel();  // x is the previous kernel's output
+    let_next_kernel_start();
     const int64_t m = args.m;
     const int64_t k = args.k;
     for (int64_t i = threadIdx.x; i < m * k; i += blockDim.x) xs[i] = args.x[i];
@@ -126,7 +142,7 @@ void launch_fused(const FusedGemv& args, int64_t total_columns, cudaStream_t str
     const auto blocks = static_cast<unsigned>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
     const auto shared = static_cast<size_t>(args.m * args.k * 4);  // the dynamic part
     const auto gemv_fused = &gemv_fused_kernel<Weights, Columns, Rows>;
-    EARSHOT_LAUNCH(gemv_fused, blocks, kThreads, shared, stream)(args, total_columns);
+    EARSHOT_LAUNCH_DEPENDENT(gemv_fused, blocks, kThreads, shared, stream)(args, total_columns);
     EARSHOT_CHECK_LAUNCH();
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "cuda_check.h"
+#include "dependent_launches.h"
 
 namespace earshot::backend::cuda::kernels {
 
@@ -43,6 +44,64 @@ inline unsigned grid_for(int64_t n) {
 #define EARSHOT_STATIC_SHARED(type, name, count) \
     static type name[count];                     \
     ::earshot::cuda_emulator::static_shared(name, sizeof(name))
+#endif
+
+// Programmatic dependent launch (compute capability 9.0; issue 30): a decoder step's kernels may
+// start while the kernel before them finishes, when launched with EARSHOT_LAUNCH_DEPENDENT while
+// this thread's DependentLaunches scope allows it (else it is EARSHOT_LAUNCH). Such a kernel calls
+// wait_for_previous_kernel() in every block before it touches global memory (the previous
+// kernel's writes are visible only after it), and may then call let_next_kernel_start().
+// DependentLaunches: dependent_launches.h.
+#ifdef __CUDACC__
+// cudaLaunchKernelEx with cudaLaunchAttributeProgrammaticStreamSerialization when allowed.
+template <typename... Params>
+struct DependentLaunch {
+    void (*kernel)(Params...);
+    dim3 grid, block;
+    size_t shared_bytes;
+    cudaStream_t stream;
+    template <typename... Args>
+    void operator()(Args&&... args) const {
+        cudaLaunchAttribute attribute{};
+        attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attribute.val.programmaticStreamSerializationAllowed = 1;
+        cudaLaunchConfig_t config{};
+        config.gridDim = grid;
+        config.blockDim = block;
+        config.dynamicSmemBytes = shared_bytes;
+        config.stream = stream;
+        config.attrs = &attribute;
+        config.numAttrs = dependent_launches_allowed() ? 1 : 0;
+        CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
+    }
+};
+template <typename... Params>
+DependentLaunch<Params...> dependent_launch(void (*kernel)(Params...), dim3 grid, dim3 block,
+                                            size_t shared_bytes, cudaStream_t stream) {
+    return {kernel, grid, block, shared_bytes, stream};
+}
+#define EARSHOT_LAUNCH_DEPENDENT(kernel, grid, block, shared_bytes, stream)                      \
+    ::earshot::backend::cuda::kernels::dependent_launch(kernel, (grid), (block), (shared_bytes), \
+                                                        (stream))
+
+__device__ inline void wait_for_previous_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaGridDependencySynchronize();
+#endif
+}
+__device__ inline void let_next_kernel_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+#else
+// The emulation checks the waits (see tests/cuda_emulator).
+#define EARSHOT_LAUNCH_DEPENDENT(kernel, grid, block, shared_bytes, stream) \
+    ::earshot::cuda_emulator::launch(                                       \
+        kernel, (grid), (block), (shared_bytes), (stream), #kernel,         \
+        ::earshot::backend::cuda::kernels::dependent_launches_allowed())
+inline void wait_for_previous_kernel() { ::earshot::cuda_emulator::grid_dependency_synchronize(); }
+inline void let_next_kernel_start() { ::earshot::cuda_emulator::trigger_dependent_launches(); }
 #endif
 
 #define EARSHOT_GRID_STRIDE(i, n)                                                          \
