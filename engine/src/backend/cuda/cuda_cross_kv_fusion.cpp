@@ -7,18 +7,13 @@
 #include <string>
 
 #include "backend/cuda/cuda_launch_rules.h"
+#include "backend/cuda/cuda_plan_readers.h"
 
 namespace earshot::backend::cuda {
 
 namespace {
 
 using program::OpKind;
-
-int64_t count(const std::vector<int64_t>& shape) {
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    return n;
-}
 
 // The caches' positions axis ([Batch, Heads, positions, D / Heads]).
 constexpr int64_t kPositionAxis = 2;
@@ -30,19 +25,7 @@ public:
         : plan_(plan),
           fusions_(fusions),
           weight_kind_(weight_kind),
-          readers_(plan.slots.size()),
-          kept_(plan.slots.size(), false) {
-        for (size_t t = 0; t < plan.steps.size(); ++t) {
-            for (int32_t id : plan.steps[t].inputs) {
-                if (id >= 0) readers_[static_cast<size_t>(id)].push_back(static_cast<int64_t>(t));
-            }
-        }
-        for (int32_t id : plan.outputs) kept_[static_cast<size_t>(id)] = true;
-        for (int32_t id : materialized) {
-            if (id >= 0 && static_cast<size_t>(id) < kept_.size())
-                kept_[static_cast<size_t>(id)] = true;
-        }
-    }
+          readers_(plan_readers(plan, materialized)) {}
 
     void run() {
         // Runs of writes of one x, their steps contiguous: each run launched at its last write.
@@ -103,8 +86,8 @@ private:
     // The one step reading `value` (not kept), of `kind`, not a view, as input `input`; -1
     // otherwise.
     int64_t only_reader(int32_t value, OpKind kind, size_t input) const {
-        const std::vector<int64_t>& users = readers_[static_cast<size_t>(value)];
-        if (kept_[static_cast<size_t>(value)] || users.size() != 1) return -1;
+        const std::vector<int64_t>& users = readers_.readers[static_cast<size_t>(value)];
+        if (readers_.kept[static_cast<size_t>(value)] || users.size() != 1) return -1;
         const int64_t t = users[0];
         const PlanStep& r = step(t);
         if (r.kind != kind || r.alias || !alone(t) || r.inputs.size() <= input ||
@@ -167,8 +150,7 @@ private:
     const ExecutionPlan& plan_;
     std::vector<StepFusion>& fusions_;
     const LinearWeightKind& weight_kind_;
-    std::vector<std::vector<int64_t>> readers_;  // [slot] steps reading it
-    std::vector<bool> kept_;                     // [slot] must be written
+    PlanReaders readers_;  // [slot] the steps reading it, and whether it must be written
 };
 
 }  // namespace
@@ -183,7 +165,8 @@ void apply_cross_kv_fusions(const ExecutionPlan& plan, std::vector<StepFusion>& 
 int64_t cross_kv_scratch_bytes(const ExecutionPlan& plan, const StepFusion& fusion) {
     if (fusion.role != StepFusion::Role::cross_kv || fusion.cross_kv.empty()) return 0;
     const PlanStep& linear = plan.steps[static_cast<size_t>(fusion.cross_kv.front().linear)];
-    const int64_t bytes = count(plan.slots[static_cast<size_t>(linear.inputs.at(0))].shape) * 2;
+    const int64_t bytes =
+        element_count(plan.slots[static_cast<size_t>(linear.inputs.at(0))].shape) * 2;
     return (bytes + 255) / 256 * 256;
 }
 

@@ -7,18 +7,13 @@
 #include <string>
 
 #include "backend/cuda/cuda_launch_rules.h"
+#include "backend/cuda/cuda_plan_readers.h"
 
 namespace earshot::backend::cuda {
 
 namespace {
 
 using program::OpKind;
-
-int64_t count(const std::vector<int64_t>& shape) {
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    return n;
-}
 
 int64_t align_256(int64_t n) { return (n + 255) / 256 * 256; }
 
@@ -32,19 +27,7 @@ public:
         : plan_(plan),
           fusions_(fusions),
           weight_kind_(weight_kind),
-          readers_(plan.slots.size()),
-          kept_(plan.slots.size(), false) {
-        for (size_t t = 0; t < plan.steps.size(); ++t) {
-            for (int32_t id : plan.steps[t].inputs) {
-                if (id >= 0) readers_[static_cast<size_t>(id)].push_back(static_cast<int64_t>(t));
-            }
-        }
-        for (int32_t id : plan.outputs) kept_[static_cast<size_t>(id)] = true;
-        for (int32_t id : materialized) {
-            if (id >= 0 && static_cast<size_t>(id) < kept_.size())
-                kept_[static_cast<size_t>(id)] = true;
-        }
-    }
+          readers_(plan_readers(plan, materialized)) {}
 
     void run() {
         for (size_t s = 0; s < plan_.steps.size(); ++s) {
@@ -74,8 +57,8 @@ private:
 
     // The one step reading `value` (not kept), of `kind`, not a view; -1 otherwise.
     int64_t only_reader(int32_t value, OpKind kind) const {
-        const std::vector<int64_t>& users = readers_[static_cast<size_t>(value)];
-        if (kept_[static_cast<size_t>(value)] || users.size() != 1) return -1;
+        const std::vector<int64_t>& users = readers_.readers[static_cast<size_t>(value)];
+        if (readers_.kept[static_cast<size_t>(value)] || users.size() != 1) return -1;
         const int64_t t = users[0];
         if (step(t).kind != kind || step(t).alias || !alone(t)) return -1;
         if (std::count(step(t).inputs.begin(), step(t).inputs.end(), value) != 1) return -1;
@@ -92,7 +75,7 @@ private:
         const Slot& w = slot(l.inputs[1]);
         if (w.kind != SlotKind::param || w.shape != std::vector<int64_t>{n, k}) return false;
         if (weight_kind_ && !weight_kind_(t).empty()) return false;
-        const int64_t m = count(slot(x).shape) / k;
+        const int64_t m = element_count(slot(x).shape) / k;
         return linear_path(m) == LinearPath::gemm;
     }
 
@@ -126,8 +109,8 @@ private:
         if (x.shape.size() != 3) return std::nullopt;  // [B, T, D]
         const int64_t d = x.shape[2];
         const int32_t normed = norm.output;
-        const std::vector<int64_t>& users = readers_[static_cast<size_t>(normed)];
-        if (kept_[static_cast<size_t>(normed)] || users.size() != 3) return std::nullopt;
+        const std::vector<int64_t>& users = readers_.readers[static_cast<size_t>(normed)];
+        if (readers_.kept[static_cast<size_t>(normed)] || users.size() != 3) return std::nullopt;
         std::vector<int64_t> members;
         std::vector<std::pair<int64_t, int32_t>> projected;  // linear, its split heads
         int64_t attention = -1;
@@ -169,8 +152,9 @@ private:
         const int64_t merge = only_reader(attend.output, OpKind::merge_heads);
         if (merge < 0 || slot(step(merge).output).shape != x.shape) return std::nullopt;
         const int32_t merged = step(merge).output;
-        const std::vector<int64_t>& merged_users = readers_[static_cast<size_t>(merged)];
-        if (kept_[static_cast<size_t>(merged)] || merged_users.size() != 1) return std::nullopt;
+        const std::vector<int64_t>& merged_users = readers_.readers[static_cast<size_t>(merged)];
+        if (readers_.kept[static_cast<size_t>(merged)] || merged_users.size() != 1)
+            return std::nullopt;
         group.out_proj = merged_users[0];
         if (!gemm_linear(group.out_proj, merged, d, d) ||
             linear_gelu_epilogue(step(group.out_proj)) || !residual_fits(group.out_proj)) {
@@ -195,7 +179,7 @@ private:
             return std::nullopt;
         }
         const int32_t hidden = step(fc1).output;
-        const std::vector<int64_t>& users = readers_[static_cast<size_t>(hidden)];
+        const std::vector<int64_t>& users = readers_.readers[static_cast<size_t>(hidden)];
         if (users.size() != 1) return std::nullopt;
         const int64_t fc2 = users[0];
         if (!gemm_linear(fc2, hidden, inner, d) || linear_gelu_epilogue(step(fc2)) ||
@@ -229,8 +213,7 @@ private:
     const ExecutionPlan& plan_;
     std::vector<StepFusion>& fusions_;
     const LinearWeightKind& weight_kind_;
-    std::vector<std::vector<int64_t>> readers_;  // [slot] steps reading it
-    std::vector<bool> kept_;                     // [slot] must be written
+    PlanReaders readers_;  // [slot] the steps reading it, and whether it must be written
 };
 
 }  // namespace
@@ -249,14 +232,14 @@ int64_t encoder_fusion_scratch_bytes(const ExecutionPlan& plan, const StepFusion
     };
     const EncoderLayerSteps& g = fusion.encoder;
     if (fusion.role == StepFusion::Role::encoder_attention) {
-        const int64_t elements = count(shape(g.layer_norm, 0));  // [B, T, D]
+        const int64_t elements = element_count(shape(g.layer_norm, 0));  // [B, T, D]
         return align_256(elements * 2) + align_256(3 * elements * 2);
     }
     if (fusion.role == StepFusion::Role::encoder_mlp) {
         const std::vector<int64_t>& xs = shape(g.layer_norm, 0);
-        const int64_t rows = count(xs) / xs.back();
+        const int64_t rows = element_count(xs) / xs.back();
         const int64_t inner = shape(g.fc1, 1).at(0);
-        return align_256(count(xs) * 2) + align_256(rows * inner * 2);
+        return align_256(element_count(xs) * 2) + align_256(rows * inner * 2);
     }
     return 0;
 }

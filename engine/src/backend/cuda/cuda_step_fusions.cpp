@@ -6,18 +6,13 @@
 #include <optional>
 
 #include "backend/cuda/cuda_launch_rules.h"
+#include "backend/cuda/cuda_plan_readers.h"
 
 namespace earshot::backend::cuda {
 
 namespace {
 
 using program::OpKind;
-
-int64_t count(const std::vector<int64_t>& shape) {
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    return n;
-}
 
 bool overlaps(const Slot& a, const Slot& b) {
     if (a.kind == SlotKind::state || b.kind == SlotKind::state) {
@@ -32,22 +27,13 @@ class Fuser {
 public:
     Fuser(const ExecutionPlan& plan, std::span<const int32_t> materialized)
         : plan_(plan),
-          readers_(plan.slots.size()),
+          readers_(plan_readers(plan, materialized)),
           producer_(plan.slots.size(), -1),
-          kept_(plan.slots.size(), false),
           fusions_(plan.steps.size()) {
         for (size_t t = 0; t < plan.steps.size(); ++t) {
             const PlanStep& step = plan.steps[t];
-            for (int32_t id : step.inputs) {
-                if (id >= 0) readers_[static_cast<size_t>(id)].push_back(static_cast<int64_t>(t));
-            }
             if (step.output >= 0)
                 producer_[static_cast<size_t>(step.output)] = static_cast<int64_t>(t);
-        }
-        for (int32_t id : plan.outputs) kept_[static_cast<size_t>(id)] = true;
-        for (int32_t id : materialized) {
-            if (id >= 0 && static_cast<size_t>(id) < kept_.size())
-                kept_[static_cast<size_t>(id)] = true;
         }
     }
 
@@ -70,9 +56,9 @@ private:
     const PlanStep& step(int64_t t) const { return plan_.steps[static_cast<size_t>(t)]; }
     const Slot& slot(int32_t id) const { return plan_.slots[static_cast<size_t>(id)]; }
     const std::vector<int64_t>& readers(int32_t id) const {
-        return readers_[static_cast<size_t>(id)];
+        return readers_.readers[static_cast<size_t>(id)];
     }
-    bool kept(int32_t id) const { return kept_[static_cast<size_t>(id)]; }
+    bool kept(int32_t id) const { return readers_.kept[static_cast<size_t>(id)]; }
 
     bool touches(int64_t t, const Slot& target) const {
         const PlanStep& s = step(t);
@@ -123,7 +109,7 @@ private:
             return std::nullopt;
         }
         const int64_t k = x.shape.empty() ? 0 : x.shape.back();
-        const int64_t m = k > 0 ? count(x.shape) / k : 0;
+        const int64_t m = k > 0 ? element_count(x.shape) / k : 0;
         if (!fused_gemv_fits(m, k)) return std::nullopt;
         const int32_t normed = norm.output;
         const std::vector<int64_t>& users = readers(normed);
@@ -226,9 +212,8 @@ private:
     }
 
     const ExecutionPlan& plan_;
-    std::vector<std::vector<int64_t>> readers_;  // [slot] steps reading it
-    std::vector<int64_t> producer_;              // [slot] the step writing it, -1 for none
-    std::vector<bool> kept_;                     // [slot] must be written
+    PlanReaders readers_;            // [slot] the steps reading it, and whether it must be written
+    std::vector<int64_t> producer_;  // [slot] the step writing it, -1 for none
     std::vector<StepFusion> fusions_;
 };
 
