@@ -57,18 +57,8 @@ bool is_copied_matrix(const checkpoint::Weight& weight) {
 
 size_t aligned_bytes(size_t bytes) { return (bytes + kAlignBytes - 1) / kAlignBytes * kAlignBytes; }
 
-// Whether `bytes` lie in one of the checkpoint's mapped files (a weight decoded at load does not:
+// The index of the checkpoint file whose mapping holds `bytes`, or -1 (a weight decoded at load:
 // its pages are anonymous memory, which MADV_DONTNEED would zero).
-bool in_file(std::span<const std::byte> bytes, const std::vector<checkpoint::MappedFile>& files) {
-    const auto begin = reinterpret_cast<uintptr_t>(bytes.data());
-    const uintptr_t end = begin + bytes.size();
-    return std::any_of(files.begin(), files.end(), [&](const checkpoint::MappedFile& file) {
-        const auto file_begin = reinterpret_cast<uintptr_t>(file.bytes().data());
-        return begin >= file_begin && end <= file_begin + file.size_bytes();
-    });
-}
-
-// The index of the checkpoint file whose mapping holds `bytes`, or -1.
 int64_t file_index(std::span<const std::byte> bytes,
                    const std::vector<checkpoint::MappedFile>& files) {
     const auto begin = reinterpret_cast<uintptr_t>(bytes.data());
@@ -80,16 +70,6 @@ int64_t file_index(std::span<const std::byte> bytes,
         }
     }
     return -1;
-}
-
-// Drops the whole pages of `bytes` (in a read-only file mapping) from this process.
-void release_file_pages(std::span<const std::byte> bytes) {
-    const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const auto begin = reinterpret_cast<uintptr_t>(bytes.data());
-    const uintptr_t end = begin + bytes.size();
-    const uintptr_t first = (begin + page - 1) / page * page;
-    const uintptr_t last = end / page * page;
-    if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
 }  // namespace
@@ -140,8 +120,8 @@ CpuWeights::CpuWeights(const model::WhisperCheckpoint& checkpoint) {
     const auto flush = [&] {
         copy_pieces(batch);
         for (const checkpoint::Weight* weight : batch_weights) {
-            if (in_file(weight->bytes, checkpoint.weights.files())) {
-                release_file_pages(weight->bytes);
+            if (file_index(weight->bytes, files) >= 0) {
+                drop_file_pages(weight->bytes);
             }
         }
         batch.clear();

@@ -80,16 +80,15 @@ private:
 
 std::string reason(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
 
-// Drops the whole pages of `bytes` (in a read-only file mapping) from this process.
-void drop_whole_pages(const std::byte* begin_at, size_t bytes) {
+}  // namespace
+
+void drop_file_pages(std::span<const std::byte> bytes) {
     const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const auto begin = reinterpret_cast<uintptr_t>(begin_at);
+    const auto begin = reinterpret_cast<uintptr_t>(bytes.data());
     const uintptr_t first = (begin + page - 1) / page * page;
-    const uintptr_t last = (begin + bytes) / page * page;
+    const uintptr_t last = (begin + bytes.size()) / page * page;
     if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
-
-}  // namespace
 
 std::unique_ptr<LeasedMapping> LeasedMapping::open(const std::filesystem::path& path,
                                                    std::span<const std::byte> loaded,
@@ -135,8 +134,8 @@ std::unique_ptr<LeasedMapping> LeasedMapping::open(const std::filesystem::path& 
         // Both copies of the batch leave this process's resident memory: the backend reads only
         // the block matrices of the leased one, and faults them in as it does (the file's other
         // tensors, copied at load, would otherwise stay resident here for nothing).
-        drop_whole_pages(loaded.data() + at, bytes);
-        drop_whole_pages(mapping->data_ + at, bytes);
+        drop_file_pages(loaded.subspan(at, bytes));
+        drop_file_pages({mapping->data_ + at, bytes});
         if (!same) {
             why = "the file changed after it was read";
             return nullptr;
@@ -167,7 +166,7 @@ int LeasedMapping::lease_fd() const {
 
 void LeasedMapping::drop_pages(std::span<const std::byte> bytes) {
     const std::lock_guard lock(mutex_);
-    if (file_backed_) drop_whole_pages(bytes.data(), bytes.size());
+    if (file_backed_) drop_file_pages(bytes);
 }
 
 void LeasedMapping::copy_privately() {

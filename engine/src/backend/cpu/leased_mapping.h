@@ -15,6 +15,11 @@
 
 namespace earshot::backend::cpu {
 
+// Drops the whole pages of `bytes` (in a read-only file mapping) from this process's resident
+// memory: MADV_DONTNEED only unmaps them, the bytes stay in the page cache and the next read
+// faults them back. Never on anonymous memory, which it would zero.
+void drop_file_pages(std::span<const std::byte> bytes);
+
 class LeasedMapping {
 public:
     // Maps `path` read-only under a read lease when the kernel grants one (it does not to a

@@ -81,6 +81,7 @@ private:
         bool graphable = true;               // false once a capture failed
         cudaGraphExec_t graph = nullptr;     // the steps captured, from the second run on
         std::vector<const void*> signature;  // the addresses the graph was captured with
+        int32_t fed_token_slot = -1;         // fed_token_slot(plan), found once at prepare
     };
 
     // Whether plan slot `slot` is a cache whose rows read one shared copy (kv_rows in kernels.h).
@@ -96,9 +97,9 @@ private:
     // input or pos that fed_ already left on the device for this plan is not copied again.
     std::vector<void*> bind(const Prepared& prepared, std::span<const HostInput> inputs,
                             const int32_t& pos, std::byte* pinned = nullptr);
-    // Whether `prepared` reads one token per row and pos (a step), and its token input: the
-    // inputs feed_next_step can write.
-    static int32_t fed_token_slot(const Prepared& prepared);
+    // Whether `plan` reads one token per row and pos (a step), and its token input: the inputs
+    // feed_next_step can write (-1: not a step).
+    static int32_t fed_token_slot(const ExecutionPlan& plan);
     // The run's output copied back, the stream synchronised, the step times read.
     void finish(const Prepared& prepared, const std::vector<void*>& ptr, void* output,
                 int64_t output_bytes, std::vector<double>* step_ms);

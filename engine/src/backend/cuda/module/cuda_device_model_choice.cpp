@@ -108,7 +108,7 @@ void CudaDeviceModel::run_choosing(int handle, std::span<const HostInput> inputs
         choice_rules_.as<RowRules>(), request.choices, choice_out_.as<RowChoice>(), stream_);
     // The next step's token input and pos from these choices, on the device: a greedy step that
     // feeds each row's best token at pos + 1 then copies neither up (bind).
-    const int32_t token_slot = fed_token_slot(prepared);
+    const int32_t token_slot = prepared.fed_token_slot;
     if (token_slot >= 0) {
         kernels::feed_next_step(
             choice_out_.as<RowChoice>(), rows,

@@ -59,6 +59,7 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
     fed_ = Fed{};  // prepared_ may move, the workspace grow
     Prepared prepared;
     prepared.plan = &plan;
+    prepared.fed_token_slot = fed_token_slot(plan);
     prepared.params.resize(plan.steps.size());
     prepared.weight_blocks.assign(plan.steps.size(), 0);
     int64_t scratch = 0;
@@ -175,8 +176,7 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
     return static_cast<int>(prepared_.size() - 1);
 }
 
-int32_t CudaDeviceModel::fed_token_slot(const Prepared& prepared) {
-    const ExecutionPlan& plan = *prepared.plan;
+int32_t CudaDeviceModel::fed_token_slot(const ExecutionPlan& plan) {
     int32_t found = -1;
     bool has_pos = false;
     for (size_t s = 0; s < plan.slots.size(); ++s) {
@@ -202,7 +202,7 @@ std::vector<void*> CudaDeviceModel::bind(const Prepared& prepared,
     own_rows(prepared.writes);
     // What the last run_choosing of this plan left on the device, used once.
     const Fed fed = std::exchange(fed_, Fed{});
-    const int32_t fed_slot = fed.prepared == &prepared ? fed_token_slot(prepared) : -1;
+    const int32_t fed_slot = fed.prepared == &prepared ? prepared.fed_token_slot : -1;
     int64_t staged_bytes = 0;
     const auto upload = [&](void* device, const void* host, int64_t bytes) {
         if (pinned != nullptr) {
