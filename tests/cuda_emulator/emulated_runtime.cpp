@@ -106,6 +106,21 @@ size_t graph_captures() { return g_graph_captures; }
 void set_memory_limit(size_t bytes) { g_memory_limit = bytes; }
 size_t allocated_bytes() { return g_allocated; }
 
+std::vector<std::pair<std::byte*, size_t>> allocations_of(const std::vector<void*>& pointers) {
+    std::vector<std::pair<std::byte*, size_t>> found;
+    for (void* pointer : pointers) {
+        auto after = g_allocations.upper_bound(pointer);
+        if (after == g_allocations.begin()) continue;
+        const auto& [start, bytes] = *std::prev(after);
+        auto* first = static_cast<std::byte*>(start);
+        if (static_cast<std::byte*>(pointer) >= first + bytes) continue;
+        if (std::find(found.begin(), found.end(), std::pair(first, bytes)) == found.end()) {
+            found.emplace_back(first, bytes);
+        }
+    }
+    return found;
+}
+
 }  // namespace earshot::cuda_emulator
 
 using namespace earshot::cuda_emulator;

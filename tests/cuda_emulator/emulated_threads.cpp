@@ -488,26 +488,6 @@ void run_blocks(const LaunchInfo& info, const std::function<void()>& body, bool 
     g_block = outer;
 }
 
-// The device allocations that hold the launch's written pointers, each once: [start, bytes].
-std::vector<std::pair<std::byte*, size_t>> allocations_of(const std::vector<void*>& pointers) {
-    std::vector<std::pair<std::byte*, size_t>> found;
-    for (void* pointer : pointers) {
-        auto after = g_allocations.upper_bound(pointer);
-        if (after == g_allocations.begin()) continue;
-        const auto& [start, bytes] = *std::prev(after);
-        auto* first = static_cast<std::byte*>(start);
-        if (static_cast<std::byte*>(pointer) >= first + bytes) continue;
-        if (std::find(found.begin(), found.end(), std::pair(first, bytes)) == found.end()) {
-            found.emplace_back(first, bytes);
-        }
-    }
-    return found;
-}
-
-std::vector<std::pair<std::byte*, size_t>> written_allocations(const LaunchInfo& info) {
-    return allocations_of(info.written);
-}
-
 }  // namespace
 
 void run_grid(const LaunchInfo& info, const std::function<void()>& body) {
@@ -557,7 +537,7 @@ void run_grid(const LaunchInfo& info, const std::function<void()>& body) {
     }
     const bool check_order = check_block_order(info);
     const auto regions =
-        check_order ? written_allocations(info) : std::vector<std::pair<std::byte*, size_t>>{};
+        check_order ? allocations_of(info.written) : std::vector<std::pair<std::byte*, size_t>>{};
     if (regions.empty()) {
         run_blocks(info, body, false);
         release_held(launch);

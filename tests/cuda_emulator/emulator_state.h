@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "cublas_v2.h"
@@ -44,6 +45,8 @@ extern cudaError_t g_pending_fault;  // what the next cudaStreamSynchronize() re
 extern size_t g_memory_limit;
 extern size_t g_allocated;
 extern std::map<void*, size_t> g_allocations;  // start -> bytes
+// The allocations that hold `pointers`, each once: [start, bytes] (g_mutex held).
+std::vector<std::pair<std::byte*, size_t>> allocations_of(const std::vector<void*>& pointers);
 // Kernels run so far (grids, cuBLAS calls, device-to-device copies; a graph's replayed ones
 // included), for the tests that hold the plan listing to what the module launches.
 extern std::atomic<size_t> g_kernel_runs;
