@@ -38,6 +38,7 @@ struct cublasLtMatmulPreferenceOpaque_t {
 
 namespace earshot::cuda_emulator {
 std::atomic<size_t> g_lt_heuristic_queries{0};
+std::atomic<size_t> g_lt_matmuls{0};
 }  // namespace earshot::cuda_emulator
 
 namespace {
@@ -268,6 +269,7 @@ struct Matmul {
     cudaStream_t stream;
 
     void run() const {
+        ++g_lt_matmuls;
         note_library_kernel(stream, "a cuBLASLt matmul", d_data);
         for (int64_t i = 0; i < d.batch_count; ++i) run_batch(i);
     }

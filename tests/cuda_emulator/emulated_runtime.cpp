@@ -36,6 +36,7 @@ cudaError_t g_pending_fault = cudaSuccess;
 size_t g_memory_limit = initial_memory_limit();
 size_t g_allocated = 0;
 std::map<void*, size_t> g_allocations;
+std::atomic<size_t> g_allocations_made{0};
 std::atomic<size_t> g_kernel_runs{0};
 std::atomic<size_t> g_bytes_to_host{0};
 std::atomic<size_t> g_bytes_to_device{0};
@@ -213,6 +214,7 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
     std::memset(*ptr, kUnwrittenByte, bytes);
     g_allocations[*ptr] = bytes;
     g_allocated += bytes;
+    ++g_allocations_made;
     return cudaSuccess;
 }
 

@@ -60,6 +60,12 @@ extern std::atomic<size_t> g_pageable_bytes_to_device;
 // pointer alignments, workspace), for the test that each distinct GEMM asks once.
 extern std::atomic<size_t> g_lt_heuristic_queries;
 size_t lt_distinct_gemms();
+// cublasLtMatmul calls run (a graph's replayed ones included), for the tests that count a
+// fused run's GEMMs.
+extern std::atomic<size_t> g_lt_matmuls;
+// Device allocations made so far (cudaMalloc calls that succeeded), for the tests that count
+// what a resize allocates.
+extern std::atomic<size_t> g_allocations_made;
 extern size_t g_graph_launches;
 extern size_t g_graph_captures;
 

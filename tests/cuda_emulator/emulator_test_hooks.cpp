@@ -35,6 +35,16 @@ extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_l
     return earshot::cuda_emulator::lt_distinct_gemms();
 }
 
+// For the tests, which load this module by path: cublasLtMatmul calls run (replays included).
+extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_lt_matmuls() {
+    return earshot::cuda_emulator::g_lt_matmuls.load();
+}
+
+// For the tests, which load this module by path: the device allocations made so far.
+extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_allocations_made() {
+    return earshot::cuda_emulator::g_allocations_made.load();
+}
+
 // For the tests, which load this module by path: the device memory in use, and a new size of the
 // device (returning the old one), to run out of memory at a chosen point.
 extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_allocated_bytes() {

@@ -117,9 +117,38 @@ inline std::optional<size_t> emulator_graph_captures() {
     return emulator_count("earshot_cuda_emulator_graph_captures");
 }
 
+// The emulated device's count of cublasLtMatmul calls run (nullopt on a real GPU).
+inline std::optional<size_t> emulator_lt_matmuls() {
+    return emulator_count("earshot_cuda_emulator_lt_matmuls");
+}
+
+// The emulated device's count of allocations made (nullopt on a real GPU).
+inline std::optional<size_t> emulator_allocations_made() {
+    return emulator_count("earshot_cuda_emulator_allocations_made");
+}
+
 // The emulated device's memory in use, in bytes (nullopt on a real GPU).
 inline std::optional<size_t> emulator_allocated_bytes() {
     return emulator_count("earshot_cuda_emulator_allocated_bytes");
+}
+
+// The emulator's device memory hooks, or nullptr on a GPU.
+struct EmulatorMemory {
+    size_t (*allocated)() = nullptr;
+    size_t (*set_limit)(size_t) = nullptr;
+};
+inline EmulatorMemory emulator_memory() {
+    const char* module = std::getenv("EARSHOT_CUDA_MODULE");
+    if (module == nullptr) return {};
+    void* handle = dlopen(module, RTLD_NOW | RTLD_NOLOAD);
+    if (handle == nullptr) return {};
+    EmulatorMemory memory;
+    memory.allocated =
+        reinterpret_cast<size_t (*)()>(dlsym(handle, "earshot_cuda_emulator_allocated_bytes"));
+    memory.set_limit = reinterpret_cast<size_t (*)(size_t)>(
+        dlsym(handle, "earshot_cuda_emulator_set_memory_limit"));
+    dlclose(handle);
+    return memory;
 }
 
 }  // namespace earshot::test

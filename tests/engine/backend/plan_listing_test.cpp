@@ -152,12 +152,20 @@ TEST(PlanListing, LargeV3FromAConfigAloneCountsEveryEntry) {
     // norm, fc1, fc2), plus permute, conv, gelu, conv, gelu, + positions, final norm.
     EXPECT_EQ(listing(lv3, "encode", PlanBackend::cpu).kernels.size(), 32 * 13 + 7);
     // listen = encode + the cross keys and values (cuda_cross_kv_fusion.h): the audio states to
-    // f16 once, then one GEMM batched over the heads per cache, writing it with v's bias.
+    // f16 once, then one GEMM batched over every cache's heads, writing all 64 caches with the
+    // joined biases, both named after layer 0's k_proj.
     const PlanListing listen = listing(lv3, "listen", PlanBackend::cuda);
-    EXPECT_EQ(listen.kernels.size(), encode.kernels.size() + 1 + 32 * 2);
-    EXPECT_EQ(count_kernels(listen, "cublaslt_gemm_heads"), 32);
-    EXPECT_EQ(count_kernels(listen, "cublaslt_gemm_heads+bias"), 32);
-    EXPECT_EQ(count_in_scope(listen, "decoder_layers[7]."), 2);
+    EXPECT_EQ(listen.kernels.size(), encode.kernels.size() + 2);
+    EXPECT_EQ(count_kernels(listen, "cublaslt_gemm_cross_kv+bias"), 1);
+    EXPECT_EQ(count_in_scope(listen, "decoder_layers[0]."), 2);
+    EXPECT_EQ(count_in_scope(listen, "decoder_layers[7]."), 0);
+    // Two audio rows: one GEMM batched over the heads per cache and row, v's with its bias.
+    const PlanListing listen_rows = listing(lv3, "listen", PlanBackend::cuda, 2);
+    EXPECT_EQ(listen_rows.kernels.size(),
+              listing(lv3, "encode", PlanBackend::cuda, 2).kernels.size() + 1 + 2 * 32 * 2);
+    EXPECT_EQ(count_kernels(listen_rows, "cublaslt_gemm_heads"), 2 * 32);
+    EXPECT_EQ(count_kernels(listen_rows, "cublaslt_gemm_heads+bias"), 2 * 32);
+    EXPECT_EQ(count_in_scope(listen_rows, "decoder_layers[7]."), 4);
     {
         // EARSHOT_CUDA_OLD_KERNELS=cross_kv: per decoder layer (to_half + GEMM [+ finish for the
         // values' bias]), heads split, written into the cache.

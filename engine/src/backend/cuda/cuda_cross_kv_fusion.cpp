@@ -162,6 +162,22 @@ void apply_cross_kv_fusions(const ExecutionPlan& plan, std::vector<StepFusion>& 
     CrossKvFuser(plan, fusions, weight_kind, materialized).run();
 }
 
+bool cross_kv_one_gemm(const ExecutionPlan& plan, const StepFusion& fusion) {
+    if (fusion.role != StepFusion::Role::cross_kv || fusion.cross_kv.empty()) return false;
+    auto step = [&](int64_t t) -> const PlanStep& { return plan.steps[static_cast<size_t>(t)]; };
+    auto cache = [&](const CrossKvWrite& w) -> const Slot& {
+        return plan.slots[static_cast<size_t>(step(w.write).inputs.at(0))];
+    };
+    const CrossKvWrite& first = fusion.cross_kv.front();
+    const std::vector<int64_t>& xs =
+        plan.slots[static_cast<size_t>(step(first.linear).inputs.at(0))].shape;  // [B, A, D]
+    if (xs.at(0) != 1) return false;
+    const int64_t start = step(first.write).ints.at("start");
+    return std::all_of(fusion.cross_kv.begin(), fusion.cross_kv.end(), [&](const CrossKvWrite& w) {
+        return cache(w).shape == cache(first).shape && step(w.write).ints.at("start") == start;
+    });
+}
+
 int64_t cross_kv_scratch_bytes(const ExecutionPlan& plan, const StepFusion& fusion) {
     if (fusion.role != StepFusion::Role::cross_kv || fusion.cross_kv.empty()) return 0;
     const PlanStep& linear = plan.steps[static_cast<size_t>(fusion.cross_kv.front().linear)];

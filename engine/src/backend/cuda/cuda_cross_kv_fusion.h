@@ -1,9 +1,13 @@
 // Which plan steps the CUDA module runs as listen's fused cross keys and values (issue 30),
 // decided from the plan alone like the encoder fusions (cuda_encoder_fusions.h), for the module
 // and `earshot debug plan`. Each decoder layer's cross k and v were 9 launches (to_half, GEMM,
-// bias, split_heads and the f16 cache write, twice less k's bias); now the audio states are
-// converted to f16 once and each cache is written by one cuBLASLt GEMM, batched over its heads,
-// with v's bias in the epilogue: `2 L + 1` launches for L layers instead of `9 L`.
+// bias, split_heads and the f16 cache write, twice less k's bias). Now the audio states are
+// converted to f16 once, and one cuBLASLt GEMM writes every layer's k and v: the module keeps
+// the cross caches in one allocation, [caches][rows][H, Audio, Dh], and the cross k/v weights
+// and biases joined, [caches][D, D] and [caches][D], so with one row per cache every (cache,
+// head) block is one batch of one strided-batched GEMM: 2 launches for L layers instead of 9 L.
+// Where the writes do not line up so (several audio rows, caches of different shapes or start
+// positions) each cache is written by its own GEMM batched over its heads: 2 L B + 1.
 // EARSHOT_CUDA_OLD_KERNELS=cross_kv keeps the separate launches.
 #pragma once
 
@@ -26,6 +30,12 @@ namespace earshot::backend::cuda {
 void apply_cross_kv_fusions(const ExecutionPlan& plan, std::vector<StepFusion>& fusions,
                             const LinearWeightKind& weight_kind,
                             std::span<const int32_t> materialized = {});
+
+// Whether the fused run launched at a step (Role::cross_kv) is one GEMM: one audio row
+// (x [1, A, D]; with more the caches' rows come between one cache's heads and the next
+// cache's), every cache [1, H, Audio, Dh] alike and written at the same start. The module also
+// checks that the caches lie one after another in its cross caches allocation.
+bool cross_kv_one_gemm(const ExecutionPlan& plan, const StepFusion& fusion);
 
 // The scratch bytes the fused run launched at a step needs (0 for any other step): x as f16
 // [B A, D].

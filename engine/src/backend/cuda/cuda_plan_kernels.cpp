@@ -1,12 +1,14 @@
 // The kernels the CUDA module launches for one plan step, as CudaDeviceModel::execute launches
 // them: the same launch rules (cuda_launch_rules.h) decide a linear's GEMV or GEMM and an
 // attention's path, and parameters are read as device_module.h says (f16 GEMM operands).
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "backend/plan_kernels.h"
+#include "cuda_cross_kv_fusion.h"
 #include "cuda_launch_rules.h"
 #include "cuda_step_fusions.h"
 #include "device_module.h"
@@ -199,13 +201,19 @@ std::vector<PlanKernel> encoder_mlp_kernels(const ExecutionPlan& plan,
 }
 
 // listen's fused cross keys and values (cuda_cross_kv_fusion.h): x [B, A, D] to f16 once, then
-// per cache and batch row one cuBLASLt GEMM batched over the heads, writing the row's A
-// positions of the f16 cache with v's bias (f16) in the epilogue; each named after its linear.
+// one cuBLASLt GEMM for every (cache, head) block, reading the joined weights [caches, D, D] and
+// f16 biases [caches, D] and writing the A positions of every cache (named after the first
+// linear), or, where the caches do not line up so, per cache and batch row one GEMM batched over
+// its heads (v's bias in the epilogue), each named after its linear.
 std::vector<PlanKernel> cross_kv_kernels(const ExecutionPlan& plan,
                                          const cuda::StepFusion& fusion) {
     auto step = [&](int64_t t) -> const PlanStep& { return plan.steps[static_cast<size_t>(t)]; };
     auto in = [&](int64_t t, size_t i) -> const Slot& {
         return plan.slots[static_cast<size_t>(step(t).inputs.at(i))];
+    };
+    auto has_bias = [&](const cuda::CrossKvWrite& w) {
+        const auto bias = linear_bias_input(step(w.linear));
+        return bias && in(w.linear, *bias).kind != SlotKind::none;
     };
     const int64_t first = fusion.cross_kv.front().linear;
     const auto& xs = in(first, 0).shape;  // [B, A, D]
@@ -216,16 +224,29 @@ std::vector<PlanKernel> cross_kv_kernels(const ExecutionPlan& plan,
                           .read("f32", xs)
                           .write("f16", {xs[0] * a, d})
                           .done());
+    if (cuda::cross_kv_one_gemm(plan, fusion)) {
+        const auto caches = static_cast<int64_t>(fusion.cross_kv.size());
+        const bool bias = std::any_of(fusion.cross_kv.begin(), fusion.cross_kv.end(), has_bias);
+        KernelDescription gemm(bias ? "cublaslt_gemm_cross_kv+bias" : "cublaslt_gemm_cross_kv",
+                               step(first));
+        gemm.read("f16", {a, d}).read("f16", {caches, d, d});
+        if (bias) gemm.read("f16", {caches, d});
+        const auto& cache = in(fusion.cross_kv.front().write, 0).shape;  // [1, H, Audio, Dh]
+        kernels.push_back(
+            gemm.write_part("f16", {caches, cache[1], cache[2], cache[3]}, caches * a * d * 2)
+                .flops(caches * 2 * a * d * d)
+                .done());
+        return kernels;
+    }
     for (const cuda::CrossKvWrite& w : fusion.cross_kv) {
         const PlanStep& linear = step(w.linear);
-        const auto bias = linear_bias_input(linear);
-        const bool has_bias = bias && in(w.linear, *bias).kind != SlotKind::none;
+        const bool bias = has_bias(w);
         const auto& cache = in(w.write, 0).shape;  // [B, H, Audio, Dh]
         for (int64_t b = 0; b < xs[0]; ++b) {
-            KernelDescription gemm(has_bias ? "cublaslt_gemm_heads+bias" : "cublaslt_gemm_heads",
+            KernelDescription gemm(bias ? "cublaslt_gemm_heads+bias" : "cublaslt_gemm_heads",
                                    linear);
             gemm.read("f16", {a, d}).read("f16", {d, d});
-            if (has_bias) gemm.read("f16", {d});
+            if (bias) gemm.read("f16", {d});
             kernels.push_back(gemm.write_part("f16", cache, a * d * 2).flops(2 * a * d * d).done());
         }
     }

@@ -181,18 +181,22 @@ struct CudaWhisper::Impl {
         return written;
     }
 
-    void allocate_states() {
+    // The caches zeroed for `rows` rows, then the batch `rows`: when the device runs out of
+    // memory the model keeps its batch and caches (set_states changes nothing then).
+    void allocate_states(int64_t rows) {
         if (!per_row_known) {
             per_row = per_row_caches();
             per_row_known = true;
         }
         std::vector<cuda::StateSpec> states;
-        for (const CacheShape& cache : plans.cache_shapes(batch)) {
-            states.push_back({cache.path, cache.elements(), batch,
+        for (const CacheShape& cache : plans.cache_shapes(rows)) {
+            states.push_back({cache.path, cache.elements(), rows,
                               per_row.count(cache.path) != 0 ? cuda::StateRows::own
                                                              : cuda::StateRows::shareable});
         }
         model->set_states(states);
+        batch = rows;
+        binding.values.dims["Batch"] = rows;
     }
 
     void gather_rows(std::span<const int64_t> source, int64_t rows) {
@@ -406,7 +410,7 @@ CudaWhisper::CudaWhisper(const model::WhisperCheckpoint& checkpoint, int64_t bat
     impl_->binding.values.dims["Batch"] = batch;
     impl_->model = module.open(device, model_name);
     impl_->upload(checkpoint);
-    impl_->allocate_states();
+    impl_->allocate_states(batch);
 }
 
 CudaWhisper::~CudaWhisper() = default;
@@ -419,9 +423,7 @@ const CudaDevice& CudaWhisper::device() const { return impl_->device; }
 
 void CudaWhisper::resize_batch(int64_t batch) {
     if (batch < 1) throw std::invalid_argument("batch must be at least 1");
-    impl_->batch = batch;
-    impl_->binding.values.dims["Batch"] = batch;
-    impl_->allocate_states();
+    impl_->allocate_states(batch);
 }
 
 void CudaWhisper::expand_batch(int64_t rows) {

@@ -44,6 +44,8 @@ using earshot::backend::CudaWhisper;
 using earshot::backend::HostTensor;
 using earshot::test::cuda_unavailable;
 using earshot::test::emulator_graph_launches;
+using earshot::test::emulator_memory;
+using earshot::test::EmulatorMemory;
 namespace fs = std::filesystem;
 
 // The tolerances for f16 weights and activations against the f32 CPU backend.
@@ -172,25 +174,6 @@ TEST_P(BackendParityOnCudaDevice, PrefillAndStepsMatchTheFullDecode) {
     if (const auto launches = emulator_graph_launches()) {
         EXPECT_GE(*launches, static_cast<size_t>(max_tokens_ - kPrefill - 2));
     }
-}
-
-// The emulator's device memory hooks, or nullptr on a GPU.
-struct EmulatorMemory {
-    size_t (*allocated)() = nullptr;
-    size_t (*set_limit)(size_t) = nullptr;
-};
-EmulatorMemory emulator_memory() {
-    const char* module = std::getenv("EARSHOT_CUDA_MODULE");
-    if (module == nullptr) return {};
-    void* handle = dlopen(module, RTLD_NOW | RTLD_NOLOAD);
-    if (handle == nullptr) return {};
-    EmulatorMemory memory;
-    memory.allocated =
-        reinterpret_cast<size_t (*)()>(dlsym(handle, "earshot_cuda_emulator_allocated_bytes"));
-    memory.set_limit = reinterpret_cast<size_t (*)(size_t)>(
-        dlsym(handle, "earshot_cuda_emulator_set_memory_limit"));
-    dlclose(handle);
-    return memory;
 }
 
 // Running out of device memory while the caches grow for beam search leaves every cache as it

@@ -1,8 +1,10 @@
-// The device memory of the fused encoder's q, k, v weights (issue 30): the concatenation
-// [3 D, D] that the fused layer's GEMM reads is the only copy on the device; the separate q, k, v
-// weights (the separate launches of a tapped run, plans prepared before) read their rows of it.
-// Measured with device_bytes() against the same checkpoint with EARSHOT_CUDA_OLD_KERNELS=encoder
-// (no concatenation), both models' workspaces first grown by a decode larger than the encode.
+// The device memory of the fused encoder's q, k, v weights and of listen's cross keys and values
+// (issue 30): the concatenation [3 D, D] that the fused layer's GEMM reads is the only copy on the
+// device (the separate q, k, v weights, read by the separate launches of a tapped run and plans
+// prepared before, are rows of it), as are the joined cross k/v weights [2 L, D, D]; the cross
+// caches are one allocation. Measured with device_bytes() against the same checkpoint with
+// EARSHOT_CUDA_OLD_KERNELS=encoder or cross_kv (nothing joined), and with the emulated device's
+// count of allocations.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -72,6 +74,58 @@ TEST(DeviceBytesOnCudaDevice, TheFusedQkvWeightsAreTheOnlyCopy) {
     // not read q, k, v) still runs, as does a second encode.
     EXPECT_LE(relative_error(got.f32_values(), want.f32_values()), 1e-3);
     EXPECT_LE(relative_error(fused.encode(mel).f32_values(), want.f32_values()), 1e-3);
+}
+
+// Every cross cache in one allocation and every cross k/v weight in one join: listen adds only the
+// joined f16 biases [2 L, D] (k's zeros included) to what the separate launches hold, and a resize
+// to two rows allocates each self-attention cache and one block of all the cross caches.
+TEST(DeviceBytesOnCudaDevice, TheCrossCachesAndWeightsAreOneAllocationEach) {
+    EARSHOT_NEEDS_CUDA_DEVICE();
+    earshot::test::TempDir dir("earshot-cuda-cross-bytes");
+    const int64_t d = 64;
+    const int64_t heads = 4;
+    const int64_t layers = 2;
+    earshot::model::RandomCheckpointOptions o{
+        .mels = 80, .d = d, .heads = heads, .enc_layers = 1, .dec_layers = layers, .vocab = 300};
+    o.frames = 32;  // 16 audio positions
+    o.max_tokens = 8;
+    o.dtype = "f16";
+    o.seed = 55;
+    earshot::model::write_random_checkpoint(dir.path(), o);
+    const auto checkpoint = earshot::model::load_whisper_checkpoint(dir.path());
+    std::optional<CudaWhisper> separate;
+    {
+        const OldKernelsVariable old("cross_kv");
+        separate.emplace(checkpoint, 1);
+    }
+    CudaWhisper fused(checkpoint, 1);
+    EXPECT_EQ(fused.device_bytes(), separate->device_bytes()) << "weights and caches alike";
+    const HostTensor mel = test_mel(1, o.mels, o.frames, 2);
+    separate->listen_on_device(mel);
+    fused.listen_on_device(mel);
+    const int64_t biases = 2 * layers * d * 2;
+    std::printf("device bytes after listen: separate %lld, fused %lld (+%lld)\n",
+                static_cast<long long>(separate->device_bytes()),
+                static_cast<long long>(fused.device_bytes()),
+                static_cast<long long>(fused.device_bytes() - separate->device_bytes()));
+    EXPECT_EQ(fused.device_bytes() - separate->device_bytes(), biases);
+    const HostTensor tokens = token_tensor(random_tokens(1, 3, o.vocab, 9), 0, 3);
+    EXPECT_LE(
+        relative_error(fused.prefill(tokens).f32_values(), separate->prefill(tokens).f32_values()),
+        1e-3);
+
+    // One row of each cache, f16: [H, MaxTokens, Dh] and [H, Audio, Dh].
+    const int64_t dh = d / heads;
+    const int64_t self_row = heads * o.max_tokens * dh * 2;
+    const int64_t cross_row = heads * (o.frames / 2) * dh * 2;
+    const std::optional<size_t> made = earshot::test::emulator_allocations_made();
+    const int64_t before = fused.device_bytes();
+    fused.resize_batch(2);
+    EXPECT_EQ(fused.device_bytes() - before, 2 * layers * (self_row + cross_row));
+    if (made) {
+        EXPECT_EQ(*earshot::test::emulator_allocations_made() - *made,
+                  static_cast<size_t>(2 * layers + 1));
+    }
 }
 
 }  // namespace

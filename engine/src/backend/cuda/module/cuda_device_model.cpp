@@ -69,8 +69,10 @@ CudaDeviceModel::~CudaDeviceModel() {
     }
     params_.clear();
     states_.clear();
+    cross_caches_.reset();
     workspace_.reset();
     qkv_weights_.clear();
+    cross_kv_weights_.clear();
     if (lt_ != nullptr) {
         forget_lt_gemms(lt_);
         cublasLtDestroy(lt_);

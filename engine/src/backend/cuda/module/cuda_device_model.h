@@ -7,8 +7,10 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "backend/cuda/cuda_launch_rules.h"
@@ -56,15 +58,43 @@ private:
         int64_t elements = 0;
     };
     // A decoder cache: room for the most rows it has held (allocated once per model and row
-    // count, so later windows keep its address and their captured graphs), `rows` in use.
+    // count, so later windows keep its address and their captured graphs), `rows` in use. A
+    // self-attention cache has its own allocation; the cross caches (StateRows::shareable) live
+    // in one, cross_caches_ (cuda_device_caches.cpp).
     struct State {
-        DeviceBuffer values;       // [capacity rows, row_elements] f16
+        DeviceBuffer own;             // its allocation; empty for a cross cache
+        std::byte* values = nullptr;  // [capacity_rows, row_elements] f16
+        int64_t capacity_rows = 0;
         int64_t row_elements = 0;  // f32 values per row as planned
         int64_t rows = 0;          // the batch
-        bool shareable = false;    // StateRows::shareable (device_module.h)
+        bool cross = false;        // StateRows::shareable: its values are in cross_caches_
+        bool shareable = false;    // cross, unless EARSHOT_CUDA_OLD_KERNELS has cross_caches
         bool shared = false;       // every row reads row 0's values (one copy, not `rows`)
         int64_t row_bytes() const { return row_elements * kCacheValueBytes; }
-        int64_t capacity_rows() const { return row_bytes() > 0 ? values.bytes() / row_bytes() : 0; }
+    };
+    // A new allocation for every cross cache, `capacity_rows` rows each, in cross_order_: where
+    // each cache's values will be ([caches][capacity_rows][row_elements] f16). Nothing moves yet.
+    struct CrossCaches {
+        DeviceBuffer values;
+        int64_t capacity_rows = 0;
+        std::unordered_map<std::string, std::byte*> at;  // [path] the cache's first row
+    };
+    // The cross k/v projections of a fused listen, joined (prepare_cross_kv): weights
+    // [caches, D, D] then biases [caches, D] f16 (zeros where the checkpoint has none), in the
+    // order of the run's cache writes.
+    struct CrossKvWeights {
+        DeviceBuffer values;
+        int64_t d = 0;
+        std::vector<std::string> weights;  // [caches] the weight paths
+        std::vector<bool> has_bias;        // [caches] whether the checkpoint has its bias
+        bool any_bias = false;
+        const uint16_t* weight(size_t i) const {
+            return values.as<uint16_t>() + static_cast<int64_t>(i) * d * d;
+        }
+        const uint16_t* bias(size_t i) const {
+            return values.as<uint16_t>() + static_cast<int64_t>(weights.size()) * d * d +
+                   static_cast<int64_t>(i) * d;
+        }
     };
     // Where a prepared plan's parts live in the workspace, and its param pointers per step input.
     struct Prepared {
@@ -88,6 +118,17 @@ private:
     bool shares_rows(const ExecutionPlan& plan, int32_t slot) const;
     // Before a run writes them: the shared caches among `writes` get a copy per row (row 0's).
     void own_rows(const std::vector<std::string>& writes);
+    // Room for `capacity_rows` rows of each of `caches` (path and row bytes, in their order),
+    // allocated; nothing moves yet, so running out of memory changes nothing.
+    CrossCaches allocate_cross_caches(const std::vector<std::pair<std::string, int64_t>>& caches,
+                                      int64_t capacity_rows) const;
+    // The current cross caches' paths and row bytes, in cross_order_.
+    std::vector<std::pair<std::string, int64_t>> cross_layout() const;
+    // The rows of `state` copied to `to`: row r of `to` = row source[r] of the state.
+    void copy_rows(const State& state, std::byte* to, std::span<const int64_t> source);
+    // The cross caches moved into `caches` (the copies into it made): the old allocation freed
+    // once they are done.
+    void adopt_cross_caches(CrossCaches caches);
     // The rows of `state` in place: row r = row source[r] of `batch` (rows past the old batch
     // straight from their source, moved rows inside it through reorder_spare_).
     void gather_in_place(State& state, std::span<const int64_t> source, int64_t batch,
@@ -153,12 +194,16 @@ private:
     void move_param(const void* from, const void* to, Prepared& prepared);
     const DeviceBuffer& qkv_of(const ExecutionPlan& plan, const StepFusion& fusion) const;
     // listen's cross keys and values of the run launched at step `index`
-    // (cuda_cross_kv_fusion.h): x to f16 once, then each cache written by one batched GEMM.
+    // (cuda_cross_kv_fusion.h): x to f16 once, then one GEMM for every cache when the caches line
+    // up in cross_caches_, else one batched GEMM per cache.
     void cross_kv(const Prepared& prepared, size_t index, const std::vector<void*>& ptr,
                   std::byte* scratch);
-    // The f16 copies of the biases of the fused cross k/v linears at step `index` (cuBLASLt's
-    // bias takes D's type), made once per model.
-    void prepare_cross_kv(const Prepared& prepared, size_t index);
+    // The weights of the fused cross k/v linears at step `index` joined with their biases as f16
+    // (cuBLASLt's bias takes D's type), once per model: the separate weights become views of
+    // the join (their own copies freed, every prepared plan's pointers moved).
+    void prepare_cross_kv(Prepared& prepared, size_t index);
+    const CrossKvWeights& cross_kv_weights_of(const ExecutionPlan& plan,
+                                              const StepFusion& fusion) const;
     // y [m, n] f32 = x [m, k] f16 * w^T (w [n, k] f16)
     void gemm(const uint16_t* x, const uint16_t* w, float* y, int64_t m, int64_t k, int64_t n);
 
@@ -169,8 +214,8 @@ private:
     cublasLtHandle_t lt_ = nullptr;  // the encoder's GEMMs with epilogues (cuda_lt_gemm.h)
     // [q weight path] q, k, v weights then biases, f16 (prepare_qkv)
     std::unordered_map<std::string, DeviceBuffer> qkv_weights_;
-    // [bias path] a cross k/v linear's bias [D] as f16 (prepare_cross_kv)
-    std::unordered_map<std::string, DeviceBuffer> half_biases_;
+    // [first weight path] listen's cross k/v weights and biases joined (prepare_cross_kv)
+    std::unordered_map<std::string, CrossKvWeights> cross_kv_weights_;
     DeviceBuffer cublas_workspace_;
     DeviceBuffer split_key_counts_;  // [kMaxSplitKeyRows] unsigned, zero between launches
     bool graphs_enabled_ = true;
@@ -184,6 +229,11 @@ private:
     int64_t graph_capture_failures_ = 0;
     std::unordered_map<std::string, Param> params_;
     std::unordered_map<std::string, State> states_;
+    // Every cross cache in one allocation, [caches][capacity rows][row] f16 in cross_order_ (the
+    // order set_states got them: layer by layer, k then v), so that one batched GEMM with one
+    // stride writes every (cache, head) block of a row when each cache holds one row.
+    DeviceBuffer cross_caches_;
+    std::vector<std::string> cross_order_;
     DeviceBuffer reorder_spare_;  // the moved rows of one cache at a time (gather_in_place)
     DeviceBuffer workspace_;
     DeviceBuffer kept_attention_;  // [B, kept, Q, K] f32 of the last run that kept some

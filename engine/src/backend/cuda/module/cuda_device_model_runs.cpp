@@ -139,8 +139,9 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
                 prepare_qkv(prepared, s);
         }
     }
-    // listen's cross keys and values as 2 L + 1 launches, unless EARSHOT_CUDA_OLD_KERNELS=cross_kv
-    // asks for each linear, split and write apart.
+    // listen's cross keys and values as 2 launches (one GEMM for all of them; 2 L B + 1 where
+    // they do not line up), unless EARSHOT_CUDA_OLD_KERNELS=cross_kv asks for each linear, split
+    // and write apart.
     if (!old_kernels_.cross_kv) {
         apply_cross_kv_fusions(plan, prepared.fusions, [&prepared](int64_t t) {
             const int32_t blocks = prepared.weight_blocks[static_cast<size_t>(t)];
@@ -243,12 +244,12 @@ std::vector<void*> CudaDeviceModel::bind(const Prepared& prepared,
             case SlotKind::state: {
                 const State& state = states_.at(slot.path);
                 // [B, ...]: B rows, or one copy that every row reads.
-                if (!state.shared && slot.shape.at(0) > state.capacity_rows()) {
+                if (!state.shared && slot.shape.at(0) > state.capacity_rows) {
                     throw std::logic_error(plan.entry + " reads " + std::to_string(slot.shape[0]) +
                                            " rows of the cache " + slot.path + ", which holds " +
-                                           std::to_string(state.capacity_rows()));
+                                           std::to_string(state.capacity_rows));
                 }
-                ptr[s] = state.values.get();
+                ptr[s] = state.values;
                 break;
             }
             case SlotKind::arena:
