@@ -64,36 +64,56 @@ TEST(OutOfMemoryOnCudaDevice, ResizingTheBatchLeavesTheModelAsItWas) {
     CpuWhisper cpu(checkpoint, 1);
     CudaWhisper gpu(checkpoint, 1);
     const HostTensor mel = test_mel(1, o.mels, o.frames, 2);
-    cpu.listen(mel);
-    gpu.listen(mel);
     const auto prompt = random_tokens(1, 3, o.vocab, 7);
-    (void)cpu.prefill(token_tensor(prompt, 0, 2));
-    (void)gpu.prefill(token_tensor(prompt, 0, 2));
-    // What the resize to kRows rows needs at once: every cache's kRows rows (self-attention
-    // [H, MaxTokens, Dh] and cross [H, Audio, Dh] f16 per row and layer), before the old ones go.
-    const int64_t dh = o.d / o.heads;
-    const auto needed = static_cast<size_t>(kRows * 2 * o.dec_layers * o.heads *
-                                            (o.max_tokens + o.frames / 2) * dh * 2);
-    const size_t before = memory.allocated();
-    for (int eighth = 0; eighth < 8; ++eighth) {
-        memory.set_limit(before + needed * static_cast<size_t>(eighth) / 8);
-        try {
-            gpu.resize_batch(kRows);
-            ADD_FAILURE() << "the resize fit in " << eighth << "/8 of the memory it needs";
-        } catch (const CudaError& error) {
-            EXPECT_EQ(error.kind(), CudaErrorKind::out_of_memory) << error.what();
+    auto window = [&] {
+        cpu.listen(mel);
+        gpu.listen(mel);
+        (void)cpu.prefill(token_tensor(prompt, 0, 2));
+        (void)gpu.prefill(token_tensor(prompt, 0, 2));
+    };
+    // Resizes to kRows rows with less memory than `needed` all fail, leaving the batch, the
+    // device memory and the caches: the step after the prefill reads them (the cross caches that
+    // listen wrote, the self-attention caches of the prompt) as the CPU does.
+    auto resizes_fail = [&](size_t needed, const char* when) {
+        const size_t before = memory.allocated();
+        for (int eighth = 0; eighth < 8; ++eighth) {
+            memory.set_limit(before + needed * static_cast<size_t>(eighth) / 8);
+            try {
+                gpu.resize_batch(kRows);
+                ADD_FAILURE() << when << ": the resize fit in " << eighth << "/8 of what it needs";
+            } catch (const CudaError& error) {
+                EXPECT_EQ(error.kind(), CudaErrorKind::out_of_memory) << error.what();
+            }
+            EXPECT_EQ(gpu.batch(), 1) << when;
+            EXPECT_EQ(memory.allocated(), before) << when << ", " << eighth << "/8";
         }
-        EXPECT_EQ(gpu.batch(), 1);
-        // Nothing was resized: the device holds what it held.
-        EXPECT_EQ(memory.allocated(), before) << eighth << "/8 of the memory it needs";
-    }
-    // The caches kept their contents: the step after the prefill reads them (the cross caches
-    // that listen wrote, the self-attention caches of the prompt).
-    const HostTensor token = token_tensor(prompt, 2, 3);
-    const double kept =
-        relative_error(gpu.step(token, 2).f32_values(), cpu.step(token, 2).f32_values());
-    std::printf("the step after the failed resizes against the CPU: %.3g\n", kept);
-    EXPECT_LE(kept, kLogitsTolerance);
+        memory.set_limit(kRoomyDevice);
+        const HostTensor token = token_tensor(prompt, 2, 3);
+        const double kept =
+            relative_error(gpu.step(token, 2).f32_values(), cpu.step(token, 2).f32_values());
+        std::printf("%s: the step after the failed resizes against the CPU %.3g\n", when, kept);
+        EXPECT_LE(kept, kLogitsTolerance) << when;
+    };
+    // One row of a cache, f16: self-attention [H, MaxTokens, Dh], cross [H, Audio, Dh].
+    const int64_t dh = o.d / o.heads;
+    const auto self_rows =
+        static_cast<size_t>(kRows * 2 * o.dec_layers * o.heads * o.max_tokens * dh * 2);
+    const auto cross_rows =
+        static_cast<size_t>(kRows * 2 * o.dec_layers * o.heads * (o.frames / 2) * dh * 2);
+    // A fresh model: every cache needs its kRows rows at once, before the old ones go.
+    window();
+    resizes_fail(self_rows + cross_rows, "fresh");
+    // After a beam of kRows rows the self-attention caches keep room for them (the cross caches,
+    // shared, one row): back at one row, a resize needs only the cross caches' rows, and the
+    // self-attention caches, which fit, must not have moved when that allocation fails.
+    cpu.expand_batch(kRows);
+    gpu.expand_batch(kRows);
+    cpu.resize_batch(1);
+    gpu.resize_batch(1);
+    window();
+    resizes_fail(cross_rows, "after a beam");
+    const size_t before = memory.allocated();
+    const size_t needed = cross_rows;
     memory.set_limit(before + needed);
     cpu.resize_batch(kRows);
     gpu.resize_batch(kRows);
