@@ -7,6 +7,8 @@
 // the listing's kernel counts at large-v3's size.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <optional>
 #include <span>
@@ -70,6 +72,49 @@ TEST_F(CrossKvKernelsOnCudaDevice, BatchedGemmWritesEachHeadIntoTheCache) {
                            [](double v) { return f16_tolerance(v) + 1e-5; }),
             std::string("lt_gemm_batched ") + (with_bias ? "with" : "without") + " the bias");
     }
+}
+
+// listen's one GEMM: 4 caches [H, Audio, Dh] one after another, joined weights [4, D, D] and
+// biases [4, D] (the keys' zeros), batch 4 H at one stride each: block (c, h) = x w_c[h Dh :
+// (h + 1) Dh]^T + bias_c[h Dh : (h + 1) Dh] lands at (c, h, start), every other position kept.
+TEST_F(CrossKvKernelsOnCudaDevice, OneBatchedGemmWritesEveryCacheOfTheJoinedLayout) {
+    const size_t a = 23;
+    const size_t caches = 4;
+    const size_t heads = 3;
+    const size_t dh = 16;
+    const size_t d = heads * dh;
+    const size_t audio = 30;
+    const size_t start = 4;
+    const std::vector<uint16_t> x = to_f16(random_values(a * d, 64));
+    const std::vector<uint16_t> w = to_f16(random_values(caches * d * d, 65));
+    std::vector<uint16_t> bias = to_f16(random_values(caches * d, 66));
+    for (size_t c = 0; c < caches; c += 2) {
+        std::fill_n(bias.begin() + static_cast<std::ptrdiff_t>(c * d), d, uint16_t{0});
+    }
+    const std::vector<uint16_t> before =
+        to_f16(random_values(caches * heads * audio * dh, 67, 5.0F));
+    std::vector<double> want(before.size());
+    for (size_t i = 0; i < before.size(); ++i) want[i] = D(f16_to_f32(before[i]));
+    for (size_t c = 0; c < caches; ++c) {
+        for (size_t h = 0; h < heads; ++h) {
+            for (size_t t = 0; t < a; ++t) {
+                for (size_t e = 0; e < dh; ++e) {
+                    const size_t row = c * d + h * dh + e;  // of w [caches D, D] and bias
+                    double sum = D(f16_to_f32(bias[row]));
+                    for (size_t p = 0; p < d; ++p) {
+                        sum += D(f16_to_f32(x[t * d + p])) * D(f16_to_f32(w[row * d + p]));
+                    }
+                    want[((c * heads + h) * audio + start + t) * dh + e] = sum;
+                }
+            }
+        }
+    }
+    uint16_t* joined = device(before);
+    k_->lt_gemm_batched(device(x), device(w), device(bias), joined + start * dh, I(a), I(d), I(dh),
+                        I(caches * heads), 0, I(dh * d), I(audio * dh), I(dh));
+    EXPECT_WITHIN(compare<float>(host_f16(joined, want.size()), want,
+                                 [](double v) { return f16_tolerance(v) + 1e-5; }),
+                  "lt_gemm_batched over 4 caches");
 }
 
 using earshot::backend::CpuWhisper;
