@@ -18,6 +18,7 @@
 #include "earshot/engine/backend/token_choice.h"
 #include "earshot/engine/model/random_checkpoint.h"
 #include "earshot/engine/model/whisper_checkpoint.h"
+#include "ggml_writer.h"
 #include "old_kernels_variable.h"
 #include "temp_dir.h"
 
@@ -58,8 +59,10 @@ class DependentAndPlainStepKernelsOnCudaDevice : public ::testing::Test {
 protected:
     void SetUp() override {
         EARSHOT_NEEDS_CUDA_DEVICE();
+        // D = 160: fc2's rows of 640 weights go past the GEMVs' first tile (512 f16 values, 8
+        // blocks of 32), so the loads after the wait run too.
         o_ = earshot::model::RandomCheckpointOptions{
-            .mels = 80, .d = 64, .heads = 4, .enc_layers = 1, .dec_layers = 2, .vocab = 300};
+            .mels = 80, .d = 160, .heads = 5, .enc_layers = 1, .dec_layers = 2, .vocab = 300};
         o_.frames = 60;
         o_.max_tokens = 10;
         o_.dtype = "f16";
@@ -73,15 +76,16 @@ protected:
     std::optional<earshot::model::WhisperCheckpoint> checkpoint_;
 };
 
-// Every step, captured and replayed as a graph from the second on, then as a beam of three
-// rows, gives the same logits bit for bit, and so do the choices of the steps that choose their
-// tokens on the device (odd positions).
-TEST_F(DependentAndPlainStepKernelsOnCudaDevice, StepsAndBeamRowsGiveTheSameLogits) {
-    std::optional<CudaWhisper> plain = make_model(*checkpoint_, true);
-    std::optional<CudaWhisper> dependent = make_model(*checkpoint_, false);
-    const HostTensor mel = test_mel(1, o_.mels, o_.frames, 5);
+// Listen, prefill and every step, captured and replayed as a graph from the second on, then as a
+// beam of three rows, give the same logits bit for bit on both models, and so do the choices of
+// the steps that choose their tokens on the device (odd positions).
+void expect_the_same_steps(const earshot::model::WhisperCheckpoint& checkpoint,
+                           const earshot::model::RandomCheckpointOptions& o) {
+    std::optional<CudaWhisper> plain = make_model(checkpoint, true);
+    std::optional<CudaWhisper> dependent = make_model(checkpoint, false);
+    const HostTensor mel = test_mel(1, o.mels, o.frames, 5);
     EXPECT_EQ(values(dependent->listen(mel)), values(plain->listen(mel)));
-    const auto tokens = random_tokens(1, o_.max_tokens, o_.vocab, 11);
+    const auto tokens = random_tokens(1, o.max_tokens, o.vocab, 11);
     EXPECT_EQ(values(dependent->prefill(token_tensor(tokens, 0, kPrefill))),
               values(plain->prefill(token_tensor(tokens, 0, kPrefill))));
     const std::optional<size_t> replays_before = earshot::test::emulator_graph_launches();
@@ -91,8 +95,8 @@ TEST_F(DependentAndPlainStepKernelsOnCudaDevice, StepsAndBeamRowsGiveTheSameLogi
             dependent->expand_batch(rows);
             plain->expand_batch(rows);
         }
-        const auto fed = random_tokens(rows, o_.max_tokens, o_.vocab, rows == 1 ? 12U : 13U);
-        for (int64_t pos = kPrefill; pos < o_.max_tokens; ++pos) {
+        const auto fed = random_tokens(rows, o.max_tokens, o.vocab, rows == 1 ? 12U : 13U);
+        for (int64_t pos = kPrefill; pos < o.max_tokens; ++pos) {
             const HostTensor token = token_tensor(fed, pos, pos + 1);
             const auto at = static_cast<int32_t>(pos);
             if (pos % 2 == 0) {
@@ -120,6 +124,26 @@ TEST_F(DependentAndPlainStepKernelsOnCudaDevice, StepsAndBeamRowsGiveTheSameLogi
     if (replays_before) {          // on the emulated device: the steps were replayed as graphs
         EXPECT_GT(*earshot::test::emulator_graph_launches(), *replays_before);
     }
+}
+
+TEST_F(DependentAndPlainStepKernelsOnCudaDevice, StepsAndBeamRowsGiveTheSameLogits) {
+    expect_the_same_steps(*checkpoint_, o_);
+}
+
+// The same with the decoder's linears kept as q8_0 blocks (the block GEMVs, fused and alone,
+// load their first blocks before the wait).
+TEST_F(DependentAndPlainStepKernelsOnCudaDevice, BlockWeightStepsGiveTheSameLogits) {
+    earshot::test::write_ggml_file(
+        dir_.path() / "q8_0.bin",
+        earshot::test::ggml_twin(checkpoint_->weights, checkpoint_->binding.config,
+                                 earshot::checkpoint::GgmlType::q8_0));
+    const auto q8 = earshot::model::load_whisper_checkpoint(dir_.path() / "q8_0.bin");
+    {
+        const CudaWhisper kept(q8);
+        ASSERT_EQ(kept.kept_blocks("decoder_layers.0.mlp.fc1.weight"), "q8_0");
+        ASSERT_EQ(kept.kept_blocks("decoder_layers.1.self_attn.q_proj.weight"), "q8_0");
+    }
+    expect_the_same_steps(q8, o_);
 }
 
 // The emulated device's counts: grids launched dependent and plainly, and every kernel run
