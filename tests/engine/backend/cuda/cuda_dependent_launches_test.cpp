@@ -213,7 +213,9 @@ TEST_F(DependentAndPlainStepKernelsOnCudaDevice, EveryKernelOfAStepIsDependentUn
                 }
             }
         }
+        // The steps were captured (dependent launches as programmatic edges) and replayed.
         EXPECT_GT(*earshot::test::emulator_graph_launches(), *replays_before) << which;
+        EXPECT_EQ(model->graph_capture_failures(), 0) << which;
         std::printf("%s: listen and prefill %zu plain grids, a step %zu %s grids\n", which,
                     outside.plain, step_kernels, plain ? "plain" : "dependent");
     }
