@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "backend_test_data.h"
@@ -47,13 +48,18 @@ ChoiceRequest two_choices(int64_t rows) {
     return request;
 }
 
-// A model made with EARSHOT_CUDA_OLD_KERNELS=pdl (plain) or without (dependent).
+// A model made with EARSHOT_CUDA_OLD_KERNELS=`old_kernels`, and `pdl` added to it when `plain`.
 std::optional<CudaWhisper> make_model(const earshot::model::WhisperCheckpoint& checkpoint,
-                                      bool plain) {
-    std::optional<OldKernelsVariable> old;
-    if (plain) old.emplace("pdl");
+                                      const std::string& old_kernels, bool plain) {
+    const std::string list =
+        plain ? (old_kernels.empty() ? "pdl" : old_kernels + ",pdl") : old_kernels;
+    const OldKernelsVariable old(list.c_str());
     return std::optional<CudaWhisper>(std::in_place, checkpoint, 1);
 }
+
+// The step kernels a step may run: the current ones, and the ones they replaced (one block per
+// head, one column per warp, every LayerNorm, linear and cache write alone).
+const char* const kStepKernels[] = {"", "attention,gemv,fusion"};
 
 class DependentAndPlainStepKernelsOnCudaDevice : public ::testing::Test {
 protected:
@@ -80,9 +86,11 @@ protected:
 // beam of three rows, give the same logits bit for bit on both models, and so do the choices of
 // the steps that choose their tokens on the device (odd positions).
 void expect_the_same_steps(const earshot::model::WhisperCheckpoint& checkpoint,
-                           const earshot::model::RandomCheckpointOptions& o) {
-    std::optional<CudaWhisper> plain = make_model(checkpoint, true);
-    std::optional<CudaWhisper> dependent = make_model(checkpoint, false);
+                           const earshot::model::RandomCheckpointOptions& o,
+                           const std::string& old_kernels = "") {
+    SCOPED_TRACE("EARSHOT_CUDA_OLD_KERNELS=" + old_kernels + " with and without pdl");
+    std::optional<CudaWhisper> plain = make_model(checkpoint, old_kernels, true);
+    std::optional<CudaWhisper> dependent = make_model(checkpoint, old_kernels, false);
     const HostTensor mel = test_mel(1, o.mels, o.frames, 5);
     EXPECT_EQ(values(dependent->listen(mel)), values(plain->listen(mel)));
     const auto tokens = random_tokens(1, o.max_tokens, o.vocab, 11);
@@ -130,6 +138,11 @@ TEST_F(DependentAndPlainStepKernelsOnCudaDevice, StepsAndBeamRowsGiveTheSameLogi
     expect_the_same_steps(*checkpoint_, o_);
 }
 
+// The same on the step kernels the current ones replaced, which launch dependent too.
+TEST_F(DependentAndPlainStepKernelsOnCudaDevice, OldStepKernelsGiveTheSameLogits) {
+    expect_the_same_steps(*checkpoint_, o_, kStepKernels[1]);
+}
+
 // The same with the decoder's linears kept as q8_0 blocks (the block GEMVs, fused and alone,
 // load their first blocks before the wait).
 TEST_F(DependentAndPlainStepKernelsOnCudaDevice, BlockWeightStepsGiveTheSameLogits) {
@@ -167,57 +180,67 @@ Runs since(const Runs& before) {
     return {now.dependent - before.dependent, now.plain - before.plain, now.all - before.all};
 }
 
+// One model's listen, prefill and steps at 1 and 3 rows, counted (see the test below).
+void check_step_launches(const earshot::model::WhisperCheckpoint& checkpoint,
+                         const earshot::model::RandomCheckpointOptions& o,
+                         const std::string& old_kernels, bool plain) {
+    const std::string which =
+        "EARSHOT_CUDA_OLD_KERNELS=" + old_kernels + (plain ? " plus pdl" : "");
+    std::optional<CudaWhisper> model = make_model(checkpoint, old_kernels, plain);
+    const Runs before_listen = *runs_now();
+    model->listen(test_mel(1, o.mels, o.frames, 6));
+    const auto tokens = random_tokens(1, o.max_tokens, o.vocab, 14);
+    model->prefill(token_tensor(tokens, 0, kPrefill));
+    const Runs outside = since(before_listen);
+    EXPECT_EQ(outside.dependent, 0U) << which << ": listen and prefill";
+    EXPECT_GT(outside.plain, 0U) << which;
+    const std::optional<size_t> replays_before = earshot::test::emulator_graph_launches();
+    size_t step_kernels = 0;  // the kernels of a step() at the rows of the time
+    for (int64_t rows : {1, 3}) {
+        if (rows > 1) model->expand_batch(rows);
+        step_kernels = 0;
+        const auto fed = random_tokens(rows, o.max_tokens, o.vocab, 15);
+        for (int64_t pos = kPrefill; pos < o.max_tokens; ++pos) {
+            const HostTensor token = token_tensor(fed, pos, pos + 1);
+            const bool choosing = pos % 2 == 1;
+            const Runs before = *runs_now();
+            if (choosing) {
+                model->step_choosing(token, static_cast<int32_t>(pos), two_choices(rows));
+            } else {
+                model->step(token, static_cast<int32_t>(pos));
+            }
+            const Runs step = since(before);
+            EXPECT_EQ(plain ? step.plain : step.dependent, step.all)
+                << which << ", " << rows << " rows, pos " << pos;
+            EXPECT_EQ(plain ? step.dependent : step.plain, 0U)
+                << which << ", " << rows << " rows, pos " << pos;
+            if (!choosing) {
+                EXPECT_GT(step.all, 10U) << which;  // embeddings, 2 layers, logits
+                if (step_kernels == 0) step_kernels = step.all;
+                EXPECT_EQ(step.all, step_kernels) << which << ", pos " << pos;
+            } else if (step_kernels != 0) {
+                // The step's kernels, choose_tokens and feed_next_step.
+                EXPECT_EQ(step.all, step_kernels + 2) << which << ", pos " << pos;
+            }
+        }
+    }
+    // The steps were captured (dependent launches as programmatic edges) and replayed.
+    EXPECT_GT(*earshot::test::emulator_graph_launches(), *replays_before) << which;
+    EXPECT_EQ(model->graph_capture_failures(), 0) << which;
+    std::printf("%s: listen and prefill %zu plain grids, a step %zu %s grids\n", which.c_str(),
+                outside.plain, step_kernels, plain ? "plain" : "dependent");
+}
+
 // On the emulated device (compute capability 9.0): listen and prefill launch every grid plainly;
 // every kernel a step runs (its graph's, replayed, and choose_tokens and feed_next_step after
 // it) is a dependent grid, none plain, nothing else launched; with EARSHOT_CUDA_OLD_KERNELS=pdl
-// every one is plain.
+// every one is plain. On the current step kernels and on the old ones.
 TEST_F(DependentAndPlainStepKernelsOnCudaDevice, EveryKernelOfAStepIsDependentUnlessPdlIsOld) {
     if (!runs_now()) GTEST_SKIP() << "the emulated device counts dependent grids; a GPU does not";
-    for (const bool plain : {false, true}) {
-        const char* which = plain ? "EARSHOT_CUDA_OLD_KERNELS=pdl" : "dependent launches";
-        std::optional<CudaWhisper> model = make_model(*checkpoint_, plain);
-        const Runs before_listen = *runs_now();
-        model->listen(test_mel(1, o_.mels, o_.frames, 6));
-        const auto tokens = random_tokens(1, o_.max_tokens, o_.vocab, 14);
-        model->prefill(token_tensor(tokens, 0, kPrefill));
-        const Runs outside = since(before_listen);
-        EXPECT_EQ(outside.dependent, 0U) << which << ": listen and prefill";
-        EXPECT_GT(outside.plain, 0U) << which;
-        const std::optional<size_t> replays_before = earshot::test::emulator_graph_launches();
-        size_t step_kernels = 0;  // the kernels of a step() at the rows of the time
-        for (int64_t rows : {1, 3}) {
-            if (rows > 1) model->expand_batch(rows);
-            step_kernels = 0;
-            const auto fed = random_tokens(rows, o_.max_tokens, o_.vocab, 15);
-            for (int64_t pos = kPrefill; pos < o_.max_tokens; ++pos) {
-                const HostTensor token = token_tensor(fed, pos, pos + 1);
-                const bool choosing = pos % 2 == 1;
-                const Runs before = *runs_now();
-                if (choosing) {
-                    model->step_choosing(token, static_cast<int32_t>(pos), two_choices(rows));
-                } else {
-                    model->step(token, static_cast<int32_t>(pos));
-                }
-                const Runs step = since(before);
-                EXPECT_EQ(plain ? step.plain : step.dependent, step.all)
-                    << which << ", " << rows << " rows, pos " << pos;
-                EXPECT_EQ(plain ? step.dependent : step.plain, 0U)
-                    << which << ", " << rows << " rows, pos " << pos;
-                if (!choosing) {
-                    EXPECT_GT(step.all, 10U) << which;  // embeddings, 2 layers, logits
-                    if (step_kernels == 0) step_kernels = step.all;
-                    EXPECT_EQ(step.all, step_kernels) << which << ", pos " << pos;
-                } else if (step_kernels != 0) {
-                    // The step's kernels, choose_tokens and feed_next_step.
-                    EXPECT_EQ(step.all, step_kernels + 2) << which << ", pos " << pos;
-                }
-            }
+    for (const char* old_kernels : kStepKernels) {
+        for (const bool plain : {false, true}) {
+            check_step_launches(*checkpoint_, o_, old_kernels, plain);
         }
-        // The steps were captured (dependent launches as programmatic edges) and replayed.
-        EXPECT_GT(*earshot::test::emulator_graph_launches(), *replays_before) << which;
-        EXPECT_EQ(model->graph_capture_failures(), 0) << which;
-        std::printf("%s: listen and prefill %zu plain grids, a step %zu %s grids\n", which,
-                    outside.plain, step_kernels, plain ? "plain" : "dependent");
     }
 }
 
