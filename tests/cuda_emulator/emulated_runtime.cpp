@@ -38,6 +38,8 @@ size_t g_allocated = 0;
 std::map<void*, size_t> g_allocations;
 std::atomic<size_t> g_allocations_made{0};
 std::atomic<size_t> g_kernel_runs{0};
+std::atomic<size_t> g_dependent_grids{0};
+std::atomic<size_t> g_plain_grids{0};
 std::atomic<size_t> g_bytes_to_host{0};
 std::atomic<size_t> g_bytes_to_device{0};
 std::atomic<size_t> g_pageable_bytes_to_device{0};

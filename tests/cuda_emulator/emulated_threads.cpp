@@ -493,6 +493,7 @@ void run_blocks(const LaunchInfo& info, const std::function<void()>& body, bool 
 void run_grid(const LaunchInfo& info, const std::function<void()>& body) {
     std::lock_guard<std::mutex> lock(g_mutex);
     ++g_kernel_runs;
+    ++(info.dependent ? g_dependent_grids : g_plain_grids);
     count_run_for_fault();
     const dim3 grid = info.grid;
     const dim3 block_dim = info.block;

@@ -1,8 +1,8 @@
 // Deliberately broken kernels (and their correct twins) that the emulator's checks must catch:
 // a read of memory nobody wrote, misaligned 16-byte and wmma accesses, shared memory over the
 // limit without opting in, blocks that race, and dependent launches that do not wait for the
-// kernel before them. Built only into the emulated module; the tests
-// run them by name through earshot_cuda_emulator_probe.
+// kernel before them or load its output before the wait. Built only into the emulated module; the
+// tests run them by name through earshot_cuda_emulator_probe.
 #include <cuda_fp16.h>
 #include <cuda_pipeline.h>
 #include <mma.h>
@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <string_view>
+#include <vector>
 
 #include "launch.cuh"
 
@@ -99,6 +100,21 @@ __global__ void copy_after_kernel(float* x, float* y, int64_t n, int wait) {
     EARSHOT_GRID_STRIDE(i, n) { y[i] = x[i]; }
     if (how == Wait::after_reading || how == Wait::after_writing) {
         backend::cuda::kernels::wait_for_previous_kernel();
+    }
+}
+
+// y [n] = x [n] + w [n], x written by the previous kernel and w by nobody during the launch (a
+// weight): w loaded before the wait (as the GEMVs load their first tile), or, broken, x too.
+__global__ void add_weights_after_kernel(const float* w, const float* x, float* y, int64_t n,
+                                         bool x_before_waiting) {
+    float early[4] = {};  // this thread's elements (4 blocks of 256 threads, n <= 4 x 1024)
+    int loaded = 0;
+    EARSHOT_GRID_STRIDE(i, n) { early[loaded++] = x_before_waiting ? x[i] + w[i] : w[i]; }
+    backend::cuda::kernels::wait_for_previous_kernel();
+    loaded = 0;
+    EARSHOT_GRID_STRIDE(i, n) {
+        const float value = early[loaded++];
+        y[i] = x_before_waiting ? value : x[i] + value;
     }
 }
 
@@ -208,6 +224,26 @@ int run(std::string_view name, float* values, int64_t count) {
         if (captured != nullptr) cudaGraphDestroy(captured);
         cudaStreamDestroy(stream);
         cudaFree(copy);
+        cudaFree(x);
+    } else if (name == "dependent_loads_weights_before_waiting" ||
+               name == "dependent_loads_activations_before_waiting") {
+        constexpr int64_t n = 64 * 16;  // 4 blocks of 256 threads
+        float* x = device_floats(n);
+        float* w = device_floats(n);
+        float* sum = device_floats(n);
+        std::vector<float> twos(n, 2.0F);
+        cudaMemcpy(w, twos.data(), n * sizeof(float), cudaMemcpyHostToDevice);
+        {
+            const backend::cuda::kernels::DependentLaunches dependent(true);
+            EARSHOT_LAUNCH(fill_kernel, 4, kThreads, 0, nullptr)(x, 1.0F, n);
+            EARSHOT_LAUNCH_DEPENDENT(add_weights_after_kernel, 4, kThreads, 0, nullptr)
+            (w, x, sum, n, name == "dependent_loads_activations_before_waiting");
+        }
+        error = finish();
+        cudaMemcpy(y, sum, 32 * sizeof(float), cudaMemcpyDeviceToDevice);
+        cudaMemcpy(y + 32, sum + n - 32, 32 * sizeof(float), cudaMemcpyDeviceToDevice);
+        cudaFree(sum);
+        cudaFree(w);
         cudaFree(x);
     } else if (name == "racing_blocks" || name == "independent_blocks") {
         EARSHOT_LAUNCH(chain_kernel, 64, kThreads, 0, nullptr)(y, name == "racing_blocks");

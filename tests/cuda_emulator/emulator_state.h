@@ -50,6 +50,10 @@ std::vector<std::pair<std::byte*, size_t>> allocations_of(const std::vector<void
 // Kernels run so far (grids, cuBLAS calls, device-to-device copies; a graph's replayed ones
 // included), for the tests that hold the plan listing to what the module launches.
 extern std::atomic<size_t> g_kernel_runs;
+// Grids run so far launched dependent (EARSHOT_LAUNCH_DEPENDENT while allowed) and plainly (a
+// graph's replayed ones included), for the tests that every kernel of a decoder step is dependent.
+extern std::atomic<size_t> g_dependent_grids;
+extern std::atomic<size_t> g_plain_grids;
 // Bytes copied from the device to the host (cudaMemcpy and cudaMemcpyAsync, device to host).
 extern std::atomic<size_t> g_bytes_to_host;
 // Bytes copied from the host to the device, and those of them from pageable memory (not from

@@ -10,6 +10,14 @@ extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_k
     return earshot::cuda_emulator::g_kernel_runs.load();
 }
 
+// For the tests, which load this module by path: the grids run launched dependent and plainly.
+extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_dependent_grids() {
+    return earshot::cuda_emulator::g_dependent_grids.load();
+}
+extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_plain_grids() {
+    return earshot::cuda_emulator::g_plain_grids.load();
+}
+
 // For the tests, which load this module by path: the bytes copied from the device to the host.
 extern "C" __attribute__((visibility("default"))) size_t earshot_cuda_emulator_bytes_to_host() {
     return earshot::cuda_emulator::g_bytes_to_host.load();

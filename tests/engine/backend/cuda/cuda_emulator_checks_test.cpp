@@ -206,5 +206,18 @@ TEST(EmulatorChecks, ADependentLaunchMustWaitForTheKernelBeforeIt) {
         << graph_never.stderr_text;
 }
 
+// Before its wait a dependent launch may load weights (what no kernel writes during a run: the
+// GEMVs load their first tile so) and reads them as they are; what the kernel before it writes
+// reads as NaN until the wait, so a prefetch that loads an activation spoils the result.
+TEST(EmulatorChecks, ADependentLaunchLoadsWeightsButNotActivationsBeforeItsWait) {
+    const ProbeResult weights = run_probe("dependent_loads_weights_before_waiting");
+    EXPECT_EQ(weights.error, kCudaSuccess) << weights.stderr_text;
+    EXPECT_EQ(weights.values[0], 3.0F);      // x [0] = 1, w [0] = 2
+    EXPECT_EQ(weights.values[63], 1026.0F);  // x [1023] = 1024, w = 2
+    const ScopedBlockOrderCheck in_order("0");
+    const ProbeResult activations = run_probe("dependent_loads_activations_before_waiting");
+    EXPECT_TRUE(std::isnan(activations.values[0])) << activations.values[0];
+}
+
 }  // namespace
 #endif

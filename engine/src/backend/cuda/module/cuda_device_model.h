@@ -112,6 +112,9 @@ private:
         cudaGraphExec_t graph = nullptr;     // the steps captured, from the second run on
         std::vector<const void*> signature;  // the addresses the graph was captured with
         int32_t fed_token_slot = -1;         // fed_token_slot(plan), found once at prepare
+        // A decoder step (fed_token_slot >= 0) on a device with dependent launches: its kernels,
+        // and the token choice after them, launched dependent (dependent_launches_).
+        bool dependent_launches = false;
     };
 
     // Whether plan slot `slot` is a cache whose rows read one shared copy (kv_rows in kernels.h).
@@ -221,7 +224,7 @@ private:
     bool graphs_enabled_ = true;
     bool flash_enabled_ = true;
     bool sync_each_step_ = false;
-    // A decoder step's GEMVs and attention as programmatic dependent launches: a device of compute
+    // A decoder step's kernels as programmatic dependent launches: a device of compute
     // capability 9.0 or more, unless EARSHOT_CUDA_OLD_KERNELS has pdl.
     bool dependent_launches_ = false;
     bool unfused_run_ = false;  // a tapped run: every step launched as the plan has it

@@ -10,6 +10,7 @@
 #include "cuda_check.h"
 #include "cuda_device_model.h"
 #include "cuda_workspace_layout.h"
+#include "dependent_launches.h"
 #include "kernels.h"
 
 namespace earshot::backend::cuda {
@@ -99,21 +100,26 @@ void CudaDeviceModel::run_choosing(int handle, std::span<const HostInput> inputs
     } else {
         launch_steps(prepared, ptr, workspace_.as<std::byte>() + prepared.scratch_offset);
     }
-    const auto* suppressed = choice_lists_device_.as<int32_t>();
-    kernels::choose_tokens(
-        static_cast<const float*>(ptr[static_cast<size_t>(plan.outputs[0])]),
-        choice_work_.as<float>(), rows, vocab, suppressed,
-        static_cast<int64_t>(request.suppressed.size()), suppressed + request.suppressed.size(),
-        static_cast<int64_t>(request.boosted.size()), request.boost, request.timestamp_begin,
-        choice_rules_.as<RowRules>(), request.choices, choice_out_.as<RowChoice>(), stream_);
-    // The next step's token input and pos from these choices, on the device: a greedy step that
-    // feeds each row's best token at pos + 1 then copies neither up (bind).
     const int32_t token_slot = prepared.fed_token_slot;
-    if (token_slot >= 0) {
-        kernels::feed_next_step(
-            choice_out_.as<RowChoice>(), rows,
-            static_cast<int32_t*>(ptr[static_cast<size_t>(token_slot)]),
-            reinterpret_cast<int32_t*>(workspace_.as<std::byte>() + prepared.pos_offset), stream_);
+    {
+        // Dependent on the step's last kernel, as the step's kernels are on each other.
+        const kernels::DependentLaunches dependent(prepared.dependent_launches);
+        const auto* suppressed = choice_lists_device_.as<int32_t>();
+        kernels::choose_tokens(
+            static_cast<const float*>(ptr[static_cast<size_t>(plan.outputs[0])]),
+            choice_work_.as<float>(), rows, vocab, suppressed,
+            static_cast<int64_t>(request.suppressed.size()), suppressed + request.suppressed.size(),
+            static_cast<int64_t>(request.boosted.size()), request.boost, request.timestamp_begin,
+            choice_rules_.as<RowRules>(), request.choices, choice_out_.as<RowChoice>(), stream_);
+        // The next step's token input and pos from these choices, on the device: a greedy step
+        // that feeds each row's best token at pos + 1 then copies neither up (bind).
+        if (token_slot >= 0) {
+            kernels::feed_next_step(
+                choice_out_.as<RowChoice>(), rows,
+                static_cast<int32_t*>(ptr[static_cast<size_t>(token_slot)]),
+                reinterpret_cast<int32_t*>(workspace_.as<std::byte>() + prepared.pos_offset),
+                stream_);
+        }
     }
     CUDA_CHECK(cudaMemcpyAsync(pinned_chosen, choice_out_.get(), static_cast<size_t>(chosen_bytes),
                                cudaMemcpyDeviceToHost, stream_));

@@ -60,6 +60,7 @@ int CudaDeviceModel::prepare(const ExecutionPlan& plan) {
     Prepared prepared;
     prepared.plan = &plan;
     prepared.fed_token_slot = fed_token_slot(plan);
+    prepared.dependent_launches = dependent_launches_ && prepared.fed_token_slot >= 0;
     prepared.params.resize(plan.steps.size());
     prepared.weight_blocks.assign(plan.steps.size(), 0);
     int64_t scratch = 0;

@@ -25,9 +25,9 @@ std::string step_label(const ExecutionPlan& plan, size_t index) {
 void CudaDeviceModel::run_step(const Prepared& prepared, size_t index,
                                const std::vector<void*>& ptr, std::byte* scratch,
                                std::span<const KeptAttention> kept) {
-    // The GEMVs and one-query attentions (a decoder step's, a short prefill's) may start before
-    // the kernel before them ends.
-    const kernels::DependentLaunches dependent(dependent_launches_);
+    // A decoder step's kernels may start before the kernel before them ends (each waits for it);
+    // any other plan's (the encoder's, listen's, a prefill's) launch plainly.
+    const kernels::DependentLaunches dependent(prepared.dependent_launches);
     try {
         execute(prepared, index, ptr, scratch);
         if (!kept.empty()) keep_attention(*prepared.plan, index, ptr, kept);

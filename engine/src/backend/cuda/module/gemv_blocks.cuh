@@ -79,54 +79,92 @@ struct Q5_0 {  // [22 bytes]: d | qh[4] | qs[16]; level (nibble | bit j of qh <<
     }
 };
 
+// One loop iteration's weights for a lane: the quarter it reads of block `first + lane / 4` of
+// each of the warp's `Columns` rows, as signed levels and the block's scale (zeros past the
+// row's last block).
+template <int Columns>
+struct BlockTile {
+    int levels[Columns][8] = {};
+    float dw[Columns] = {};
+    bool active = false;
+};
+
+// The tile of the iteration starting at block `first` of rows of `blocks` blocks.
+template <class Format, int Columns>
+__device__ inline void gemv_block_load(const uint8_t* const (&rows)[Columns], int64_t blocks,
+                                       int64_t first, int lane, BlockTile<Columns>& tile) {
+    const int64_t b = first + (lane >> 2);
+    tile.active = b < blocks;
+#pragma unroll
+    for (int c = 0; c < Columns; ++c) {
+        tile.dw[c] = tile.active
+                         ? Format::unpack(rows[c] + b * Format::kBytes, lane & 3, tile.levels[c])
+                         : 0.0F;
+    }
+}
+
+// acc[c][r] += the tile of the iteration at block `first` times the lane's 8 elements of each
+// row of x, quantized per block. Every lane of the warp calls it (the amax is exchanged).
+template <class Format, int Columns, int Rows>
+__device__ inline void gemv_block_accumulate(const BlockTile<Columns>& tile, const float* x,
+                                             int64_t m, int64_t k, int64_t first, int lane,
+                                             float (&acc)[Columns][Rows]) {
+    const int part = lane & 3;
+    const int64_t b = first + (lane >> 2);
+#pragma unroll
+    for (int r = 0; r < Rows; ++r) {
+        if (r >= m) break;
+        float xs[8] = {};
+        float amax = 0.0F;
+        if (tile.active) {
+            const float* xr = x + r * k + b * kBlockValues + 8 * part;
+            for (int i = 0; i < 8; ++i) {
+                xs[i] = xr[i];
+                const float a = fabsf(xs[i]);
+                amax = a > amax ? a : amax;
+            }
+        }
+        // The block's amax over its four lanes (the max is exact in any order).
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffU, amax, 1));
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffU, amax, 2));
+        if (!tile.active) continue;
+        const float dx = amax / 127.0F;
+        const float inverse = amax > 0.0F ? 127.0F / amax : 0.0F;
+        int q[8];
+        for (int i = 0; i < 8; ++i) q[i] = static_cast<int>(rintf(xs[i] * inverse));
+#pragma unroll
+        for (int c = 0; c < Columns; ++c) {
+            int dot = 0;
+            for (int i = 0; i < 8; ++i) dot += tile.levels[c][i] * q[i];
+            acc[c][r] += tile.dw[c] * dx * static_cast<float>(dot);
+        }
+    }
+}
+
+// The first tile a lane reads (weights only: a dependent launch loads it before its wait).
+template <class Format, int Columns>
+__device__ inline void gemv_block_first_tile(const uint8_t* const (&rows)[Columns], int64_t k,
+                                             int lane, BlockTile<Columns>& tile) {
+    gemv_block_load<Format>(rows, k / kBlockValues, 0, lane, tile);
+}
+
 // acc[c][r] += this lane's share of rows[c] . x[r]: rows[c] are k / 32 blocks of Format, x
 // [m, k] f32 (global or shared memory, any alignment), k % 32 == 0. Four lanes share a block
 // (lane & 3 its quarter), a warp covers 8 blocks per iteration; every lane runs every iteration
 // (the amax of a block is exchanged with shuffles). Rows is 1 or kMaxGemvRows (rows past m
-// skipped at run time).
+// skipped at run time). `first` is the lane's first tile (gemv_block_first_tile), loaded before.
 template <class Format, int Columns, int Rows>
 __device__ inline void gemv_block_dots(const uint8_t* const (&rows)[Columns], const float* x,
                                        int64_t m, int64_t k, int lane,
+                                       const BlockTile<Columns>& first,
                                        float (&acc)[Columns][Rows]) {
-    const int part = lane & 3;
     const int64_t blocks = k / kBlockValues;
-    for (int64_t first = 0; first < blocks; first += 8) {
-        const int64_t b = first + (lane >> 2);
-        const bool active = b < blocks;
-        int levels[Columns][8] = {};
-        float dw[Columns];
-#pragma unroll
-        for (int c = 0; c < Columns; ++c) {
-            dw[c] = active ? Format::unpack(rows[c] + b * Format::kBytes, part, levels[c]) : 0.0F;
-        }
-#pragma unroll
-        for (int r = 0; r < Rows; ++r) {
-            if (r >= m) break;
-            float xs[8] = {};
-            float amax = 0.0F;
-            if (active) {
-                const float* xr = x + r * k + b * kBlockValues + 8 * part;
-                for (int i = 0; i < 8; ++i) {
-                    xs[i] = xr[i];
-                    const float a = fabsf(xs[i]);
-                    amax = a > amax ? a : amax;
-                }
-            }
-            // The block's amax over its four lanes (the max is exact in any order).
-            amax = fmaxf(amax, __shfl_xor_sync(0xffffffffU, amax, 1));
-            amax = fmaxf(amax, __shfl_xor_sync(0xffffffffU, amax, 2));
-            if (!active) continue;
-            const float dx = amax / 127.0F;
-            const float inverse = amax > 0.0F ? 127.0F / amax : 0.0F;
-            int q[8];
-            for (int i = 0; i < 8; ++i) q[i] = static_cast<int>(rintf(xs[i] * inverse));
-#pragma unroll
-            for (int c = 0; c < Columns; ++c) {
-                int dot = 0;
-                for (int i = 0; i < 8; ++i) dot += levels[c][i] * q[i];
-                acc[c][r] += dw[c] * dx * static_cast<float>(dot);
-            }
-        }
+    if (blocks == 0) return;
+    gemv_block_accumulate<Format>(first, x, m, k, 0, lane, acc);
+    for (int64_t at = 8; at < blocks; at += 8) {
+        BlockTile<Columns> tile;
+        gemv_block_load<Format>(rows, blocks, at, lane, tile);
+        gemv_block_accumulate<Format>(tile, x, m, k, at, lane, acc);
     }
 }
 

@@ -14,6 +14,8 @@ constexpr int kAttendThreads = 128;
 __global__ void softmax_half_kernel(const float* scores, const uint8_t* mask, __half* probs,
                                     int64_t q_len, int64_t k_len) {
     EARSHOT_STATIC_SHARED(float, shared, 32);
+    wait_for_previous_kernel();
+    let_next_kernel_start();
     const int64_t row = blockIdx.x;
     const float* s = scores + row * k_len;
     const uint8_t* visible = mask != nullptr ? mask + (row % q_len) * k_len : nullptr;
@@ -48,6 +50,8 @@ __global__ void attend_one_kernel(const float* q, const KV* k, const KV* v, cons
                                   float* y, int64_t k_len, int64_t dh, float scale,
                                   int64_t kv_rows) {
     EARSHOT_DYNAMIC_SHARED(float, shared);
+    wait_for_previous_kernel();
+    let_next_kernel_start();
     float* qs = shared;
     float* scores = shared + dh;
     float* reduce = scores + k_len;
@@ -93,7 +97,7 @@ __global__ void attend_one_kernel(const float* q, const KV* k, const KV* v, cons
 void softmax_rows_half(const float* scores, const uint8_t* mask, uint16_t* probs, int64_t rows,
                        int64_t q_len, int64_t k_len, cudaStream_t stream) {
     if (rows == 0) return;
-    EARSHOT_LAUNCH(softmax_half_kernel, static_cast<unsigned>(rows), kThreads, 0, stream)
+    EARSHOT_LAUNCH_DEPENDENT(softmax_half_kernel, static_cast<unsigned>(rows), kThreads, 0, stream)
     (scores, mask, reinterpret_cast<__half*>(probs), q_len, k_len);
     EARSHOT_CHECK_LAUNCH();
 }
@@ -106,8 +110,8 @@ bool attend_one(const float* q, const KV* k, const KV* v, const uint8_t* mask, f
     const int64_t shared_bytes = (dh + k_len + 32) * static_cast<int64_t>(sizeof(float));
     if (!attend_one_query_fits(k_len, dh)) return false;  // cuda_launch_rules.h
     if (bh == 0) return true;
-    EARSHOT_LAUNCH(attend_one_kernel<KV>, static_cast<unsigned>(bh), kAttendThreads,
-                   static_cast<size_t>(shared_bytes), stream)
+    EARSHOT_LAUNCH_DEPENDENT(attend_one_kernel<KV>, static_cast<unsigned>(bh), kAttendThreads,
+                             static_cast<size_t>(shared_bytes), stream)
     (q, k, v, mask, y, k_len, dh, scale, kv_rows > 0 ? kv_rows : bh);
     EARSHOT_CHECK_LAUNCH();
     return true;

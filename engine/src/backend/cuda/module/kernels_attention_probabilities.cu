@@ -20,6 +20,8 @@ __global__ void attention_probabilities_kernel(const float* q, const K* k, float
                                                int64_t head, int64_t q_len, int64_t k_len,
                                                int64_t dh, float scale, int64_t p_row_stride) {
     EARSHOT_DYNAMIC_SHARED(float, shared);
+    wait_for_previous_kernel();
+    let_next_kernel_start();
     float* qs = shared;       // [Dh]
     float* reduce = qs + dh;  // [32]
     const int64_t b = static_cast<int64_t>(blockIdx.x) / q_len;
@@ -56,8 +58,8 @@ void launch_probabilities(const float* q, const K* k, float* p, int64_t batch, i
                           int64_t p_row_stride, cudaStream_t stream) {
     if (batch == 0 || q_len == 0 || k_len == 0) return;
     const auto shared_bytes = static_cast<size_t>((dh + 32) * static_cast<int64_t>(sizeof(float)));
-    EARSHOT_LAUNCH(attention_probabilities_kernel<K>, static_cast<unsigned>(batch * q_len),
-                   kThreads, shared_bytes, stream)
+    EARSHOT_LAUNCH_DEPENDENT(attention_probabilities_kernel<K>,
+                             static_cast<unsigned>(batch * q_len), kThreads, shared_bytes, stream)
     (q, k, p, heads, head, q_len, k_len, dh, scale, p_row_stride);
     EARSHOT_CHECK_LAUNCH();
 }

@@ -64,6 +64,8 @@ __global__ void choose_tokens_kernel(const float* logits, float* work, int64_t v
     EARSHOT_STATIC_SHARED(float, best_value, kChooseThreads);
     EARSHOT_STATIC_SHARED(int32_t, best_id, kChooseThreads);
     EARSHOT_STATIC_SHARED(int32_t, chosen, kMaxChoices);
+    wait_for_previous_kernel();
+    let_next_kernel_start();
     const int64_t row = blockIdx.x;
     const unsigned t = threadIdx.x;
     const float* in = logits + row * vocab;  // [vocab]
@@ -170,7 +172,8 @@ void choose_tokens(const float* logits, float* work, int64_t rows, int64_t vocab
                                     std::to_string(rows) + " rows of " + std::to_string(vocab) +
                                     " logits");
     }
-    EARSHOT_LAUNCH(choose_tokens_kernel, static_cast<unsigned>(rows), kChooseThreads, 0, stream)
+    EARSHOT_LAUNCH_DEPENDENT(choose_tokens_kernel, static_cast<unsigned>(rows), kChooseThreads, 0,
+                             stream)
     (logits, work, vocab, suppressed, suppressed_count, boosted, boosted_count, boost,
      timestamp_begin, rules, choices, out);
     EARSHOT_CHECK_LAUNCH();

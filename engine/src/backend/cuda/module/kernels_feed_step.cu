@@ -13,6 +13,8 @@ namespace {
 
 __global__ void feed_next_step_kernel(const RowChoice* chosen, int64_t rows, int32_t* tokens,
                                       int32_t* pos) {
+    wait_for_previous_kernel();
+    let_next_kernel_start();
     for (int64_t r = threadIdx.x; r < rows; r += blockDim.x) tokens[r] = chosen[r].tokens[0];
     if (threadIdx.x == 0) *pos = *pos + 1;
 }
@@ -24,7 +26,7 @@ void feed_next_step(const RowChoice* chosen, int64_t rows, int32_t* tokens, int3
     if (rows < 1) {
         throw std::invalid_argument("feed_next_step: " + std::to_string(rows) + " rows");
     }
-    EARSHOT_LAUNCH(feed_next_step_kernel, 1, 32, 0, stream)(chosen, rows, tokens, pos);
+    EARSHOT_LAUNCH_DEPENDENT(feed_next_step_kernel, 1, 32, 0, stream)(chosen, rows, tokens, pos);
     EARSHOT_CHECK_LAUNCH();
 }
 

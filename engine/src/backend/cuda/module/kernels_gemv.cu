@@ -19,6 +19,8 @@ constexpr int64_t kMaxColumnsPerWarp = 16;
 __global__ void gemv_f16_kernel(const float* x, const __half* w, const float* bias, float* y,
                                 int64_t m, int64_t k, int64_t n, int64_t columns_per_warp,
                                 Epilogue epilogue) {
+    wait_for_previous_kernel();
+    let_next_kernel_start();
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
     const int64_t first = warp * columns_per_warp;
@@ -64,7 +66,7 @@ void gemv_f16(const float* x, const uint16_t* w, const float* bias, float* y, in
         std::clamp<int64_t>((n + kTargetWarps - 1) / kTargetWarps, 1, kMaxColumnsPerWarp);
     const int64_t warps = (n + columns - 1) / columns;
     const auto blocks = static_cast<unsigned>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
-    EARSHOT_LAUNCH(gemv_f16_kernel, blocks, kThreads, 0, stream)
+    EARSHOT_LAUNCH_DEPENDENT(gemv_f16_kernel, blocks, kThreads, 0, stream)
     (x, reinterpret_cast<const __half*>(w), bias, y, m, k, n, columns, epilogue);
     EARSHOT_CHECK_LAUNCH();
 }

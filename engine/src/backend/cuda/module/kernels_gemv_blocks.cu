@@ -17,21 +17,27 @@ namespace {
 
 constexpr int kWarpsPerBlock = kThreads / 32;
 
+// A dependent launch in a decoder step: the lane's first blocks of weights are unpacked before the
+// wait for the kernel that writes x.
 template <class Format, int Columns, int Rows>
 __global__ void gemv_blocks_kernel(const float* x, const uint8_t* w, const float* bias, float* y,
                                    int64_t m, int64_t k, int64_t n, Epilogue epilogue) {
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
     const int64_t first = warp * Columns;
-    if (first >= n) return;  // the whole warp
     const int64_t row_bytes = k / kBlockValues * Format::kBytes;
     const uint8_t* rows[Columns];
     for (int c = 0; c < Columns; ++c) {
         // Columns past n read the last one's weights (in bounds) and write nothing.
         rows[c] = w + (first + c < n ? first + c : n - 1) * row_bytes;
     }
+    BlockTile<Columns> tile;
+    if (first < n) gemv_block_first_tile<Format>(rows, k, lane, tile);
+    wait_for_previous_kernel();  // x is the previous kernel's output
+    let_next_kernel_start();
+    if (first >= n) return;  // the whole warp
     float acc[Columns][Rows] = {};
-    gemv_block_dots<Format, Columns, Rows>(rows, x, m, k, lane, acc);
+    gemv_block_dots<Format, Columns, Rows>(rows, x, m, k, lane, tile, acc);
     gemv_write_columns(acc, first, m, n, lane, bias, epilogue, y);
 }
 
@@ -41,7 +47,7 @@ void launch_blocks(const float* x, const uint8_t* w, const float* bias, float* y
     const int64_t warps = (n + Columns - 1) / Columns;
     const auto blocks = static_cast<unsigned>((warps + kWarpsPerBlock - 1) / kWarpsPerBlock);
     const auto gemv = &gemv_blocks_kernel<Format, Columns, Rows>;
-    EARSHOT_LAUNCH(gemv, blocks, kThreads, 0, stream)(x, w, bias, y, m, k, n, epilogue);
+    EARSHOT_LAUNCH_DEPENDENT(gemv, blocks, kThreads, 0, stream)(x, w, bias, y, m, k, n, epilogue);
     EARSHOT_CHECK_LAUNCH();
 }
 
@@ -62,6 +68,8 @@ void launch_format(const float* x, const uint8_t* w, const float* bias, float* y
 // One thread per (block, quarter): 8 values of the block to f16.
 template <class Format>
 __global__ void dequantize_kernel(const uint8_t* blocks, __half* y, int64_t n_blocks) {
+    wait_for_previous_kernel();  // y may be what the previous kernel reads
+    let_next_kernel_start();
     EARSHOT_GRID_STRIDE(i, n_blocks * 4) {
         const int64_t b = i / 4;
         const int part = static_cast<int>(i % 4);
@@ -75,7 +83,7 @@ __global__ void dequantize_kernel(const uint8_t* blocks, __half* y, int64_t n_bl
 template <class Format>
 void launch_dequantize(const void* blocks, uint16_t* y, int64_t n_blocks, cudaStream_t stream) {
     const auto dequantize = &dequantize_kernel<Format>;
-    EARSHOT_LAUNCH(dequantize, grid_for(n_blocks * 4), kThreads, 0, stream)
+    EARSHOT_LAUNCH_DEPENDENT(dequantize, grid_for(n_blocks * 4), kThreads, 0, stream)
     (static_cast<const uint8_t*>(blocks), reinterpret_cast<__half*>(y), n_blocks);
     EARSHOT_CHECK_LAUNCH();
 }

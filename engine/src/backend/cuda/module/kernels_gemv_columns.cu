@@ -18,22 +18,26 @@ namespace {
 constexpr int kWarpsPerBlock = kThreads / 32;
 
 // Rows: 1 (a batch-1 step, no row loop at run time) or kMaxGemvRows (m rows, m <= kMaxGemvRows).
+// A dependent launch: the lane's first weight tile is loaded before the wait for the kernel that
+// writes x (weights never change during a run).
 template <int Columns, int Rows>
 __global__ void gemv_columns_kernel(const float* x, const __half* w, const float* bias, float* y,
                                     int64_t m, int64_t k, int64_t n, Epilogue epilogue) {
-    wait_for_previous_kernel();  // x is the previous kernel's output
-    let_next_kernel_start();
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
     const int64_t first = warp * Columns;
-    if (first >= n) return;  // the whole warp
     const __half* rows[Columns];
     for (int c = 0; c < Columns; ++c) {
         // Columns past n read the last one's weights (in bounds) and write nothing.
         rows[c] = w + (first + c < n ? first + c : n - 1) * k;
     }
+    GemvTile<Columns> tile;
+    if (first < n) gemv_columns_first_tile(rows, k, lane, tile);
+    wait_for_previous_kernel();  // x is the previous kernel's output
+    let_next_kernel_start();
+    if (first >= n) return;  // the whole warp
     float acc[Columns][Rows] = {};
-    gemv_columns_dots<Columns, Rows>(rows, x, m, k, lane, acc);
+    gemv_columns_dots<Columns, Rows>(rows, x, m, k, lane, tile, acc);
     gemv_write_columns(acc, first, m, n, lane, bias, epilogue, y);
 }
 

@@ -68,15 +68,43 @@ __device__ inline void store_column(const FusedLinear& linear, int64_t row, int6
 struct F16Weights {};
 
 // Rows: 1 (a batch-1 step) or kMaxGemvRows (m rows at run time). Weights: F16Weights, or the
-// block Format every linear of the group is stored in.
+// block Format every linear of the group is stored in. A dependent launch: the warp's weight rows
+// and its lane's first tile of them are found and loaded before the wait for the kernel that
+// writes x (weights only, which no run changes).
 template <class Weights, int Columns, int Rows>
 __global__ void gemv_fused_kernel(FusedGemv args, int64_t total_columns) {
     EARSHOT_DYNAMIC_SHARED(float, xs);  // [m, k]
     EARSHOT_STATIC_SHARED(float, reduce, 32);
-    wait_for_previous_kernel();  // x is the previous kernel's output
-    let_next_kernel_start();
     const int64_t m = args.m;
     const int64_t k = args.k;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+    const int64_t first = warp * Columns;
+    constexpr bool kF16 = std::is_same_v<Weights, F16Weights>;
+    using Row = std::conditional_t<kF16, const __half*, const uint8_t*>;
+    using Tile = std::conditional_t<kF16, GemvTile<Columns>, BlockTile<Columns>>;
+    Row rows[Columns];
+    for (int c = 0; c < Columns; ++c) {
+        // Columns past the end read the last one's weights (in bounds) and write nothing.
+        int64_t column = first + c < total_columns ? first + c : total_columns - 1;
+        const int l = linear_of(args, column);
+        if constexpr (kF16) {
+            rows[c] = reinterpret_cast<const __half*>(args.linears[l].w) + column * k;
+        } else {
+            rows[c] = reinterpret_cast<const uint8_t*>(args.linears[l].w) +
+                      column * (k / kBlockValues * Weights::kBytes);
+        }
+    }
+    Tile tile;
+    if (first < total_columns) {
+        if constexpr (kF16) {
+            gemv_columns_first_tile(rows, k, lane, tile);
+        } else {
+            gemv_block_first_tile<Weights>(rows, k, lane, tile);
+        }
+    }
+    wait_for_previous_kernel();  // x is the previous kernel's output
+    let_next_kernel_start();
     for (int64_t i = threadIdx.x; i < m * k; i += blockDim.x) xs[i] = args.x[i];
     __syncthreads();
     if (args.norm_weight != nullptr) {
@@ -98,29 +126,12 @@ __global__ void gemv_fused_kernel(FusedGemv args, int64_t total_columns) {
         }
         __syncthreads();
     }
-    const int lane = static_cast<int>(threadIdx.x) & 31;
-    const int64_t warp = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-    const int64_t first = warp * Columns;
     if (first >= total_columns) return;  // the whole warp, after the block's last barrier
     float acc[Columns][Rows] = {};
-    if constexpr (std::is_same_v<Weights, F16Weights>) {
-        const __half* rows[Columns];
-        for (int c = 0; c < Columns; ++c) {
-            // Columns past the end read the last one's weights (in bounds) and write nothing.
-            int64_t column = first + c < total_columns ? first + c : total_columns - 1;
-            const int l = linear_of(args, column);
-            rows[c] = reinterpret_cast<const __half*>(args.linears[l].w) + column * k;
-        }
-        gemv_columns_dots<Columns, Rows>(rows, xs, m, k, lane, acc);
+    if constexpr (kF16) {
+        gemv_columns_dots<Columns, Rows>(rows, xs, m, k, lane, tile, acc);
     } else {
-        const uint8_t* rows[Columns];
-        for (int c = 0; c < Columns; ++c) {
-            int64_t column = first + c < total_columns ? first + c : total_columns - 1;
-            const int l = linear_of(args, column);
-            rows[c] = reinterpret_cast<const uint8_t*>(args.linears[l].w) +
-                      column * (k / kBlockValues * Weights::kBytes);
-        }
-        gemv_block_dots<Weights, Columns, Rows>(rows, xs, m, k, lane, acc);
+        gemv_block_dots<Weights, Columns, Rows>(rows, xs, m, k, lane, tile, acc);
     }
 #pragma unroll
     for (int c = 0; c < Columns; ++c) {

@@ -10,6 +10,8 @@ namespace earshot::backend::cuda::kernels {
 namespace {
 
 __global__ void permute_kernel(const uint32_t* x, uint32_t* y, int64_t total, Permutation p) {
+    wait_for_previous_kernel();
+    let_next_kernel_start();
     EARSHOT_GRID_STRIDE(i, total) {
         int64_t rest = i;
         int64_t src = 0;
@@ -24,6 +26,8 @@ __global__ void permute_kernel(const uint32_t* x, uint32_t* y, int64_t total, Pe
 // [B, N, H, Dh] <-> [B, H, N, Dh]: `to_heads` picks the direction; i indexes the output.
 __global__ void heads_kernel(const float* x, float* y, int64_t batch, int64_t n, int64_t heads,
                              int64_t dh, bool to_heads) {
+    wait_for_previous_kernel();
+    let_next_kernel_start();
     const int64_t total = batch * n * heads * dh;
     EARSHOT_GRID_STRIDE(i, total) {
         const int64_t d = i % dh;
@@ -44,6 +48,8 @@ __global__ void heads_kernel(const float* x, float* y, int64_t batch, int64_t n,
 __global__ void im2col_kernel(const float* x, __half* cols, int64_t batch, int64_t length,
                               int64_t cin, int64_t kernel, int64_t stride, int64_t padding,
                               int64_t out_length) {
+    wait_for_previous_kernel();
+    let_next_kernel_start();
     const int64_t total = batch * out_length * cin * kernel;
     EARSHOT_GRID_STRIDE(i, total) {
         const int64_t j = i % kernel;
@@ -58,12 +64,16 @@ __global__ void im2col_kernel(const float* x, __half* cols, int64_t batch, int64
 
 __global__ void slice_rows_kernel(const float* table, float* y, int64_t width, int64_t length,
                                   int64_t start, const int32_t* start_device) {
+    wait_for_previous_kernel();
+    let_next_kernel_start();
     const int64_t first = start_device != nullptr ? *start_device : start;
     EARSHOT_GRID_STRIDE(i, length * width) { y[i] = table[first * width + i]; }
 }
 
 __global__ void take_kernel(const float* x, float* y, int64_t outer, int64_t n, int64_t inner,
                             int64_t index) {
+    wait_for_previous_kernel();
+    let_next_kernel_start();
     EARSHOT_GRID_STRIDE(i, outer * inner) {
         const int64_t o = i / inner;
         y[i] = x[(o * n + index) * inner + i % inner];
@@ -78,6 +88,8 @@ template <typename State>
 __global__ void write_span_kernel(State* state, const float* value, int64_t outer,
                                   int64_t state_len, int64_t value_len, int64_t inner,
                                   int64_t start, const int32_t* start_device) {
+    wait_for_previous_kernel();
+    let_next_kernel_start();
     const int64_t first = start_device != nullptr ? *start_device : start;
     const int64_t span = value_len * inner;
     EARSHOT_GRID_STRIDE(i, outer * span) {
@@ -90,20 +102,21 @@ __global__ void write_span_kernel(State* state, const float* value, int64_t oute
 
 void permute(const uint32_t* x, uint32_t* y, int64_t total, const Permutation& permutation,
              cudaStream_t stream) {
-    EARSHOT_LAUNCH(permute_kernel, grid_for(total), kThreads, 0, stream)(x, y, total, permutation);
+    EARSHOT_LAUNCH_DEPENDENT(permute_kernel, grid_for(total), kThreads, 0, stream)
+    (x, y, total, permutation);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void split_heads(const float* x, float* y, int64_t batch, int64_t n, int64_t heads, int64_t dh,
                  cudaStream_t stream) {
-    EARSHOT_LAUNCH(heads_kernel, grid_for(batch * n * heads * dh), kThreads, 0, stream)
+    EARSHOT_LAUNCH_DEPENDENT(heads_kernel, grid_for(batch * n * heads * dh), kThreads, 0, stream)
     (x, y, batch, n, heads, dh, true);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t n, int64_t dh,
                  cudaStream_t stream) {
-    EARSHOT_LAUNCH(heads_kernel, grid_for(batch * n * heads * dh), kThreads, 0, stream)
+    EARSHOT_LAUNCH_DEPENDENT(heads_kernel, grid_for(batch * n * heads * dh), kThreads, 0, stream)
     (x, y, batch, n, heads, dh, false);
     EARSHOT_CHECK_LAUNCH();
 }
@@ -111,8 +124,8 @@ void merge_heads(const float* x, float* y, int64_t batch, int64_t heads, int64_t
 void im2col_half(const float* x, uint16_t* cols, int64_t batch, int64_t length, int64_t in_channels,
                  int64_t kernel, int64_t stride, int64_t padding, int64_t out_length,
                  cudaStream_t stream) {
-    EARSHOT_LAUNCH(im2col_kernel, grid_for(batch * out_length * in_channels * kernel), kThreads, 0,
-                   stream)
+    EARSHOT_LAUNCH_DEPENDENT(im2col_kernel, grid_for(batch * out_length * in_channels * kernel),
+                             kThreads, 0, stream)
     (x, reinterpret_cast<__half*>(cols), batch, length, in_channels, kernel, stride, padding,
      out_length);
     EARSHOT_CHECK_LAUNCH();
@@ -120,14 +133,14 @@ void im2col_half(const float* x, uint16_t* cols, int64_t batch, int64_t length, 
 
 void slice_rows(const float* table, float* y, int64_t width, int64_t length, int64_t start,
                 const int32_t* start_device, cudaStream_t stream) {
-    EARSHOT_LAUNCH(slice_rows_kernel, grid_for(length * width), kThreads, 0, stream)
+    EARSHOT_LAUNCH_DEPENDENT(slice_rows_kernel, grid_for(length * width), kThreads, 0, stream)
     (table, y, width, length, start, start_device);
     EARSHOT_CHECK_LAUNCH();
 }
 
 void take(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, int64_t index,
           cudaStream_t stream) {
-    EARSHOT_LAUNCH(take_kernel, grid_for(outer * inner), kThreads, 0, stream)
+    EARSHOT_LAUNCH_DEPENDENT(take_kernel, grid_for(outer * inner), kThreads, 0, stream)
     (x, y, outer, n, inner, index);
     EARSHOT_CHECK_LAUNCH();
 }
@@ -138,8 +151,8 @@ template <typename State>
 void launch_write_span(State* state, const float* value, int64_t outer, int64_t state_len,
                        int64_t value_len, int64_t inner, int64_t start, const int32_t* start_device,
                        cudaStream_t stream) {
-    EARSHOT_LAUNCH(write_span_kernel<State>, grid_for(outer * value_len * inner), kThreads, 0,
-                   stream)
+    EARSHOT_LAUNCH_DEPENDENT(write_span_kernel<State>, grid_for(outer * value_len * inner),
+                             kThreads, 0, stream)
     (state, value, outer, state_len, value_len, inner, start, start_device);
     EARSHOT_CHECK_LAUNCH();
 }

@@ -17,6 +17,8 @@ template <typename Out>
 __global__ void layer_norm_kernel(const float* x, const float* w, const float* b, Out* y, int64_t d,
                                   float eps) {
     EARSHOT_STATIC_SHARED(float, shared, 32);
+    wait_for_previous_kernel();
+    let_next_kernel_start();
     const float* xr = x + static_cast<int64_t>(blockIdx.x) * d;
     Out* yr = y + static_cast<int64_t>(blockIdx.x) * d;
     float sum = 0.0F;
@@ -35,6 +37,8 @@ __global__ void layer_norm_kernel(const float* x, const float* w, const float* b
 
 __global__ void rms_norm_kernel(const float* x, const float* w, float* y, int64_t d, float eps) {
     EARSHOT_STATIC_SHARED(float, shared, 32);
+    wait_for_previous_kernel();
+    let_next_kernel_start();
     const float* xr = x + static_cast<int64_t>(blockIdx.x) * d;
     float* yr = y + static_cast<int64_t>(blockIdx.x) * d;
     float squares = 0.0F;
@@ -48,7 +52,8 @@ __global__ void rms_norm_kernel(const float* x, const float* w, float* y, int64_
 void layer_norm(const float* x, const float* w, const float* b, float* y, int64_t rows, int64_t d,
                 float eps, cudaStream_t stream) {
     if (rows == 0) return;
-    EARSHOT_LAUNCH(layer_norm_kernel<float>, static_cast<unsigned>(rows), kThreads, 0, stream)
+    EARSHOT_LAUNCH_DEPENDENT(layer_norm_kernel<float>, static_cast<unsigned>(rows), kThreads, 0,
+                             stream)
     (x, w, b, y, d, eps);
     EARSHOT_CHECK_LAUNCH();
 }
@@ -56,7 +61,8 @@ void layer_norm(const float* x, const float* w, const float* b, float* y, int64_
 void layer_norm_half(const float* x, const float* w, const float* b, uint16_t* y, int64_t rows,
                      int64_t d, float eps, cudaStream_t stream) {
     if (rows == 0) return;
-    EARSHOT_LAUNCH(layer_norm_kernel<__half>, static_cast<unsigned>(rows), kThreads, 0, stream)
+    EARSHOT_LAUNCH_DEPENDENT(layer_norm_kernel<__half>, static_cast<unsigned>(rows), kThreads, 0,
+                             stream)
     (x, w, b, reinterpret_cast<__half*>(y), d, eps);
     EARSHOT_CHECK_LAUNCH();
 }
@@ -64,7 +70,7 @@ void layer_norm_half(const float* x, const float* w, const float* b, uint16_t* y
 void rms_norm(const float* x, const float* w, float* y, int64_t rows, int64_t d, float eps,
               cudaStream_t stream) {
     if (rows == 0) return;
-    EARSHOT_LAUNCH(rms_norm_kernel, static_cast<unsigned>(rows), kThreads, 0, stream)
+    EARSHOT_LAUNCH_DEPENDENT(rms_norm_kernel, static_cast<unsigned>(rows), kThreads, 0, stream)
     (x, w, y, d, eps);
     EARSHOT_CHECK_LAUNCH();
 }

@@ -48,10 +48,15 @@ inline unsigned grid_for(int64_t n) {
 
 // Programmatic dependent launch (compute capability 9.0; issue 30): a decoder step's kernels may
 // start while the kernel before them finishes, when launched with EARSHOT_LAUNCH_DEPENDENT while
-// this thread's DependentLaunches scope allows it (else it is EARSHOT_LAUNCH). Such a kernel calls
-// wait_for_previous_kernel() in every block before it touches global memory (the previous
-// kernel's writes are visible only after it), and may then call let_next_kernel_start().
-// DependentLaunches: dependent_launches.h.
+// this thread's DependentLaunches scope allows it (else it is EARSHOT_LAUNCH; the module allows
+// it around a decoder step's launches and the token choice after them, so the same kernels run
+// plainly in the encoder, listen and prefill). Such a kernel calls wait_for_previous_kernel() in
+// every block before it reads or writes any memory a kernel before it may touch (the previous
+// kernel's writes are visible only after it returns, which waits for that kernel's completion and
+// memory flush); only weights, which no run writes, may be loaded before it (the GEMVs load their
+// first tile so). Every kernel a step launches then calls let_next_kernel_start() right after its
+// wait: the trigger only lets the next kernel be scheduled, and that kernel's own wait still
+// waits for this whole grid to complete. DependentLaunches: dependent_launches.h.
 #ifdef __CUDACC__
 // cudaLaunchKernelEx with cudaLaunchAttributeProgrammaticStreamSerialization when allowed.
 template <typename... Params>
