@@ -1,6 +1,9 @@
 // The live pipeline's soak: one hour of audio (espeak-ng dictation over room noise, with pauses)
-// through LiveController at 40x real time. Resident memory must stay flat after the first minute
-// (growth under 5%) and no frame may be dropped; the update rate per ten minutes is printed.
+// through LiveController at 40x real time. Resident memory must stay flat after the first ten
+// minutes of audio (growth under 5% over the most it reached in them; at 40x the first minute is
+// one or two one-second samples, too early for the allocator's arenas to have settled, which made
+// a 5% bound on it flaky) and no frame may be dropped; the update rate and the most resident
+// memory per ten minutes are printed.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -95,13 +98,16 @@ TEST(LiveSoak, OneHourAt40xKeepsMemoryFlatAndDropsNoFrame) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const app::LiveStats stats = live.stats();
 
-    double rss_at_minute = 0.0;
-    double rss_max_after = 0.0;
+    std::vector<double> rss_max_per_ten_minutes(kMinutes / 10, 0.0);  // [blocks] bytes
     for (const Sample& s : samples) {
-        if (s.audio_s <= 60.0) rss_at_minute = s.rss_bytes;
-        if (s.audio_s > 60.0) rss_max_after = std::max(rss_max_after, s.rss_bytes);
+        const auto block =
+            std::min(static_cast<size_t>(s.audio_s / 600.0), rss_max_per_ten_minutes.size() - 1);
+        rss_max_per_ten_minutes[block] = std::max(rss_max_per_ten_minutes[block], s.rss_bytes);
     }
-    const double growth = rss_max_after / rss_at_minute - 1.0;
+    const double rss_warm = rss_max_per_ten_minutes.front();
+    const double rss_max_after =
+        *std::max_element(rss_max_per_ten_minutes.begin() + 1, rss_max_per_ten_minutes.end());
+    const double growth = rss_max_after / rss_warm - 1.0;
     std::vector<double> sorted = stats.engine_ms;
     std::sort(sorted.begin(), sorted.end());
     std::printf(
@@ -114,9 +120,11 @@ TEST(LiveSoak, OneHourAt40xKeepsMemoryFlatAndDropsNoFrame) {
         sorted.empty() ? 0.0 : sorted[sorted.size() / 2],
         sorted.empty() ? 0.0 : sorted[sorted.size() * 95 / 100]);
     std::printf(
-        "soak: resident %.1f MiB after the first minute, at most %.1f MiB later "
-        "(growth %.2f%%)\n",
-        rss_at_minute / 1048576.0, rss_max_after / 1048576.0, growth * 100.0);
+        "soak: resident at most %.1f MiB in the first ten minutes, at most %.1f MiB later "
+        "(growth %.2f%%); most per ten minutes (MiB):",
+        rss_warm / 1048576.0, rss_max_after / 1048576.0, growth * 100.0);
+    for (double bytes : rss_max_per_ten_minutes) std::printf(" %.1f", bytes / 1048576.0);
+    std::printf("\n");
     std::printf("soak: updates per ten minutes of audio:");
     for (int64_t n : updates_per_ten_minutes) std::printf(" %lld", static_cast<long long>(n));
     std::printf("\nsoak: decoded updates and their mean engine ms per ten minutes:");
@@ -133,7 +141,8 @@ TEST(LiveSoak, OneHourAt40xKeepsMemoryFlatAndDropsNoFrame) {
     EXPECT_NEAR(stats.audio_s, kMinutes * 60.0, 1.0);
     EXPECT_EQ(stats.dropped_frames, 0u);
     EXPECT_EQ(stats.frames, static_cast<int64_t>(std::llround(stats.audio_s * 100.0)));
-    ASSERT_GT(rss_at_minute, 0.0);
+    ASSERT_GT(rss_warm, 0.0);
+    for (double bytes : rss_max_per_ten_minutes) ASSERT_GT(bytes, 0.0);  // every block sampled
     EXPECT_LT(growth, 0.05);
     // Every ten minutes of the hour are the same audio: each got updates.
     for (int64_t n : updates_per_ten_minutes) EXPECT_GT(n, 0);
